@@ -1,0 +1,36 @@
+#!/bin/sh
+# Installs whatever capstan needs and is missing, then builds. Safe to run again: it only
+# does work when something is absent or out of date.
+set -e
+cd "$(dirname "$0")/.."
+
+# Debian packages the cluster, the native addon and the test suite rely on.
+PACKAGES="iproute2 nftables iptables libmnl-dev libnftnl-dev etcd-server etcd-client
+  iputils-ping conntrack g++ make python3 openssl"
+
+missing=""
+for p in $PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "capstan setup: installing Debian packages:$missing"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 || {
+    $SUDO apt-get update >/dev/null
+    $SUDO apt-get install -y --no-install-recommends $missing >/dev/null
+  }
+fi
+
+# npm dependencies (this also builds the native addon through binding.gyp).
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "capstan setup: installing npm dependencies"
+  npm ci --no-audit --no-fund >/dev/null
+fi
+if [ -f binding.gyp ] && [ ! -f build/Release/capstan.node ]; then
+  echo "capstan setup: building the native addon"
+  npx --no-install node-gyp rebuild >/dev/null
+fi
+
+# TypeScript, incrementally.
+node_modules/.bin/tsc -p tsconfig.json

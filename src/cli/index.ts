@@ -1,0 +1,26 @@
+// The `capstan` command: one binary, a subcommand per component.
+type Command = (argv: string[]) => Promise<number | void>;
+
+const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  apiserver: { summary: 'run the API server', load: async () => (await import('./apiserver.js')).run },
+  up: { summary: 'run a whole cluster in the foreground', load: async () => (await import('./up.js')).run },
+};
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(20)} ${c.summary}`);
+  return `usage: capstan <command> [flags]\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
+export async function main(argv: string[]): Promise<number | void> {
+  const [name, ...rest] = argv;
+  if (!name || name === '-h' || name === '--help' || name === 'help') {
+    process.stdout.write(usage());
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`capstan: unknown command "${name}"\n${usage()}`);
+    return 2;
+  }
+  return (await command.load())(rest);
+}
