@@ -17,7 +17,10 @@ export interface ListOptions {
   limit?: number;
   /** Start strictly after this key (for `continue` tokens). */
   startAfter?: string;
-  /** Read the state as of this revision (0 or absent: now). Older than compaction → CompactedError. */
+  /**
+   * Read the state as of this revision (0 or absent: now). Older than the compacted revision →
+   * CompactedError; newer than the current one → FutureRevisionError.
+   */
   revision?: number;
 }
 
@@ -80,7 +83,11 @@ export interface Store {
   ): Promise<Watcher>;
   /** The newest revision in the store. */
   currentRevision(): Promise<number>;
-  /** Forgets history at and before `revision`; current values stay. */
+  /**
+   * Forgets history before `revision`: the state as of `revision` and everything newer stays
+   * readable and watchable; older reads and watches get CompactedError. Compacting at or below
+   * an earlier compaction does nothing.
+   */
   compact(revision: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -95,6 +102,12 @@ export class NotFoundError extends StoreError {
 export class ConflictError extends StoreError {
   constructor(readonly key: string, readonly currentRevision: number) {
     super(`key ${key} was modified (now at revision ${currentRevision})`);
+  }
+}
+/** A list asked for a revision the store has not reached yet. */
+export class FutureRevisionError extends StoreError {
+  constructor(readonly requested: number, readonly current: number) {
+    super(`revision ${requested} is newer than the current revision ${current}`);
   }
 }
 export class CompactedError extends StoreError {
