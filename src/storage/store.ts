@@ -92,7 +92,9 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export class StoreError extends Error {}
+export class StoreError extends Error {
+  override name = new.target.name;
+}
 export class KeyExistsError extends StoreError {
   constructor(readonly key: string) { super(`key ${key} already exists`); }
 }
