@@ -93,7 +93,7 @@ export interface Store {
 }
 
 export class StoreError extends Error {
-  override name = new.target.name;
+  override name = this.constructor.name;
 }
 export class KeyExistsError extends StoreError {
   constructor(readonly key: string) { super(`key ${key} already exists`); }
