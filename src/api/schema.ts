@@ -24,6 +24,14 @@ export interface IntOrStringSchema extends SchemaCommon {
   kind: 'int-or-string';
 }
 
+/**
+ * A resource quantity ("500m", "1Gi", 2, 0.5): a string or any number. Kubernetes decodes
+ * both forms, so schemas must accept both where int-or-string would refuse 0.5.
+ */
+export interface QuantitySchema extends SchemaCommon {
+  kind: 'quantity';
+}
+
 /** Any JSON value kept as sent (`x-kubernetes-preserve-unknown-fields`). */
 export interface AnySchema extends SchemaCommon {
   kind: 'any';
@@ -66,6 +74,7 @@ export interface RefSchema extends SchemaCommon {
 export type Schema =
   | PrimitiveSchema
   | IntOrStringSchema
+  | QuantitySchema
   | AnySchema
   | ObjectSchema
   | MapSchema
@@ -109,6 +118,8 @@ export const bool = (description?: string): PrimitiveSchema => ({ kind: 'boolean
 export const time = (description?: string): PrimitiveSchema => ({ kind: 'string', format: 'date-time', description });
 export const bytes = (description?: string): PrimitiveSchema => ({ kind: 'string', format: 'byte', description });
 export const intOrString = (description?: string): IntOrStringSchema => ({ kind: 'int-or-string', description });
+export const quantity = (description?: string): QuantitySchema => ({ kind: 'quantity', description });
+export const withDefault = <S extends PrimitiveSchema>(schema: S, value: unknown): S => ({ ...schema, default: value });
 export const any = (description?: string): AnySchema => ({ kind: 'any', description });
 export const ref = (name: string, description?: string): RefSchema => ({ kind: 'ref', name, description });
 export const obj = (

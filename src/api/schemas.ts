@@ -1,0 +1,36 @@
+// Registers every versioned schema (importing this module is enough) and finds the schema a
+// group/version/kind is served with.
+import './meta/v1/schema.js';
+import './core/v1/schema.js';
+import './apps/v1/schema.js';
+import './apps/v1beta1/schema.js';
+import './autoscaling/v1/schema.js';
+import './discovery/v1/schema.js';
+import './coordination/v1/schema.js';
+import './events/v1/schema.js';
+import { allTypes, ref, type RefSchema } from './schema.js';
+import { META } from './meta/v1/names.js';
+
+/** Kinds every group version serves with the shared meta/v1 schema. */
+const SHARED_META_KINDS = new Set(['Status', 'DeleteOptions', 'WatchEvent']);
+
+let byGVK: Map<string, string> | undefined;
+
+const key = (group: string, version: string, kind: string): string => `${group}/${version}/${kind}`;
+
+function index(): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const [name, schema] of allTypes()) {
+    if (schema.kind !== 'object' || !schema.gvk) continue;
+    for (const g of schema.gvk) m.set(key(g.group, g.version, g.kind), name);
+  }
+  return m;
+}
+
+/** The registered schema for a kind, or undefined when it has none. */
+export function schemaFor(group: string, version: string, kind: string): RefSchema | undefined {
+  if (SHARED_META_KINDS.has(kind)) return ref(`${META}.${kind}`);
+  byGVK ??= index();
+  const name = byGVK.get(key(group, version, kind));
+  return name === undefined ? undefined : ref(name);
+}
