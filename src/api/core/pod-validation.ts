@@ -1,0 +1,80 @@
+// Validation of a PodSpec, shared by Pods and pod templates. Paths are relative to `base`.
+import type { Fields } from '../object.js';
+import { duplicate, invalidValue, isDNS1123Label, notSupported, required, validatePort, type FieldError } from '../validation.js';
+
+const restartPolicies = ['Always', 'OnFailure', 'Never'];
+const dnsPolicies = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'];
+const protocols = ['TCP', 'UDP', 'SCTP'];
+
+function validateContainers(list: unknown, base: string, requireOne: boolean, seen: Set<string>): FieldError[] {
+  const errs: FieldError[] = [];
+  if (list === undefined || list === null) return requireOne ? [required(base)] : [];
+  if (!Array.isArray(list)) return [invalidValue(base, list, 'must be a list')];
+  if (requireOne && list.length === 0) errs.push(required(base));
+  list.forEach((c: Fields, i) => {
+    const p = `${base}[${i}]`;
+    if (!c.name) errs.push(required(`${p}.name`));
+    else {
+      const e = isDNS1123Label(c.name);
+      if (e) errs.push(invalidValue(`${p}.name`, c.name, e));
+      if (seen.has(c.name)) errs.push(duplicate(`${p}.name`, c.name));
+      seen.add(c.name);
+    }
+    if (!c.image) errs.push(required(`${p}.image`));
+    const portNames = new Set<string>();
+    (c.ports ?? []).forEach((port: Fields, j: number) => {
+      const pp = `${p}.ports[${j}]`;
+      errs.push(...validatePort(port.containerPort, `${pp}.containerPort`));
+      if (port.hostPort !== undefined && port.hostPort !== 0) errs.push(...validatePort(port.hostPort, `${pp}.hostPort`));
+      if (port.protocol && !protocols.includes(port.protocol)) errs.push(notSupported(`${pp}.protocol`, port.protocol, protocols));
+      if (port.name) {
+        if (portNames.has(port.name)) errs.push(duplicate(`${pp}.name`, port.name));
+        portNames.add(port.name);
+      }
+    });
+    const envNames = new Set<string>();
+    (c.env ?? []).forEach((e: Fields, j: number) => {
+      if (!e.name) errs.push(required(`${p}.env[${j}].name`));
+      envNames.add(e.name);
+    });
+    const mounts = new Set<string>();
+    (c.volumeMounts ?? []).forEach((m: Fields, j: number) => {
+      if (!m.name) errs.push(required(`${p}.volumeMounts[${j}].name`));
+      if (!m.mountPath) errs.push(required(`${p}.volumeMounts[${j}].mountPath`));
+      else if (mounts.has(m.mountPath)) errs.push(invalidValue(`${p}.volumeMounts[${j}].mountPath`, m.mountPath, 'must be unique'));
+      mounts.add(m.mountPath);
+    });
+  });
+  return errs;
+}
+
+export function validatePodSpec(spec: Fields | undefined, base: string): FieldError[] {
+  if (!spec) return [required(base)];
+  const errs: FieldError[] = [];
+  const names = new Set<string>();
+  errs.push(...validateContainers(spec.containers, `${base}.containers`, true, names));
+  errs.push(...validateContainers(spec.initContainers, `${base}.initContainers`, false, names));
+  if (spec.restartPolicy && !restartPolicies.includes(spec.restartPolicy)) errs.push(notSupported(`${base}.restartPolicy`, spec.restartPolicy, restartPolicies));
+  if (spec.dnsPolicy && !dnsPolicies.includes(spec.dnsPolicy)) errs.push(notSupported(`${base}.dnsPolicy`, spec.dnsPolicy, dnsPolicies));
+  if (spec.dnsPolicy === 'None' && !spec.dnsConfig) errs.push(required(`${base}.dnsConfig`, 'must provide `dnsConfig` when `dnsPolicy` is None'));
+  const volumeNames = new Set<string>();
+  (spec.volumes ?? []).forEach((v: Fields, i: number) => {
+    const p = `${base}.volumes[${i}]`;
+    if (!v.name) errs.push(required(`${p}.name`));
+    else {
+      const e = isDNS1123Label(v.name);
+      if (e) errs.push(invalidValue(`${p}.name`, v.name, e));
+      if (volumeNames.has(v.name)) errs.push(duplicate(`${p}.name`, v.name));
+      volumeNames.add(v.name);
+    }
+  });
+  for (const [list, field] of [[spec.containers, 'containers'], [spec.initContainers, 'initContainers']] as const) {
+    (list ?? []).forEach((c: Fields, i: number) => (c.volumeMounts ?? []).forEach((m: Fields, j: number) => {
+      if (m.name && !volumeNames.has(m.name)) errs.push({ type: 'FieldValueNotSupported', field: `${base}.${field}[${i}].volumeMounts[${j}].name`, message: `${JSON.stringify(m.name)}: must match the name of a volume` });
+    }));
+  }
+  if (spec.terminationGracePeriodSeconds !== undefined && (typeof spec.terminationGracePeriodSeconds !== 'number' || spec.terminationGracePeriodSeconds < 0)) {
+    errs.push(invalidValue(`${base}.terminationGracePeriodSeconds`, spec.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));
+  }
+  return errs;
+}

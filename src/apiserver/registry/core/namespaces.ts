@@ -1,0 +1,37 @@
+import type { ResourceDef } from '../types.js';
+import { ageColumn, col, identityVersion, specStrategy, statusStrategy } from '../common.js';
+import { isDNS1123Label } from '../../../api/validation.js';
+
+/** Namespaces: deletion goes through the `kubernetes` finalizer the namespace controller clears. */
+export const namespaces: ResourceDef = {
+  group: '', resource: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList',
+  namespaced: false, shortNames: ['ns'],
+  versions: [identityVersion('v1', 'io.k8s.api.core.v1.Namespace')],
+  storageVersion: 'v1',
+  strategy: specStrategy({
+    initialStatus: () => ({ phase: 'Active' }),
+    prepareForCreate(obj) {
+      obj.spec = { finalizers: ['kubernetes'] };
+    },
+    prepareForUpdate(obj, old) {
+      obj.spec = old.spec; // spec.finalizers change only through /finalize
+    },
+    defaults(obj) {
+      obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name as string };
+    },
+    validate(obj) {
+      const e = obj.metadata.name ? isDNS1123Label(obj.metadata.name) : null;
+      return e ? [{ type: 'FieldValueInvalid', field: 'metadata.name', message: `${JSON.stringify(obj.metadata.name)}: ${e}` }] : [];
+    },
+  }),
+  statusStrategy: statusStrategy(),
+  extraSubresources: ['finalize'],
+  fieldLabels: (o) => ({ 'status.phase': o.status?.phase ?? '' }),
+  onDelete(obj, now) {
+    obj.status = { ...obj.status, phase: 'Terminating' };
+    obj.metadata.deletionTimestamp ??= now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return (obj.spec?.finalizers ?? []).length > 0;
+  },
+  isFinalized: (obj) => !(obj.spec?.finalizers ?? []).length && !(obj.metadata.finalizers ?? []).length,
+  columns: [col('Status', 'The phase of the namespace.', (o) => o.status?.phase ?? ''), ageColumn],
+};

@@ -1,0 +1,43 @@
+// Every built-in resource the API server serves, assembled with its allocators.
+import type { Store } from '../../storage/store.js';
+import type { ResourceDef } from './types.js';
+import { namespaces } from './core/namespaces.js';
+import { pods } from './core/pods.js';
+import { configmaps, secrets, serviceaccounts, endpoints } from './core/simple.js';
+import { services } from './core/services.js';
+import { nodes } from './core/nodes.js';
+import { events, eventsK8sIO } from './core/events.js';
+import { deployments, replicasets } from './apps/workloads.js';
+import { endpointslices } from './discovery/endpointslices.js';
+import { leases } from './coordination/leases.js';
+import { Allocator, cidrRange, portRange } from './core/allocator.js';
+import { GenericRegistry } from './generic.js';
+
+export * from './types.js';
+export { GenericRegistry } from './generic.js';
+export type { ListOptions, ListResult, DeleteOptions, DeleteResult } from './generic.js';
+
+export interface RegistryConfig {
+  serviceClusterIPRange: string;
+  serviceNodePortRange: string;
+}
+
+export interface Registries {
+  all: GenericRegistry[];
+  /** Look up by group and resource name. */
+  get(group: string, resource: string): GenericRegistry | undefined;
+  serviceIPs: Allocator;
+  nodePorts: Allocator;
+}
+
+export function buildRegistries(store: Store, cfg: RegistryConfig): Registries {
+  const serviceIPs = new Allocator(store, '/registry/ipallocations/', cidrRange(cfg.serviceClusterIPRange));
+  const nodePorts = new Allocator(store, '/registry/portallocations/', portRange(cfg.serviceNodePortRange));
+  const defs: ResourceDef[] = [
+    namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
+    deployments, replicasets, endpointslices, leases, eventsK8sIO,
+  ];
+  const all = defs.map((d) => new GenericRegistry(d, store));
+  const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));
+  return { all, get: (g, r) => byKey.get(`${g}/${r}`), serviceIPs, nodePorts };
+}

@@ -1,0 +1,127 @@
+// What a resource is to the API server: its names, versions with conversion, the strategy
+// that prepares and validates objects, its subresources and how it prints as a Table.
+// A resource module fills one ResourceDef; the generic registry does the rest.
+import type { FieldError } from '../errors.js';
+import type { KubeObject } from '../../api/object.js';
+import type { Store } from '../../storage/store.js';
+import type { UserInfo } from '../authn.js';
+
+export interface RequestContext {
+  user: UserInfo;
+  dryRun: boolean;
+  now: Date;
+}
+
+/** One served version. Conversion is total: every internal object has a versioned form. */
+export interface VersionDef {
+  version: string;
+  /** OpenAPI schema name of the kind in this version (`io.k8s.api.apps.v1.Deployment`). */
+  schemaName: string;
+  toInternal(obj: KubeObject): KubeObject;
+  fromInternal(obj: KubeObject): KubeObject;
+  /** Version-specific defaults, applied to objects decoded in this version before conversion. */
+  defaults?(obj: KubeObject): void;
+}
+
+/**
+ * Create/update rules of a resource, after k8s.io/apiserver `rest.RESTCreateStrategy`.
+ * prepare* may mutate the (internal) object; validate* never mutate.
+ */
+export interface Strategy {
+  /** Clears fields a create may not set (status), sets generation. */
+  prepareForCreate?(obj: KubeObject, ctx: RequestContext): void;
+  /** Carries over what an update of this endpoint may not change (status, or spec for /status). */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): void;
+  /** Internal-path defaults, applied on create and update. */
+  defaults?(obj: KubeObject): void;
+  validate(obj: KubeObject, ctx: RequestContext): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
+  /** Normalises equivalent forms before storage. */
+  canonicalize?(obj: KubeObject): void;
+}
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: string;
+  priority: number;
+  /** Cell value from the internal object. */
+  cell(obj: KubeObject, now: Date): string | number | boolean;
+}
+
+export interface ScaleDef {
+  replicas(obj: KubeObject): number;
+  setReplicas(obj: KubeObject, replicas: number): void;
+  statusReplicas(obj: KubeObject): number;
+  selector(obj: KubeObject): string;
+}
+
+/** Side effects a resource needs around storage writes (IP and port allocation). */
+export interface StorageHooks {
+  /** Before a create is written; may allocate. Throw a StatusError to refuse. */
+  beforeCreate?(obj: KubeObject, ctx: RequestContext, store: Store): Promise<void>;
+  /** A create failed after beforeCreate: undo its allocations. */
+  createFailed?(obj: KubeObject, store: Store): Promise<void>;
+  beforeUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext, store: Store): Promise<void>;
+  updateFailed?(obj: KubeObject, old: KubeObject, store: Store): Promise<void>;
+  /** After an update is written: release what the old object held and the new one does not. */
+  afterUpdate?(obj: KubeObject, old: KubeObject, store: Store): Promise<void>;
+  /** After the object is gone from storage. */
+  afterDelete?(obj: KubeObject, store: Store): Promise<void>;
+}
+
+export interface ResourceDef {
+  group: string;
+  resource: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /** Served versions, preferred first. */
+  versions: VersionDef[];
+  /** The version objects are stored in. */
+  storageVersion: string;
+  /**
+   * Set when objects are stored in another group's version (events.k8s.io Events live in
+   * core/v1 form, shared with core Events).
+   */
+  storageCodec?: { apiVersion: string; version: VersionDef };
+  strategy: Strategy;
+  /** Present when the resource has a /status subresource. */
+  statusStrategy?: Strategy;
+  scale?: ScaleDef;
+  hooks?: StorageHooks;
+  /** Extra printer columns after NAME (AGE is added last unless a column places it). */
+  columns?: TableColumn[];
+  /** Selectable fields beyond metadata.name/namespace. */
+  fieldLabels?(obj: KubeObject): Record<string, string>;
+  /**
+   * Graceful deletion: seconds to wait before the object disappears (pods bound to a node),
+   * or undefined to delete at once.
+   */
+  gracePeriod?(obj: KubeObject, requested: number | undefined): number | undefined;
+  /** Deletion goes through a finalizer first (namespaces): set deletion state instead. */
+  onDelete?(obj: KubeObject, now: Date): boolean;
+  /**
+   * Whether a terminating object may now disappear. Default: no metadata finalizers left.
+   * Namespaces also wait for spec.finalizers.
+   */
+  isFinalized?(obj: KubeObject): boolean;
+  /** Extra subresources this resource serves beyond status/scale (e.g. binding, finalize). */
+  extraSubresources?: string[];
+  /** Storage prefix when not `/registry/<resource>/` (custom resources use their group). */
+  storagePrefix?: string;
+}
+
+export function storageKey(def: ResourceDef, namespace: string | undefined, name: string): string {
+  const prefix = resourcePrefix(def);
+  return def.namespaced ? `${prefix}${namespace}/${name}` : `${prefix}${name}`;
+}
+
+/** `/registry/<resource>/`: built-in resources carry no group prefix, as in Kubernetes. */
+export function resourcePrefix(def: ResourceDef): string {
+  return def.storagePrefix ?? `/registry/${def.resource}/`;
+}
