@@ -7,7 +7,7 @@ export class EventQueue implements Watcher {
   private failure: Error | null = null;
   private scheduled = false;
   private stopped = false;
-  private onStop: () => void = () => {};
+  private readonly stopHooks: Array<() => void> = [];
 
   constructor(
     private readonly onEvent: (ev: WatchEvent) => void,
@@ -18,9 +18,9 @@ export class EventQueue implements Watcher {
     return this.stopped;
   }
 
-  /** Runs once when the watcher stops, by cancel() or by an error. */
-  setOnStop(fn: () => void): void {
-    this.onStop = fn;
+  /** Adds a hook that runs once when the watcher stops, by cancel() or by an error. */
+  onStop(fn: () => void): void {
+    this.stopHooks.push(fn);
   }
 
   push(events: WatchEvent[]): void {
@@ -44,7 +44,7 @@ export class EventQueue implements Watcher {
     if (this.stopped) return;
     this.stopped = true;
     this.queue = [];
-    this.onStop();
+    for (const hook of this.stopHooks) hook();
   }
 
   private schedule(): void {

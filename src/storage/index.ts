@@ -1,21 +1,30 @@
 // The storage layer's public face: open a store by URL, and the contract every backend meets.
 import { resolve } from 'node:path';
+import { EtcdStore } from './etcd/index.js';
 import { SqliteStore, type Synchronous } from './sqlite/index.js';
 import { StoreError, type Store } from './store.js';
 
 export * from './store.js';
 export { SqliteStore } from './sqlite/index.js';
 export type { SqliteOptions, Synchronous } from './sqlite/index.js';
+export { EtcdStore } from './etcd/index.js';
+export type { EtcdOptions } from './etcd/index.js';
 
 export interface OpenStoreOptions {
   /** SQLite: overrides `?synchronous=` in the URL. Default FULL. */
   synchronous?: Synchronous;
+  /** etcd: overrides `?prefix=` in the URL; prepended to every key in etcd. */
+  keyPrefix?: string;
+  /** etcd: deadline of each call in ms (default 60 000). */
+  callTimeoutMs?: number;
 }
 
 /**
  * Opens a store from a URL:
  * - `sqlite:///abs/path/file.db` or `sqlite://relative/path.db` (relative to the working
  *   directory); `?synchronous=normal` trades power-loss durability for speed.
+ * - `etcd://host:port,host:port` (plain http to each member); `?prefix=/x` keeps every key
+ *   under /x in etcd, so several stores can share one cluster.
  */
 export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const scheme = /^([a-z0-9]+):\/\//i.exec(url)?.[1]?.toLowerCase();
@@ -28,8 +37,17 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
       const synchronous = opts.synchronous ?? parseSynchronous(params.get('synchronous'));
       return SqliteStore.open(resolve(decodeURIComponent(location)), { synchronous });
     }
+    case 'etcd': {
+      const endpoints = location.split(',').filter(Boolean).map((hostPort) => `http://${hostPort}`);
+      if (endpoints.length === 0) throw new StoreError(`no endpoints in ${url}`);
+      return EtcdStore.open({
+        endpoints,
+        keyPrefix: opts.keyPrefix ?? params.get('prefix') ?? '',
+        callTimeoutMs: opts.callTimeoutMs,
+      });
+    }
     default:
-      throw new StoreError(`unsupported store URL ${url} (want sqlite:///path/file.db)`);
+      throw new StoreError(`unsupported store URL ${url} (want sqlite:///path/file.db or etcd://host:port,...)`);
   }
 }
 

@@ -16,7 +16,7 @@ export class WatchFeed {
   subscribe(prefix: string, after: number, queue: EventQueue): void {
     const sub = { prefix, after, queue };
     this.subscribers.add(sub);
-    queue.setOnStop(() => this.subscribers.delete(sub));
+    queue.onStop(() => this.subscribers.delete(sub));
   }
 
   publish(events: WatchEvent[]): void {

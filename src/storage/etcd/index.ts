@@ -1,0 +1,1 @@
+export { EtcdStore, type EtcdOptions } from './etcd-store.js';
