@@ -1,0 +1,10 @@
+#pragma once
+#include <napi.h>
+
+namespace capstan {
+
+Napi::Value NetlinkBatch(const Napi::CallbackInfo& info);
+Napi::Value NftApply(const Napi::CallbackInfo& info);
+Napi::Value NftList(const Napi::CallbackInfo& info);
+
+}  // namespace capstan

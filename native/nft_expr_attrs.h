@@ -1,0 +1,26 @@
+// The table of libnftnl expression attributes the addon passes through, by JS key.
+#pragma once
+#include <cstdio>
+#include <cstdint>
+#include <libnftnl/expr.h>
+
+#include <string>
+#include <vector>
+
+#include "nft_ops.h"
+
+namespace capstan::nft {
+
+struct AttrSpec {
+  const char* key;
+  uint16_t id;
+  AttrKind kind;
+};
+
+// nullptr for expression names the addon does not know.
+const std::vector<AttrSpec>* AttrsOf(const std::string& exprName);
+
+nftnl_expr* BuildExpr(const Expr& e);
+Expr ReadExpr(nftnl_expr* e);
+
+}  // namespace capstan::nft

@@ -1,0 +1,280 @@
+// JS <-> C++ for nftables: transaction parsing (TypeErrors) and table read-back objects.
+#include <map>
+
+#include "addon.h"
+#include "async_task.h"
+#include "js_args.h"
+#include "netns_thread.h"
+#include "nft_expr_attrs.h"
+#include "nft_ops.h"
+
+namespace capstan {
+
+using namespace nft;
+
+namespace {
+
+[[noreturn]] void Fail(Napi::Env env, const std::string& msg) { throw Napi::TypeError::New(env, msg); }
+
+std::string CheckName(Napi::Env env, const std::string& s, const std::string& ctx) {
+  if (s.empty() || s.size() > 255) Fail(env, ctx + " must be a non-empty name of at most 255 bytes");
+  return s;
+}
+
+Expr ParseExpr(Napi::Env env, Napi::Value v, const std::string& ctx) {
+  Napi::Object o = js::RequireObject(env, v, ctx);
+  Expr e;
+  e.name = js::RequireString(o, "type", ctx);
+  const auto* specs = AttrsOf(e.name);
+  if (!specs) Fail(env, ctx + ".type is not a supported expression: " + e.name);
+  Napi::Array keys = o.GetPropertyNames();
+  for (uint32_t k = 0; k < keys.Length(); k++) {
+    std::string key = keys.Get(k).As<Napi::String>().Utf8Value();
+    if (key == "type") continue;
+    const AttrSpec* spec = nullptr;
+    for (const auto& s : *specs)
+      if (key == s.key) spec = &s;
+    if (!spec) Fail(env, ctx + "." + key + " is not an attribute of " + e.name);
+    if (o.Get(key).IsUndefined()) continue;
+    ExprAttr a{spec->id, spec->kind};
+    switch (spec->kind) {
+      case AttrKind::Data: {
+        a.data = *js::OptBytes(o, spec->key, ctx);
+        if (a.data.empty() || a.data.size() > 64) Fail(env, ctx + "." + key + " must hold 1..64 bytes");
+        break;
+      }
+      case AttrKind::Str: a.str = *js::OptString(o, spec->key, ctx); break;
+      case AttrKind::I32: {
+        int64_t n = *js::OptI64(o, spec->key, ctx);
+        if (n < INT32_MIN || n > INT32_MAX) Fail(env, ctx + "." + key + " must be a 32-bit integer");
+        a.num = static_cast<uint64_t>(n);
+        break;
+      }
+      default: {
+        int64_t n = *js::OptI64(o, spec->key, ctx);
+        uint64_t max = spec->kind == AttrKind::U8 ? 0xff : spec->kind == AttrKind::U16 ? 0xffff
+                     : spec->kind == AttrKind::U32 ? 0xffffffffULL : UINT64_MAX;
+        if (n < 0 || static_cast<uint64_t>(n) > max) Fail(env, ctx + "." + key + " is out of range");
+        a.num = static_cast<uint64_t>(n);
+      }
+    }
+    e.attrs.emplace_back(spec->key, std::move(a));
+  }
+  return e;
+}
+
+Element ParseElement(Napi::Env env, Napi::Value v, const std::string& ctx) {
+  Napi::Object o = js::RequireObject(env, v, ctx);
+  Element el;
+  auto key = js::OptBytes(o, "key", ctx);
+  if (!key || key->empty() || key->size() > 64) Fail(env, ctx + ".key must be a Uint8Array of 1..64 bytes");
+  el.key = std::move(*key);
+  el.data = js::OptBytes(o, "data", ctx);
+  if (auto verdict = js::OptI64(o, "verdict", ctx)) el.verdict = static_cast<int32_t>(*verdict);
+  el.chain = js::OptString(o, "chain", ctx).value_or("");
+  el.flags = js::OptU32(o, "flags", ctx).value_or(0);
+  return el;
+}
+
+const std::map<std::string, OpKind>& OpNames() {
+  static const std::map<std::string, OpKind> m = {
+      {"addTable", OpKind::AddTable}, {"delTable", OpKind::DelTable}, {"addChain", OpKind::AddChain},
+      {"delChain", OpKind::DelChain}, {"flushChain", OpKind::FlushChain}, {"addRule", OpKind::AddRule},
+      {"delRule", OpKind::DelRule}, {"addSet", OpKind::AddSet}, {"delSet", OpKind::DelSet},
+      {"flushSet", OpKind::FlushSet}, {"addElements", OpKind::AddElements},
+      {"delElements", OpKind::DelElements}};
+  return m;
+}
+
+Op ParseOp(Napi::Env env, Napi::Value v, size_t i) {
+  std::string ctx = "ops[" + std::to_string(i) + "]";
+  Napi::Object o = js::RequireObject(env, v, ctx);
+  std::string name = js::RequireString(o, "op", ctx);
+  auto it = OpNames().find(name);
+  if (it == OpNames().end()) Fail(env, ctx + ".op is not a known operation: " + name);
+  Op op{it->second};
+  ctx += " (" + name + ")";
+  op.family = js::RequireU32(o, "family", ctx);
+  op.table = CheckName(env, js::RequireString(o, "table", ctx), ctx + ".table");
+  op.exclusive = js::OptBool(o, "exclusive", ctx).value_or(false);
+  switch (op.kind) {
+    case OpKind::AddTable:
+      op.tableFlags = js::OptU32(o, "flags", ctx).value_or(0);
+      break;
+    case OpKind::DelTable:
+      break;
+    case OpKind::AddChain:
+      op.chainType = js::OptString(o, "type", ctx);
+      op.hook = js::OptU32(o, "hook", ctx);
+      if (auto p = js::OptI64(o, "priority", ctx)) op.priority = static_cast<int32_t>(*p);
+      op.policy = js::OptU32(o, "policy", ctx);
+      [[fallthrough]];
+    case OpKind::DelChain:
+    case OpKind::FlushChain:
+      op.name = CheckName(env, js::RequireString(o, "chain", ctx), ctx + ".chain");
+      op.chain = op.name;
+      break;
+    case OpKind::AddRule:
+    case OpKind::DelRule: {
+      op.chain = CheckName(env, js::RequireString(o, "chain", ctx), ctx + ".chain");
+      if (op.kind == OpKind::DelRule) {
+        auto h = js::OptI64(o, "handle", ctx);
+        if (!h) Fail(env, ctx + ".handle is required");
+        op.handle = static_cast<uint64_t>(*h);
+        break;
+      }
+      if (auto p = js::OptI64(o, "position", ctx)) op.position = static_cast<uint64_t>(*p);
+      op.userdata = js::OptBytes(o, "userdata", ctx);
+      Napi::Array exprs = js::RequireArray(o, "exprs", ctx);
+      for (uint32_t k = 0; k < exprs.Length(); k++)
+        op.exprs.push_back(ParseExpr(env, exprs.Get(k), ctx + ".exprs[" + std::to_string(k) + "]"));
+      break;
+    }
+    case OpKind::AddSet:
+      op.setFlags = js::OptU32(o, "flags", ctx).value_or(0);
+      op.keyType = js::RequireU32(o, "keyType", ctx);
+      op.keyLen = js::RequireU32(o, "keyLen", ctx);
+      if (op.keyLen == 0 || op.keyLen > 64) Fail(env, ctx + ".keyLen must be 1..64");
+      op.dataType = js::OptU32(o, "dataType", ctx);
+      op.dataLen = js::OptU32(o, "dataLen", ctx);
+      op.size = js::OptU32(o, "size", ctx);
+      [[fallthrough]];
+    case OpKind::DelSet:
+    case OpKind::FlushSet:
+      op.name = CheckName(env, js::RequireString(o, "set", ctx), ctx + ".set");
+      break;
+    case OpKind::AddElements:
+    case OpKind::DelElements: {
+      op.name = CheckName(env, js::RequireString(o, "set", ctx), ctx + ".set");
+      Napi::Array els = js::RequireArray(o, "elements", ctx);
+      op.elements.reserve(els.Length());
+      for (uint32_t k = 0; k < els.Length(); k++)
+        op.elements.push_back(ParseElement(env, els.Get(k), ctx + ".elements[" + std::to_string(k) + "]"));
+      break;
+    }
+  }
+  return op;
+}
+
+Napi::Value Bytes(Napi::Env env, const std::vector<uint8_t>& b) {
+  return Napi::Buffer<uint8_t>::Copy(env, b.data(), b.size());
+}
+
+Napi::Object ExprJs(Napi::Env env, const Expr& e) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("type", e.name);
+  for (const auto& [key, a] : e.attrs) {
+    switch (a.kind) {
+      case AttrKind::Data: o.Set(key, Bytes(env, a.data)); break;
+      case AttrKind::Str: o.Set(key, a.str); break;
+      case AttrKind::I32: o.Set(key, static_cast<double>(static_cast<int32_t>(a.num))); break;
+      default: o.Set(key, static_cast<double>(a.num));
+    }
+  }
+  return o;
+}
+
+Napi::Object ElementJs(Napi::Env env, const Element& el) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("key", Bytes(env, el.key));
+  if (el.flags) o.Set("flags", el.flags);
+  if (el.verdict) o.Set("verdict", *el.verdict);
+  if (!el.chain.empty()) o.Set("chain", el.chain);
+  if (el.data) o.Set("data", Bytes(env, *el.data));
+  return o;
+}
+
+Napi::Object TableJs(Napi::Env env, const TableState& st) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("family", st.family);
+  o.Set("name", st.name);
+  o.Set("flags", st.flags);
+  Napi::Array chains = Napi::Array::New(env, st.chains.size());
+  for (size_t i = 0; i < st.chains.size(); i++) {
+    const ChainState& c = st.chains[i];
+    Napi::Object x = Napi::Object::New(env);
+    x.Set("name", c.name);
+    x.Set("handle", static_cast<double>(c.handle));
+    if (c.hook) x.Set("hook", *c.hook);
+    if (c.priority) x.Set("priority", *c.priority);
+    if (!c.type.empty()) x.Set("type", c.type);
+    if (c.policy) x.Set("policy", *c.policy);
+    chains.Set(i, x);
+  }
+  o.Set("chains", chains);
+  Napi::Array rules = Napi::Array::New(env, st.rules.size());
+  for (size_t i = 0; i < st.rules.size(); i++) {
+    const RuleState& r = st.rules[i];
+    Napi::Object x = Napi::Object::New(env);
+    x.Set("chain", r.chain);
+    x.Set("handle", static_cast<double>(r.handle));
+    Napi::Array exprs = Napi::Array::New(env, r.exprs.size());
+    for (size_t k = 0; k < r.exprs.size(); k++) exprs.Set(k, ExprJs(env, r.exprs[k]));
+    x.Set("exprs", exprs);
+    if (!r.userdata.empty()) x.Set("userdata", Bytes(env, r.userdata));
+    rules.Set(i, x);
+  }
+  o.Set("rules", rules);
+  Napi::Array sets = Napi::Array::New(env, st.sets.size());
+  for (size_t i = 0; i < st.sets.size(); i++) {
+    const SetState& s = st.sets[i];
+    Napi::Object x = Napi::Object::New(env);
+    x.Set("name", s.name);
+    x.Set("handle", static_cast<double>(s.handle));
+    x.Set("flags", s.flags);
+    x.Set("keyType", s.keyType);
+    x.Set("keyLen", s.keyLen);
+    if (s.dataType) x.Set("dataType", *s.dataType);
+    if (s.dataLen) x.Set("dataLen", *s.dataLen);
+    Napi::Array els = Napi::Array::New(env, s.elements.size());
+    for (size_t k = 0; k < s.elements.size(); k++) els.Set(k, ElementJs(env, s.elements[k]));
+    x.Set("elements", els);
+    sets.Set(i, x);
+  }
+  o.Set("sets", sets);
+  return o;
+}
+
+}  // namespace
+
+// nftApply(netns: string | null, ops: object[]): Promise<{ messages: number }>
+Napi::Value NftApply(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string netns = js::NetnsArg(info, 0);
+  if (info.Length() < 2 || !info[1].IsArray()) Fail(env, "ops must be an array");
+  Napi::Array arr = info[1].As<Napi::Array>();
+  auto ops = std::make_shared<std::vector<Op>>();
+  ops->reserve(arr.Length());
+  for (uint32_t i = 0; i < arr.Length(); i++) ops->push_back(ParseOp(env, arr.Get(i), i));
+  return AsyncTask<size_t>::Start(
+      env, "capstan.nftApply",
+      [netns, ops]() {
+        RunInNetns(netns, [&] { Apply(*ops); });
+        return ops->size();
+      },
+      [](Napi::Env env, size_t& n) -> Napi::Value {
+        Napi::Object o = Napi::Object::New(env);
+        o.Set("operations", static_cast<double>(n));
+        return o;
+      });
+}
+
+// nftList(netns: string | null, family: number, table: string): Promise<TableState>
+Napi::Value NftList(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string netns = js::NetnsArg(info, 0);
+  if (info.Length() < 3 || !info[1].IsNumber() || !info[2].IsString())
+    Fail(env, "nftList(netns, family: number, table: string)");
+  uint32_t family = info[1].As<Napi::Number>().Uint32Value();
+  std::string table = CheckName(env, info[2].As<Napi::String>().Utf8Value(), "table");
+  return AsyncTask<TableState>::Start(
+      env, "capstan.nftList",
+      [netns, family, table]() {
+        TableState st;
+        RunInNetns(netns, [&] { st = List(family, table); });
+        return st;
+      },
+      [](Napi::Env env, TableState& st) -> Napi::Value { return TableJs(env, st); });
+}
+
+}  // namespace capstan

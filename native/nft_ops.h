@@ -1,0 +1,97 @@
+// Plain C++ descriptions of one nftables transaction and of a table read back from the
+// kernel. Expressions stay low-level (libnftnl names and attributes): the typed rule
+// vocabulary lives in TypeScript, which compiles to and decompiles from this form.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace capstan::nft {
+
+enum class AttrKind { U8, U16, U32, I32, U64, Data, Str };
+
+struct ExprAttr {
+  uint16_t id;
+  AttrKind kind;
+  uint64_t num = 0;
+  std::vector<uint8_t> data;
+  std::string str;
+};
+
+struct Expr {
+  std::string name;
+  std::vector<std::pair<std::string, ExprAttr>> attrs;  // JS key → value
+};
+
+struct Element {
+  std::vector<uint8_t> key;
+  std::optional<std::vector<uint8_t>> data;
+  std::optional<int32_t> verdict;
+  std::string chain;
+  uint32_t flags = 0;
+};
+
+enum class OpKind {
+  AddTable, DelTable, AddChain, DelChain, FlushChain, AddRule, DelRule,
+  AddSet, DelSet, FlushSet, AddElements, DelElements,
+};
+
+struct Op {
+  OpKind kind;
+  uint32_t family = 0;
+  std::string table, name;  // name: chain or set
+  std::string chain;        // rules
+  bool exclusive = false;
+  uint32_t tableFlags = 0;
+  // base chains
+  std::optional<std::string> chainType;
+  std::optional<uint32_t> hook, policy;
+  std::optional<int32_t> priority;
+  // rules
+  std::vector<Expr> exprs;
+  std::optional<uint64_t> handle, position;
+  std::optional<std::vector<uint8_t>> userdata;
+  // sets
+  uint32_t setFlags = 0, keyType = 0, keyLen = 0;
+  std::optional<uint32_t> dataType, dataLen, size;
+  std::vector<Element> elements;
+};
+
+struct ChainState {
+  std::string name, type;
+  uint64_t handle = 0;
+  std::optional<uint32_t> hook, policy;
+  std::optional<int32_t> priority;
+  uint32_t use = 0;
+};
+
+struct RuleState {
+  std::string chain;
+  uint64_t handle = 0;
+  std::vector<Expr> exprs;
+  std::vector<uint8_t> userdata;
+};
+
+struct SetState {
+  std::string name;
+  uint64_t handle = 0;
+  uint32_t flags = 0, keyType = 0, keyLen = 0;
+  std::optional<uint32_t> dataType, dataLen;
+  std::vector<Element> elements;
+};
+
+struct TableState {
+  std::string name;
+  uint32_t family = 0, flags = 0;
+  std::vector<ChainState> chains;
+  std::vector<RuleState> rules;
+  std::vector<SetState> sets;
+};
+
+// One atomic transaction; throws OpError whose index names the failing operation.
+void Apply(const std::vector<Op>& ops);
+// Throws OpError(ENOENT) if the table does not exist.
+TableState List(uint32_t family, const std::string& table);
+
+}  // namespace capstan::nft
