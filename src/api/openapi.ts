@@ -1,0 +1,80 @@
+// OpenAPI v3 documents for the served group versions: the `/openapi/v3` index and one
+// document per group version. kubectl depends on them: `apply`/`create` (default
+// --validate=strict) check that a kind's PATCH operation takes `fieldValidation` before
+// leaving validation to the server, and `explain` reads component schemas by their
+// `x-kubernetes-group-version-kind`.
+import { createHash } from 'node:crypto';
+import './schemas.js';
+import { componentSchemas, type JSONObject } from './openapi/components.js';
+import { resourcePaths, type ServedResource } from './openapi/paths.js';
+
+export type { ServedResource } from './openapi/paths.js';
+export { PATCH_CONTENT_TYPES } from './openapi/paths.js';
+
+export interface OpenAPIIndex {
+  paths: Record<string, { serverRelativeURL: string }>;
+}
+
+/** The index key of a group version: `api/v1` or `apis/<group>/<version>`. */
+export function groupVersionPath(group: string, version: string): string {
+  return group ? `apis/${group}/${version}` : `api/${version}`;
+}
+
+// Documents are rebuilt only when the served set changes; the bound keeps a server whose
+// resources keep changing from holding every past rendering.
+const cache = new Map<string, { doc: JSONObject; hash: string }>();
+const CACHE_LIMIT = 64;
+
+function build(group: string, version: string, served: ServedResource[]): { doc: JSONObject; hash: string } {
+  const mine = served
+    .filter((r) => r.group === group && r.version === version)
+    .sort((a, b) => a.resource.localeCompare(b.resource));
+  const key = JSON.stringify([group, version, mine]);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const paths: Record<string, JSONObject> = {};
+  const schemaNames = new Set<string>();
+  for (const r of mine) {
+    const rp = resourcePaths(r);
+    Object.assign(paths, rp.paths);
+    for (const n of rp.schemas) schemaNames.add(n);
+  }
+  const doc: JSONObject = {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'unversioned' },
+    paths: Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]])),
+    components: {
+      schemas: componentSchemas(schemaNames),
+      securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer token authentication', name: 'authorization', in: 'header' } },
+    },
+    security: [{ BearerToken: [] }],
+  };
+  const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase();
+  const entry = { doc, hash };
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, entry);
+  return entry;
+}
+
+/**
+ * The body of `GET /openapi/v3`: one entry per served group version whose URL carries a
+ * hash of that document's content, so clients may cache documents by URL. `baseHash`
+ * (e.g. the server build) is mixed in so a new server invalidates caches even when a
+ * document happens to render the same.
+ */
+export function openAPIIndex(served: ServedResource[], baseHash = ''): OpenAPIIndex {
+  const gvs = new Map<string, { group: string; version: string }>();
+  for (const r of served) gvs.set(groupVersionPath(r.group, r.version), { group: r.group, version: r.version });
+  const paths: OpenAPIIndex['paths'] = {};
+  for (const [path, gv] of [...gvs].sort(([a], [b]) => a.localeCompare(b))) {
+    const { hash } = build(gv.group, gv.version, served);
+    const h = baseHash ? createHash('sha512').update(baseHash).update(hash).digest('hex').toUpperCase() : hash;
+    paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${h}` };
+  }
+  return { paths };
+}
+
+/** The document served at `/openapi/v3/api/v1` or `/openapi/v3/apis/<group>/<version>`. */
+export function openAPIDocument(group: string, version: string, served: ServedResource[]): JSONObject {
+  return build(group, version, served).doc;
+}
