@@ -33,6 +33,10 @@ export interface EtcdCluster {
   dataDir: string;
   /** Kills every member by PID and removes the data dir. Safe to call twice. */
   stop(): Promise<void>;
+  /** Kills one member (SIGKILL), keeping its data; for failover tests. */
+  killMember(index: number): Promise<void>;
+  /** Restarts a killed member on its old ports and data, and waits until it is healthy. */
+  restartMember(index: number): Promise<void>;
 }
 
 interface Teardownable {
@@ -80,40 +84,44 @@ async function startOnce(count: number, timeoutMs: number): Promise<EtcdCluster>
   };
   // Backstop for a test process that exits without running its teardowns.
   const killOnExit = () => {
-    for (const child of children) if (child.pid && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+    for (const child of children) if (isRunning(child)) signal(child, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   };
   process.on('exit', killOnExit);
 
+  const spawnMember = (i: number): ChildProcess => {
+    const memberDir = join(dataDir, names[i]);
+    const log = openSync(join(dataDir, `${names[i]}.log`), 'a');
+    const child = spawn(ETCD_BINARY, [
+      '--name', names[i],
+      '--data-dir', memberDir,
+      '--listen-client-urls', clientUrl(i),
+      '--advertise-client-urls', clientUrl(i),
+      '--listen-peer-urls', peerUrl(i),
+      '--initial-advertise-peer-urls', peerUrl(i),
+      '--initial-cluster', initialCluster,
+      '--initial-cluster-token', token,
+      '--initial-cluster-state', 'new',
+      // A leader stuck in a seconds-long fsync must not trigger election storms.
+      '--heartbeat-interval', '200',
+      '--election-timeout', '3000',
+      '--logger', 'zap',
+      '--log-level', 'warn',
+    ], {
+      stdio: ['ignore', log, log],
+      env: { ...process.env, ...(process.arch === 'arm64' ? { ETCD_UNSUPPORTED_ARCH: 'arm64' } : {}) },
+    });
+    closeSync(log);
+    if (child.pid === undefined) throw new Error(`could not start ${ETCD_BINARY}`);
+    children[i] = child;
+    members[i] = { name: names[i], clientUrl: clientUrl(i), pid: child.pid, logFile: join(dataDir, `${names[i]}.log`) };
+    return child;
+  };
+
   try {
     for (let i = 0; i < count; i++) {
-      const memberDir = join(dataDir, names[i]);
-      mkdirSync(memberDir);
-      const logFile = join(dataDir, `${names[i]}.log`);
-      const log = openSync(logFile, 'a');
-      const child = spawn(ETCD_BINARY, [
-        '--name', names[i],
-        '--data-dir', memberDir,
-        '--listen-client-urls', clientUrl(i),
-        '--advertise-client-urls', clientUrl(i),
-        '--listen-peer-urls', peerUrl(i),
-        '--initial-advertise-peer-urls', peerUrl(i),
-        '--initial-cluster', initialCluster,
-        '--initial-cluster-token', token,
-        '--initial-cluster-state', 'new',
-        // A leader stuck in a seconds-long fsync must not trigger election storms.
-        '--heartbeat-interval', '200',
-        '--election-timeout', '3000',
-        '--logger', 'zap',
-        '--log-level', 'warn',
-      ], {
-        stdio: ['ignore', log, log],
-        env: { ...process.env, ...(process.arch === 'arm64' ? { ETCD_UNSUPPORTED_ARCH: 'arm64' } : {}) },
-      });
-      closeSync(log);
-      children.push(child);
-      if (child.pid === undefined) throw new Error(`could not start ${ETCD_BINARY}`);
-      members.push({ name: names[i], clientUrl: clientUrl(i), pid: child.pid, logFile });
+      mkdirSync(join(dataDir, names[i]));
+      spawnMember(i);
     }
     await waitHealthy(members, children, timeoutMs);
   } catch (err) {
@@ -128,6 +136,13 @@ async function startOnce(count: number, timeoutMs: number): Promise<EtcdCluster>
     url: `etcd://${endpoints.map((e) => e.replace('http://', '')).join(',')}`,
     dataDir,
     stop,
+    killMember: (i) => killChild(children[i], 'SIGKILL'),
+    restartMember: async (i) => {
+      if (stopped) throw new Error('cluster is stopped');
+      if (isRunning(children[i])) throw new Error(`member ${names[i]} is still running`);
+      const child = spawnMember(i);
+      await waitHealthy([members[i]], [child], timeoutMs);
+    },
   };
 }
 
@@ -155,12 +170,25 @@ async function isHealthy(clientUrl: string): Promise<boolean> {
   }
 }
 
-async function killChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+function isRunning(child: ChildProcess): boolean {
+  return child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+}
+
+/** Signals the child by its PID; it may have exited a moment ago, which is fine. */
+function signal(child: ChildProcess, sig: NodeJS.Signals): void {
+  try {
+    process.kill(child.pid!, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+async function killChild(child: ChildProcess, first: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!isRunning(child)) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(child.pid, 'SIGTERM');
+  signal(child, first);
   const timer = setTimeout(() => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
+    if (isRunning(child)) signal(child, 'SIGKILL');
   }, 5_000);
   await exited;
   clearTimeout(timer);

@@ -24,3 +24,22 @@ t.test('two stores on one cluster see each other\'s writes through watch', async
   t.same([ev.type, ev.key, ev.value.toString(), ev.revision], ['PUT', '/registry/cm/ns/a', 'from one', rev]);
   t.equal((await other.get('/registry/cm/ns/a'))?.modRevision, rev, 'the other store reads it at the same revision');
 });
+
+t.test('a watch on a member that dies resumes after it returns, without gaps or duplicates', async (t) => {
+  const onMember0 = await openStore(`etcd://${cluster.endpoints[0].replace('http://', '')}`, { keyPrefix: '/failover' });
+  const writer = await openStore(`etcd://${cluster.endpoints.slice(1).map((e) => e.replace('http://', '')).join(',')}`,
+    { keyPrefix: '/failover' });
+  t.teardown(() => Promise.all([onMember0.close(), writer.close()]));
+  const rec = await WatchRecorder.start(onMember0, '/registry/cm/', await writer.currentRevision());
+  t.teardown(() => rec.cancel());
+  const written = [await writer.create('/registry/cm/ns/before', Buffer.from('1'))];
+  await rec.waitForEvents(1);
+  await cluster.killMember(0);
+  for (const name of ['down-1', 'down-2', 'down-3']) written.push(await writer.create(`/registry/cm/ns/${name}`, Buffer.from(name)));
+  await cluster.restartMember(0);
+  written.push(await writer.create('/registry/cm/ns/after', Buffer.from('5')));
+  await rec.waitForEvents(written.length);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  t.same(rec.events.map((ev) => ev.revision), written);
+  t.equal(rec.error, null);
+});
