@@ -20,7 +20,7 @@ import {
 } from '../store.js';
 import { openDatabase, type SqliteOptions } from './database.js';
 import { GroupCommit } from './group-commit.js';
-import { prepareStatements, type Row, type Statements } from './statements.js';
+import { prepareStatements, type Row, type StateRow, type Statements } from './statements.js';
 import { WatchFeed } from './watch-feed.js';
 
 const COMPACT_REVISION = 'compact_revision';
@@ -172,7 +172,7 @@ export class SqliteStore implements Store {
   }
 
   /** The key's live row, checked against the caller's expected revision. */
-  private currentRow(key: string, expectedRevision?: number): Row {
+  private currentRow(key: string, expectedRevision?: number): StateRow {
     const latest = this.stmts.latest.get(key);
     if (!latest || latest.deleted) throw new NotFoundError(key);
     if (expectedRevision !== undefined && latest.id !== expectedRevision) {
@@ -186,7 +186,7 @@ export class SqliteStore implements Store {
   }
 }
 
-function toKeyValue(row: Row): KeyValue {
+function toKeyValue(row: StateRow): KeyValue {
   return { key: row.key, value: row.value, modRevision: row.id, createRevision: row.create_revision };
 }
 

@@ -20,7 +20,7 @@ interface ListParams {
 }
 
 function listSql(upperBound: string): string {
-  return `SELECT * FROM kv AS k
+  return `SELECT ${STATE_COLUMNS} FROM kv AS k
     WHERE k.key >= :lo ${upperBound} AND k.key > :after AND k.id <= :rev
       AND k.id = (SELECT MAX(n.id) FROM kv AS n WHERE n.key = k.key AND n.id <= :rev)
       AND k.deleted = 0
@@ -28,12 +28,16 @@ function listSql(upperBound: string): string {
     LIMIT :limit`;
 }
 
+/** A key's state: what reads need, without `old_value` (a second blob to page in). */
+export type StateRow = Pick<Row, 'id' | 'key' | 'create_revision' | 'deleted' | 'value'>;
+const STATE_COLUMNS = 'id, key, create_revision, deleted, value';
+
 export type Statements = ReturnType<typeof prepareStatements>;
 
 export function prepareStatements(db: Database.Database) {
   return {
-    latest: db.prepare<[string], Row>(
-      'SELECT * FROM kv WHERE key = ? ORDER BY id DESC LIMIT 1',
+    latest: db.prepare<[string], StateRow>(
+      `SELECT ${STATE_COLUMNS} FROM kv WHERE key = ? ORDER BY id DESC LIMIT 1`,
     ),
     insert: db.prepare<[number, string, number, number, number, Buffer, Buffer | null]>(
       `INSERT INTO kv (id, key, create_revision, prev_revision, deleted, value, old_value)
@@ -42,8 +46,8 @@ export function prepareStatements(db: Database.Database) {
     // Walks the (key, id) index in key order, keeping a row only if it is its key's newest as
     // of :rev, so LIMIT stops the scan early. Two variants because an optional upper bound
     // (`:hi IS NULL OR ...`) would keep SQLite from ending the index scan at :hi.
-    listAt: db.prepare<ListParams & { hi: string }, Row>(listSql('AND k.key < :hi')),
-    listAtUnbounded: db.prepare<ListParams, Row>(listSql('')),
+    listAt: db.prepare<ListParams & { hi: string }, StateRow>(listSql('AND k.key < :hi')),
+    listAtUnbounded: db.prepare<ListParams, StateRow>(listSql('')),
     eventsAfter: db.prepare<{ lo: string; hi: string | null; after: number; upto: number }, Row>(
       `SELECT * FROM kv
        WHERE id > :after AND id <= :upto AND key >= :lo AND (:hi IS NULL OR key < :hi)
