@@ -71,7 +71,7 @@ export class SqliteStore implements Store {
     const after = opts.startAfter ?? '';
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const params = {
-      // The tighter lower bound goes into `>=` so the index scan starts there.
+      // Start at startAfter when it is inside the range; the statement skips that key itself.
       lo: after > prefix ? after : prefix,
       after,
       rev,

@@ -21,7 +21,7 @@ interface ListParams {
 
 function listSql(upperBound: string): string {
   return `SELECT ${STATE_COLUMNS} FROM kv AS k
-    WHERE k.key >= :lo ${upperBound} AND k.key > :after AND k.id <= :rev
+    WHERE k.key >= :lo ${upperBound} AND k.key <> :after AND k.id <= :rev
       AND k.id = (SELECT MAX(n.id) FROM kv AS n WHERE n.key = k.key AND n.id <= :rev)
       AND k.deleted = 0
     ORDER BY k.key
@@ -44,8 +44,9 @@ export function prepareStatements(db: Database.Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     // Walks the (key, id) index in key order, keeping a row only if it is its key's newest as
-    // of :rev, so LIMIT stops the scan early. Two variants because an optional upper bound
-    // (`:hi IS NULL OR ...`) would keep SQLite from ending the index scan at :hi.
+    // of :rev, so LIMIT stops the scan early. Only :lo and :hi bound the scan: a second lower
+    // bound (`key > :after`) could be the one SQLite picks. Two variants because an optional
+    // upper bound (`:hi IS NULL OR ...`) would keep SQLite from ending the scan at :hi.
     listAt: db.prepare<ListParams & { hi: string }, StateRow>(listSql('AND k.key < :hi')),
     listAtUnbounded: db.prepare<ListParams, StateRow>(listSql('')),
     eventsAfter: db.prepare<{ lo: string; hi: string | null; after: number; upto: number }, Row>(
