@@ -1,6 +1,7 @@
 // A test-only HTTP server that answers what kubectl reads before it explains or applies:
 // /version, legacy discovery and the OpenAPI v3 documents from our generator. Object reads
-// answer 404 so `apply --dry-run=client` takes the create path. It records every request.
+// answer 404 so `apply --dry-run=client` takes the create path. It records every request;
+// transformDocument lets a test serve a damaged document.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { groupVersionPath, openAPIDocument, openAPIIndex, type ServedResource } from '../../src/api/openapi.js';
@@ -39,7 +40,10 @@ function groupList(served: ServedResource[]): object {
   };
 }
 
-export async function startFixture(served: ServedResource[]): Promise<Fixture> {
+export async function startFixture(
+  served: ServedResource[],
+  transformDocument: (doc: any) => unknown = (doc) => doc,
+): Promise<Fixture> {
   const requests: Fixture['requests'] = [];
   const gvDocs = new Map<string, { group: string; version: string }>();
   for (const r of served) gvDocs.set(groupVersionPath(r.group, r.version), { group: r.group, version: r.version });
@@ -56,7 +60,7 @@ export async function startFixture(served: ServedResource[]): Promise<Fixture> {
     if (p === '/apis') return reply(200, groupList(served));
     if (p === '/openapi/v3') return reply(200, openAPIIndex(served, 'fixture'));
     const doc = p.startsWith('/openapi/v3/') ? gvDocs.get(p.slice('/openapi/v3/'.length)) : undefined;
-    if (doc) return reply(200, openAPIDocument(doc.group, doc.version, served));
+    if (doc) return reply(200, transformDocument(structuredClone(openAPIDocument(doc.group, doc.version, served))));
     const m = /^\/api\/(v1)$/.exec(p) ?? /^\/apis\/([^/]+\/[^/]+)$/.exec(p);
     if (m) {
       const [g, v] = m[1].includes('/') ? m[1].split('/') : ['', m[1]];
