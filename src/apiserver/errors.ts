@@ -37,6 +37,11 @@ export class StatusError extends Error {
     super(message);
   }
 
+  /** The same error with another message (kubectl prints messages verbatim). */
+  withMessage(message: string): StatusError {
+    return new StatusError(this.code, this.reason, message, this.details);
+  }
+
   toStatus(): Status {
     const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
     if (this.details) s.details = this.details;

@@ -217,7 +217,7 @@ export class GenericRegistry {
    * 409), otherwise a concurrent write is retried transparently.
    */
   async update(namespace: string | undefined, name: string, fn: UpdateFn, ctx: RequestContext, subresource = ''): Promise<KubeObject> {
-    const strategy: Strategy = subresource === 'status' && this.def.statusStrategy ? this.def.statusStrategy : this.def.strategy;
+    const strategy = this.strategyFor(subresource);
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(this.key(namespace, name));
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
@@ -247,6 +247,13 @@ export class GenericRegistry {
       await this.def.hooks?.afterUpdate?.(obj, old, this.store);
       return obj;
     }
+  }
+
+  private strategyFor(subresource: string): Strategy {
+    if (!subresource) return this.def.strategy;
+    const s = subresource === 'status' ? this.def.statusStrategy : this.def.subresourceStrategies?.[subresource];
+    if (!s) throw new Error(`${this.def.resource} has no writable subresource ${subresource}`);
+    return s;
   }
 
   private prepareUpdate(desired: KubeObject, old: KubeObject, strategy: Strategy, ctx: RequestContext, name: string, namespace?: string): KubeObject {

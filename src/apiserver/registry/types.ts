@@ -92,6 +92,8 @@ export interface ResourceDef {
   strategy: Strategy;
   /** Present when the resource has a /status subresource. */
   statusStrategy?: Strategy;
+  /** Strategies of other writable subresources (a namespace's /finalize). */
+  subresourceStrategies?: Record<string, Strategy>;
   scale?: ScaleDef;
   hooks?: StorageHooks;
   /** Extra printer columns after NAME (AGE is added last unless a column places it). */

@@ -25,6 +25,23 @@ export const namespaces: ResourceDef = {
     },
   }),
   statusStrategy: statusStrategy(),
+  subresourceStrategies: {
+    // /finalize changes spec.finalizers and nothing else.
+    finalize: {
+      prepareForUpdate(obj, old) {
+        const finalizers = obj.spec?.finalizers ?? [];
+        const managedFields = obj.metadata.managedFields;
+        const resourceVersion = obj.metadata.resourceVersion;
+        for (const k of Object.keys(obj)) delete obj[k];
+        Object.assign(obj, structuredClone(old));
+        obj.metadata.resourceVersion = resourceVersion;
+        if (managedFields) obj.metadata.managedFields = managedFields;
+        obj.spec = { ...obj.spec, finalizers };
+      },
+      validate: (obj) => (obj.spec?.finalizers ?? []).some((f: unknown) => typeof f !== 'string' || !f)
+        ? [{ type: 'FieldValueInvalid', field: 'spec.finalizers', message: 'finalizer names must be non-empty strings' }] : [],
+    },
+  },
   extraSubresources: ['finalize'],
   fieldLabels: (o) => ({ 'status.phase': o.status?.phase ?? '' }),
   onDelete(obj, now) {

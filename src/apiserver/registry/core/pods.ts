@@ -73,6 +73,8 @@ export const pods: ResourceDef = {
     },
   }),
   statusStrategy: statusStrategy(),
+  // The binding handler sets spec.nodeName and the PodScheduled condition and nothing else.
+  subresourceStrategies: { binding: { validate: () => [] } },
   extraSubresources: ['binding'],
   fieldLabels: (o) => ({
     'spec.nodeName': o.spec?.nodeName ?? '',

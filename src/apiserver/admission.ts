@@ -1,0 +1,65 @@
+// Admission: checks and mutations between decoding and the strategy, in Kubernetes' order —
+// every mutating plugin, then every validating one. Webhooks and more plugins join this list
+// in their own issue; the built-in NamespaceLifecycle lives here now.
+import type { KubeObject } from '../api/object.js';
+import { forbidden, notFound, StatusError } from './errors.js';
+import type { GenericRegistry } from './registry/index.js';
+import type { RequestInfo } from './request-info.js';
+import type { UserInfo } from './authn.js';
+
+export interface AdmissionAttributes {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+  info: RequestInfo;
+  user: UserInfo;
+  registry: GenericRegistry;
+  object?: KubeObject;
+  oldObject?: KubeObject;
+  dryRun: boolean;
+}
+
+export interface AdmissionPlugin {
+  name: string;
+  mutate?(a: AdmissionAttributes): Promise<void>;
+  validate?(a: AdmissionAttributes): Promise<void>;
+}
+
+export class AdmissionChain {
+  constructor(private plugins: AdmissionPlugin[]) {}
+
+  async admit(a: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) await p.mutate?.(a);
+    for (const p of this.plugins) await p.validate?.(a);
+  }
+}
+
+const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
+
+/** Objects need an existing, non-terminating namespace; the system namespaces cannot go. */
+export function namespaceLifecycle(namespaces: GenericRegistry): AdmissionPlugin {
+  return {
+    name: 'NamespaceLifecycle',
+    async validate(a) {
+      const { info } = a;
+      if (info.resource === 'namespaces') {
+        if (a.operation === 'DELETE' && immortalNamespaces.has(info.name)) {
+          throw forbidden(`namespace ${info.name} is protected and cannot be deleted`, { name: info.name, kind: 'namespaces' });
+        }
+        return;
+      }
+      if (!a.registry.def.namespaced || a.operation !== 'CREATE') return;
+      let ns: KubeObject;
+      try {
+        ns = await namespaces.get(undefined, info.namespace);
+      } catch (e) {
+        if (e instanceof StatusError && e.code === 404) throw notFound('namespaces', '', info.namespace);
+        throw e;
+      }
+      if (ns.metadata.deletionTimestamp && !(info.resource === 'events' || info.subresource)) {
+        throw new StatusError(403, 'Forbidden', `${a.registry.def.resource} "${a.object?.metadata.name ?? ''}" is forbidden: unable to create new content in namespace ${info.namespace} because it is being terminated`, {
+          name: a.object?.metadata.name, kind: a.registry.def.resource, group: a.registry.def.group,
+          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${info.namespace} is being terminated`, field: 'metadata.namespace' }],
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Reading and decoding request bodies. Limits come first: nothing over 3 MiB is read, and
+// nothing that fails to decode reaches the handlers.
+import type { IncomingMessage } from 'node:http';
+import yaml from 'js-yaml';
+import { badRequest, tooLarge, unsupportedMediaType } from './errors.js';
+import { bodyKind, type BodyKind } from './negotiate.js';
+
+export const maxBodyBytes = 3 * 1024 * 1024;
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > maxBodyBytes) {
+    req.resume();
+    throw tooLarge('Request entity too large: limit is 3145728');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBodyBytes) {
+      req.resume();
+      throw tooLarge('Request entity too large: limit is 3145728');
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface DecodedBody {
+  kind: BodyKind;
+  value: unknown;
+  raw: Buffer;
+}
+
+/** Decodes JSON or YAML (patches are JSON; apply patches are YAML, of which JSON is a subset). */
+export function decodeBody(raw: Buffer, contentType: string | undefined): DecodedBody {
+  const kind = bodyKind(contentType);
+  if (!kind) throw unsupportedMediaType(String(contentType));
+  if (kind === 'protobuf') return { kind, value: undefined, raw };
+  const text = raw.toString('utf8');
+  if (!text.trim()) throw badRequest('the body of the request was empty');
+  if (kind === 'yaml' || kind === 'apply-patch') {
+    try {
+      const docs = yaml.loadAll(text);
+      if (docs.length !== 1) throw new Error('expected a single YAML document');
+      return { kind, value: docs[0], raw };
+    } catch (e) {
+      throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  try {
+    return { kind, value: JSON.parse(text), raw };
+  } catch (e) {
+    throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+  }
+}

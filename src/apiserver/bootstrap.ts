@@ -1,0 +1,43 @@
+// What every cluster has from the start, as Kubernetes' bootstrap controllers make it: the
+// system namespaces and the `kubernetes` Service (first IP of the service range) with
+// Endpoints and an EndpointSlice pointing at the API server. Idempotent, so several API
+// servers on one etcd may all run it.
+import type { KubeObject } from '../api/object.js';
+import { StatusError } from './errors.js';
+import type { Registries, RequestContext } from './registry/index.js';
+import { intToIPv4 } from './registry/core/allocator.js';
+
+export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+async function ensure(create: () => Promise<unknown>): Promise<void> {
+  try {
+    await create();
+  } catch (e) {
+    if (e instanceof StatusError && (e.reason === 'AlreadyExists' || (e.code === 422 && /already allocated/.test(e.message)))) return;
+    throw e;
+  }
+}
+
+export async function bootstrap(registries: Registries, ctx: RequestContext, apiserver: { address: string; port: number }): Promise<void> {
+  const ns = registries.get('', 'namespaces')!;
+  for (const name of systemNamespaces) await ensure(() => ns.create({ metadata: { name } }, ctx));
+
+  const firstIP = intToIPv4(registries.serviceIPs.range.first);
+  const services = registries.get('', 'services')!;
+  await ensure(() => services.create({
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: { type: 'ClusterIP', clusterIP: firstIP, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: apiserver.port }], sessionAffinity: 'None' },
+  } as KubeObject, ctx));
+
+  const endpoints = registries.get('', 'endpoints')!;
+  const subsets = [{ addresses: [{ ip: apiserver.address }], ports: [{ name: 'https', port: apiserver.port, protocol: 'TCP' }] }];
+  await ensure(() => endpoints.create({ metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, subsets } as KubeObject, ctx));
+
+  const slices = registries.get('discovery.k8s.io', 'endpointslices')!;
+  await ensure(() => slices.create({
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes', 'endpointslice.kubernetes.io/managed-by': 'capstan-apiserver' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [apiserver.address], conditions: { ready: true } }],
+    ports: [{ name: 'https', port: apiserver.port, protocol: 'TCP' }],
+  } as KubeObject, ctx));
+}

@@ -1,0 +1,147 @@
+// The request pipeline, in the order ARCHITECTURE.md gives: authentication → authorization →
+// routing to a non-resource endpoint or a resource handler (which decode, convert, admit,
+// run the strategy and storage, convert back and encode). Every failure becomes a Status.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { openAPIDocument, openAPIIndex } from '../api/openapi.js';
+import type { Logger } from '../log/index.js';
+import type { WatchCache } from '../storage/watch-cache.js';
+import type { Authenticator, UserInfo } from './authn.js';
+import type { Authorizer } from './authz.js';
+import type { AdmissionChain } from './admission.js';
+import { Discovery, type ResourceInfo } from './discovery.js';
+import { forbidden, methodNotAllowed, notFound, StatusError, unauthorized } from './errors.js';
+import type { FieldTracker } from './managed-fields.js';
+import type { APIMetrics } from './metrics.js';
+import { contentTypes, negotiate } from './negotiate.js';
+import type { Registries } from './registry/index.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { sendError, sendObject, sendText, toStatusError } from './respond.js';
+import { requestContext, type HandlerContext } from './handlers/context.js';
+import { createResource, deleteCollection, deleteResource, getResource, listResource, patchResource, updateResource } from './handlers/resource.js';
+import { subresourceHandler } from './handlers/subresources.js';
+import { watchResource } from './handlers/watch.js';
+import { readBody } from './body.js';
+
+export interface HandlerDeps {
+  registries: Registries;
+  cache: WatchCache;
+  authn: Authenticator;
+  authz: Authorizer;
+  admission: AdmissionChain;
+  fields: FieldTracker;
+  discovery: Discovery;
+  served: ResourceInfo[];
+  metrics: APIMetrics;
+  log: Logger;
+  version: Record<string, string>;
+  ready: () => string | null;
+  bookmarkIntervalMs?: number;
+}
+
+export function createHandler(deps: HandlerDeps) {
+  const openapiHash = String(Date.now());
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const url = new URL(req.url ?? '/', 'https://apiserver');
+    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    const accept = negotiate(req.headers.accept);
+    try {
+      const user = deps.authn.authenticate(req);
+      if (!user) throw unauthorized();
+      const denial = await deps.authz.authorize(user, info);
+      if (denial !== null) throw forbidden(denial);
+      if (info.isResourceRequest) await serveResource(req, res, url, info, user);
+      else await serveNonResource(req, res, url, info, user);
+    } catch (err) {
+      const status = toStatusError(err, (msg, fields) => deps.log.error(msg, { ...fields, path: url.pathname, verb: info.verb }));
+      sendError(res, status, accept);
+    } finally {
+      if (info.verb !== 'watch') {
+        const labels = { verb: info.verb.toUpperCase(), group: info.group, resource: info.resource };
+        deps.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+        deps.metrics.requests.inc({ ...labels, subresource: info.subresource, code: String(res.statusCode) });
+      }
+    }
+  };
+
+  async function serveResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
+    if (info.group === 'authentication.k8s.io' && info.resource === 'selfsubjectreviews' && info.verb === 'create') {
+      await readBody(req);
+      return sendObject(res, 201, { kind: 'SelfSubjectReview', apiVersion: `authentication.k8s.io/${info.version}`, metadata: { creationTimestamp: null }, status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } });
+    }
+    const reg = deps.registries.get(info.group, info.resource);
+    const version = reg?.version(info.version);
+    if (!reg || !version) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');
+    if (!reg.def.namespaced && info.namespace) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');
+    const h: HandlerContext = {
+      req, res, query: url.searchParams, info, user, reg, version,
+      accept: negotiate(req.headers.accept), ctx: requestContext(user, url.searchParams), warnings: [],
+    };
+    const handlerDeps = { admission: deps.admission, fields: deps.fields };
+    if (info.subresource) return subresourceHandler(h, handlerDeps);
+    switch (info.verb) {
+      case 'get': return getResource(h);
+      case 'list': return listResource(h);
+      case 'watch':
+        deps.metrics.watchers.inc({ group: info.group, resource: info.resource });
+        return watchResource(h, deps.cache, deps.bookmarkIntervalMs);
+      case 'create': return createResource(h, handlerDeps);
+      case 'update': return updateResource(h, handlerDeps);
+      case 'patch': return patchResource(h, handlerDeps);
+      case 'delete': return deleteResource(h, handlerDeps);
+      case 'deletecollection': return deleteCollection(h, handlerDeps);
+      default: throw methodNotAllowed('the server does not allow this method on the requested resource');
+    }
+  }
+
+  async function serveNonResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, _user: UserInfo): Promise<void> {
+    void _user;
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+    const accept = negotiate(req.headers.accept, { discovery: true });
+    switch (path) {
+      case '/version': return sendObject(res, 200, deps.version);
+      case '/healthz': case '/livez': return sendText(res, 200, 'ok');
+      case '/readyz': {
+        const problem = deps.ready();
+        if (url.searchParams.has('verbose')) return sendText(res, problem ? 500 : 200, `[${problem ? '-' : '+'}]storage ${problem ?? 'ok'}\nreadyz check ${problem ? 'failed' : 'passed'}\n`);
+        return sendText(res, problem ? 500 : 200, problem ? `[-]storage failed: ${problem}\nreadyz check failed\n` : 'ok');
+      }
+      case '/metrics': return sendText(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
+      case '/api':
+        if (accept === 'discovery-v2' || accept === 'discovery-v2beta1') {
+          const v = accept === 'discovery-v2' ? 'v2' : 'v2beta1';
+          return sendObject(res, 200, deps.discovery.aggregated(true, v), 'json', v === 'v2' ? contentTypes.discoveryV2 : contentTypes.discoveryV2beta1);
+        }
+        return sendObject(res, 200, deps.discovery.apiVersions());
+      case '/apis':
+        if (accept === 'discovery-v2' || accept === 'discovery-v2beta1') {
+          const v = accept === 'discovery-v2' ? 'v2' : 'v2beta1';
+          return sendObject(res, 200, deps.discovery.aggregated(false, v), 'json', v === 'v2' ? contentTypes.discoveryV2 : contentTypes.discoveryV2beta1);
+        }
+        return sendObject(res, 200, deps.discovery.apiGroupList());
+      case '/openapi/v3': return sendObject(res, 200, openAPIIndex(deps.served, openapiHash));
+    }
+    if (path.startsWith('/openapi/v3/')) {
+      const rest = path.slice('/openapi/v3/'.length).split('/');
+      const [group, version] = rest[0] === 'api' ? ['', rest[1]] : rest[0] === 'apis' ? [rest[1], rest[2]] : ['', ''];
+      if (version && deps.served.some((s) => s.group === group && s.version === version)) {
+        return sendObject(res, 200, openAPIDocument(group, version, deps.served));
+      }
+      throw notFound('', '', '').withMessage('the server could not find the requested resource');
+    }
+    if (info.apiPrefix === 'api' && info.version && !info.parts.length) {
+      const list = deps.discovery.apiResourceList('', info.version);
+      if (list) return sendObject(res, 200, list);
+    }
+    if (info.apiPrefix === 'apis' && info.group && !info.version) {
+      const g = deps.discovery.apiGroup(info.group);
+      if (g) return sendObject(res, 200, g);
+    }
+    if (info.apiPrefix === 'apis' && info.group && info.version && !info.parts.length) {
+      const list = deps.discovery.apiResourceList(info.group, info.version);
+      if (list) return sendObject(res, 200, list);
+    }
+    throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+  }
+}

@@ -1,0 +1,221 @@
+// The verbs on a resource: get, list, create, update, patch, delete, deletecollection.
+// Each reads the request, runs admission and the registry, and answers in the client's
+// version and representation.
+import type { KubeObject } from '../../api/object.js';
+import { apiVersionOf, isPlainObject } from '../../api/object.js';
+import { parseFieldSelector, parseSelector, SelectorParseError } from '../../api/labels.js';
+import { ref } from '../../api/schema.js';
+import { applyPatch, PatchError, patchKindFor } from '../patch/index.js';
+import { badRequest, methodNotAllowed, StatusError } from '../errors.js';
+import { decodeBody, readBody } from '../body.js';
+import { decodeVersioned, parseFieldValidation } from '../decode-object.js';
+import { sendObject } from '../respond.js';
+import { partialObjectMetadata, toTable, type IncludeObject } from '../table.js';
+import type { AdmissionChain } from '../admission.js';
+import type { DeleteOptions } from '../registry/index.js';
+import type { FieldTracker } from '../managed-fields.js';
+import { fieldManagerName, versioned, type HandlerContext } from './context.js';
+
+export interface ResourceHandlerDeps {
+  admission: AdmissionChain;
+  fields: FieldTracker;
+}
+
+function selectors(h: HandlerContext) {
+  try {
+    return {
+      labelSelector: parseSelector(h.query.get('labelSelector') ?? ''),
+      fieldSelector: parseFieldSelector(h.query.get('fieldSelector') ?? ''),
+    };
+  } catch (e) {
+    if (e instanceof SelectorParseError) throw badRequest(`unable to parse requirement: ${e.message}`);
+    throw e;
+  }
+}
+
+function includeObject(h: HandlerContext): IncludeObject {
+  const v = h.query.get('includeObject') ?? 'Metadata';
+  if (v !== 'None' && v !== 'Metadata' && v !== 'Object') throw badRequest(`includeObject: unsupported value ${v}`);
+  return v;
+}
+
+function writeWarnings(h: HandlerContext): void {
+  if (h.warnings.length && !h.res.headersSent) {
+    h.res.setHeader('Warning', h.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  }
+}
+
+/** One object in the representation the client asked for. */
+export function respondObject(h: HandlerContext, code: number, obj: KubeObject): void {
+  writeWarnings(h);
+  if (h.accept === 'table') {
+    return sendObject(h.res, code, toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObject(h), (o) => versioned(h, o)));
+  }
+  if (h.accept === 'partial-metadata') return sendObject(h.res, code, partialObjectMetadata(versioned(h, obj)));
+  sendObject(h.res, code, versioned(h, obj), h.accept);
+}
+
+export async function getResource(h: HandlerContext): Promise<void> {
+  const obj = await h.reg.get(h.info.namespace || undefined, h.info.name);
+  respondObject(h, 200, obj);
+}
+
+export async function listResource(h: HandlerContext): Promise<void> {
+  const limitText = h.query.get('limit');
+  const limit = limitText ? Number(limitText) : 0;
+  if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitText}`);
+  const result = await h.reg.list({ namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined });
+  const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continueToken) meta.continue = result.continueToken;
+  if (h.accept === 'table') {
+    return sendObject(h.res, 200, toTable(h.reg, result.items, meta, includeObject(h), (o) => versioned(h, o)));
+  }
+  const apiVersion = apiVersionOf(h.reg.def.group, h.version.version);
+  if (h.accept === 'partial-metadata') {
+    return sendObject(h.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: result.items.map((o) => partialObjectMetadata(versioned(h, o))) });
+  }
+  sendObject(h.res, 200, { kind: h.reg.def.listKind, apiVersion, metadata: meta, items: result.items.map((o) => versioned(h, o)) }, h.accept);
+}
+
+async function readObject(h: HandlerContext): Promise<KubeObject> {
+  const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
+  if (body.kind !== 'json' && body.kind !== 'yaml') throw badRequest(`unsupported content type for ${h.info.verb}: ${h.req.headers['content-type']}`);
+  const { object, warnings } = decodeVersioned(h.reg, h.version, body.value, parseFieldValidation(h.query.get('fieldValidation')));
+  h.warnings.push(...warnings);
+  return object;
+}
+
+function checkNamespace(h: HandlerContext, obj: KubeObject): void {
+  if (!h.reg.def.namespaced) return;
+  if (obj.metadata.namespace && obj.metadata.namespace !== h.info.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  obj.metadata.namespace = h.info.namespace;
+}
+
+/** Runs admission and the registry's create; shared by POST and by apply-creates. */
+async function createObject(h: HandlerContext, deps: ResourceHandlerDeps, obj: KubeObject): Promise<KubeObject> {
+  checkNamespace(h, obj);
+  await deps.admission.admit({ operation: 'CREATE', info: h.info, user: h.user, registry: h.reg, object: obj, dryRun: h.ctx.dryRun });
+  return h.reg.create(obj, h.ctx);
+}
+
+export async function createResource(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {
+  if (h.info.name) throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+  const obj = await readObject(h);
+  const tracked = deps.fields.update(h, null, obj, '');
+  respondObject(h, 201, await createObject(h, deps, tracked));
+}
+
+export async function updateResource(h: HandlerContext, deps: ResourceHandlerDeps, subresource = ''): Promise<void> {
+  const obj = await readObject(h);
+  const updated = await h.reg.update(h.info.namespace || undefined, h.info.name, async (current) => {
+    const next = deps.fields.update(h, current, obj, subresource);
+    await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun });
+    return next;
+  }, h.ctx, subresource);
+  respondObject(h, 200, updated);
+}
+
+export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps, subresource = ''): Promise<void> {
+  const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
+  const validation = parseFieldValidation(h.query.get('fieldValidation'));
+  const ns = h.info.namespace || undefined;
+  if (body.kind === 'apply-patch') {
+    const force = h.query.get('force') === 'true';
+    const manager = h.query.get('fieldManager');
+    if (!manager) throw badRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+    if (!isPlainObject(body.value)) throw badRequest('apply configuration must be an object');
+    const applied = body.value as KubeObject;
+    if (!applied.apiVersion || !applied.kind) throw badRequest('apply configuration must set apiVersion and kind');
+    // Validate the configuration itself once, as the user wrote it.
+    const { warnings } = decodeVersioned(h.reg, h.version, applied, validation, { convert: false });
+    h.warnings.push(...warnings);
+    let exists = true;
+    try { await h.reg.get(ns, h.info.name); } catch (e) { if (e instanceof StatusError && e.code === 404) exists = false; else throw e; }
+    if (!exists && !subresource) {
+      const created = deps.fields.apply(h, null, applied, force, subresource);
+      created.metadata.name ??= h.info.name;
+      if (created.metadata.name !== h.info.name) throw badRequest(`the name of the object (${created.metadata.name}) does not match the name on the URL (${h.info.name})`);
+      return respondObject(h, 201, await createObject(h, deps, created));
+    }
+    const updated = await h.reg.update(ns, h.info.name, async (current) => {
+      const next = deps.fields.apply(h, current, applied, force, subresource);
+      await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun });
+      return next;
+    }, h.ctx, subresource);
+    return respondObject(h, 200, updated);
+  }
+  const kind = patchKindFor(String(h.req.headers['content-type'] ?? ''));
+  if (!kind) throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
+  const schema = ref(h.version.schemaName);
+  const updated = await h.reg.update(ns, h.info.name, async (current) => {
+    const currentVersioned = versioned(h, current);
+    let patched: unknown;
+    try {
+      patched = applyPatch(kind, currentVersioned, body.value, schema);
+    } catch (e) {
+      if (e instanceof PatchError) throw new StatusError(e.code, e.code === 422 ? 'Invalid' : 'BadRequest', e.message);
+      throw e;
+    }
+    const { object, warnings } = decodeVersioned(h.reg, h.version, patched, validation);
+    h.warnings.splice(0, h.warnings.length, ...warnings);
+    // A patch that does not name a resourceVersion is unconditional.
+    const bodyRV = isPlainObject(body.value) && isPlainObject(body.value.metadata) ? body.value.metadata.resourceVersion : undefined;
+    if (!bodyRV) object.metadata.resourceVersion = undefined;
+    const next = deps.fields.update(h, current, object, subresource);
+    await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun });
+    return next;
+  }, h.ctx, subresource);
+  respondObject(h, 200, updated);
+}
+
+async function deleteOptions(h: HandlerContext): Promise<DeleteOptions> {
+  const raw = await readBody(h.req);
+  let opts: Record<string, unknown> = {};
+  if (raw.length && raw.toString().trim()) {
+    const body = decodeBody(raw, h.req.headers['content-type']);
+    if (!isPlainObject(body.value)) throw badRequest('DeleteOptions must be an object');
+    opts = body.value;
+  }
+  const grace = h.query.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds;
+  const policy = h.query.get('propagationPolicy') ?? opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : undefined);
+  if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(String(policy))) {
+    throw badRequest(`propagationPolicy: Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  const dry = (opts.dryRun as string[] | undefined) ?? [];
+  if (dry.length) h.ctx.dryRun = true;
+  const result: DeleteOptions = {};
+  if (grace !== undefined && grace !== null) {
+    const g = Number(grace);
+    if (!Number.isInteger(g) || g < 0) throw badRequest(`invalid gracePeriodSeconds: ${String(grace)}`);
+    result.gracePeriodSeconds = g;
+  }
+  if (policy) result.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  if (isPlainObject(opts.preconditions)) result.preconditions = opts.preconditions as DeleteOptions['preconditions'];
+  return result;
+}
+
+export async function deleteResource(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {
+  const opts = await deleteOptions(h);
+  const ns = h.info.namespace || undefined;
+  const current = await h.reg.get(ns, h.info.name);
+  await deps.admission.admit({ operation: 'DELETE', info: h.info, user: h.user, registry: h.reg, oldObject: current, dryRun: h.ctx.dryRun });
+  const { object, deleted } = await h.reg.delete(ns, h.info.name, opts, h.ctx);
+  respondObject(h, deleted ? 200 : 200, object);
+}
+
+export async function deleteCollection(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {
+  const opts = await deleteOptions(h);
+  const { items, resourceVersion } = await h.reg.list({ namespace: h.info.namespace || undefined, ...selectors(h) });
+  const out: KubeObject[] = [];
+  for (const item of items) {
+    try {
+      await deps.admission.admit({ operation: 'DELETE', info: { ...h.info, name: item.metadata.name as string }, user: h.user, registry: h.reg, oldObject: item, dryRun: h.ctx.dryRun });
+      out.push((await h.reg.delete(item.metadata.namespace, item.metadata.name as string, opts, h.ctx)).object);
+    } catch (e) {
+      if (!(e instanceof StatusError && e.code === 404)) throw e;
+    }
+  }
+  sendObject(h.res, 200, { kind: h.reg.def.listKind, apiVersion: apiVersionOf(h.reg.def.group, h.version.version), metadata: { resourceVersion }, items: out.map((o) => versioned(h, o)) }, h.accept === 'yaml' ? 'yaml' : 'json');
+}

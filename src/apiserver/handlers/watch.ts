@@ -1,0 +1,115 @@
+// Watch: a long-lived chunked response, one JSON event per line, served from the watch cache.
+// resourceVersion unset or "0" starts with ADDED for every current object; otherwise every
+// event after that version is replayed. Selectors filter, and an object moving out of a
+// selector is reported as DELETED, into it as ADDED, as Kubernetes does.
+import { apiVersionOf, type KubeObject } from '../../api/object.js';
+import { fieldsMatch, matches, parseFieldSelector, parseSelector, SelectorParseError } from '../../api/labels.js';
+import { CompactedError, type WatchEvent } from '../../storage/store.js';
+import type { WatchCache } from '../../storage/watch-cache.js';
+import { badRequest, expired } from '../errors.js';
+import { toTable } from '../table.js';
+import { versioned, type HandlerContext } from './context.js';
+
+const defaultTimeoutSeconds = 1800;
+const bookmarkIntervalMs = 30_000;
+
+export async function watchResource(h: HandlerContext, cache: WatchCache, bookmarkEveryMs = bookmarkIntervalMs): Promise<void> {
+  let labelSelector, fieldSelector;
+  try {
+    labelSelector = parseSelector(h.query.get('labelSelector') ?? '');
+    fieldSelector = parseFieldSelector(h.query.get('fieldSelector') ?? '');
+  } catch (e) {
+    if (e instanceof SelectorParseError) throw badRequest(e.message);
+    throw e;
+  }
+  h.reg.checkFieldSelector(fieldSelector);
+  const ns = h.info.namespace || undefined;
+  const prefix = h.reg.listPrefix(ns);
+  const name = h.info.name;
+  const selected = (o: KubeObject) =>
+    (!name || o.metadata.name === name) &&
+    (!labelSelector.length || matches(labelSelector, o.metadata.labels)) &&
+    (!fieldSelector.length || fieldsMatch(fieldSelector, h.reg.fieldSet(o)));
+
+  const rvText = h.query.get('resourceVersion') ?? '';
+  const timeout = Number(h.query.get('timeoutSeconds') ?? defaultTimeoutSeconds);
+  const bookmarks = h.query.get('allowWatchBookmarks') === 'true';
+  const table = h.accept === 'table';
+  const res = h.res;
+
+  const encode = (type: string, obj: KubeObject): string => {
+    const object = table
+      ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o))
+      : versioned(h, obj);
+    return `${JSON.stringify({ type, object })}\n`;
+  };
+
+  let after: number;
+  const initial: KubeObject[] = [];
+  if (rvText === '' || rvText === '0') {
+    const list = await h.reg.list({ namespace: ns, labelSelector, fieldSelector });
+    after = Number(list.resourceVersion);
+    initial.push(...list.items.filter(selected));
+  } else {
+    after = Number(rvText);
+    if (!Number.isInteger(after) || after < 0) throw badRequest(`invalid resource version: ${rvText}`);
+  }
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  for (const o of initial) res.write(encode('ADDED', o));
+
+  let lastRV = after;
+  const onEvent = (ev: WatchEvent) => {
+    if (ev.revision === -1) {
+      res.write(`${JSON.stringify({ type: 'ERROR', object: expired('the watch cache lost history; relist').toStatus() })}\n`);
+      finish();
+      return;
+    }
+    lastRV = ev.revision;
+    const cur = h.reg.decode(ev.value, ev.revision);
+    const prev = ev.prevValue ? h.reg.decode(ev.prevValue, ev.revision) : undefined;
+    if (ev.type === 'DELETE') {
+      if (selected(cur)) res.write(encode('DELETED', cur));
+      return;
+    }
+    const now = selected(cur);
+    const before = prev ? selected(prev) : false;
+    if (now && before) res.write(encode('MODIFIED', cur));
+    else if (now) res.write(encode('ADDED', cur));
+    else if (before) res.write(encode('DELETED', cur));
+  };
+
+  let unsubscribe: () => void = () => undefined;
+  let done = false;
+  const timers: NodeJS.Timeout[] = [];
+  function finish() {
+    if (done) return;
+    done = true;
+    unsubscribe();
+    for (const t of timers) clearTimeout(t);
+    res.end();
+  }
+  try {
+    unsubscribe = cache.subscribe(prefix, after, onEvent);
+  } catch (e) {
+    if (e instanceof CompactedError) {
+      res.write(`${JSON.stringify({ type: 'ERROR', object: expired(`too old resource version: ${after} (${e.compacted})`).toStatus() })}\n`);
+      return finish();
+    }
+    throw e;
+  }
+  if (done) return;
+  timers.push(setTimeout(finish, Math.max(1, timeout) * 1000));
+  if (bookmarks) {
+    const tick = () => {
+      if (done) return;
+      const rv = Math.max(lastRV, cache.revision);
+      res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: h.reg.def.kind, apiVersion: apiVersionOf(h.reg.def.group, h.version.version), metadata: { resourceVersion: String(rv) } } })}\n`);
+      timers.push(setTimeout(tick, bookmarkEveryMs));
+    };
+    timers.push(setTimeout(tick, bookmarkEveryMs));
+  }
+  h.req.on('close', finish);
+  res.on('close', finish);
+}

@@ -1,0 +1,58 @@
+// Field ownership on every write. The field manager works on versioned objects (entries
+// record the apiVersion the writer used), so this adapter converts the internal object to
+// the request's version, lets the manager record the write, and converts back.
+import type { KubeObject } from '../api/object.js';
+import { apiVersionOf } from '../api/object.js';
+import { ref } from '../api/schema.js';
+import { ApplyConflictError, FieldManager, FieldManagerError } from './fieldmanager/index.js';
+import { badRequest, StatusError } from './errors.js';
+import { fieldManagerName, type HandlerContext } from './handlers/context.js';
+
+export interface FieldTracker {
+  /** A non-apply write: `next` (internal) about to replace `old` (internal, null on create). */
+  update(h: HandlerContext, old: KubeObject | null, next: KubeObject, subresource: string): KubeObject;
+  /** Server-side apply of `applied` (versioned, as sent) onto `live` (internal, null to create). */
+  apply(h: HandlerContext, live: KubeObject | null, applied: KubeObject, force: boolean, subresource: string): KubeObject;
+}
+
+export function fieldTracker(manager = new FieldManager()): FieldTracker {
+  const opts = (h: HandlerContext, subresource: string) => ({
+    manager: fieldManagerName(h),
+    apiVersion: apiVersionOf(h.reg.def.group, h.version.version),
+    schema: ref(h.version.schemaName),
+    now: h.ctx.now,
+    subresource: subresource || undefined,
+  });
+  const toVersioned = (h: HandlerContext, o: KubeObject) => h.reg.toVersion(o, h.version.version);
+  const toInternal = (h: HandlerContext, o: KubeObject) => {
+    const resourceVersion = o.metadata?.resourceVersion;
+    const internal = h.version.toInternal(o);
+    if (resourceVersion === undefined) delete internal.metadata.resourceVersion;
+    return internal;
+  };
+  return {
+    update(h, old, next, subresource) {
+      const v = manager.update(old ? toVersioned(h, old) : null, toVersioned(h, next), opts(h, subresource));
+      const out = toInternal(h, v as KubeObject);
+      if (next.metadata.resourceVersion === undefined) delete out.metadata.resourceVersion;
+      return out;
+    },
+    apply(h, live, applied, force, subresource) {
+      try {
+        const { object } = manager.apply(live ? toVersioned(h, live) : null, applied, { ...opts(h, subresource), manager: h.query.get('fieldManager') ?? fieldManagerName(h), force });
+        const versionedObj = object as KubeObject;
+        h.version.defaults?.(versionedObj);
+        const out = toInternal(h, versionedObj);
+        // Apply is unconditional unless the configuration names a resourceVersion.
+        if (!applied.metadata?.resourceVersion) delete out.metadata.resourceVersion;
+        return out;
+      } catch (e) {
+        if (e instanceof ApplyConflictError) {
+          throw new StatusError(409, 'Conflict', e.message, { name: h.info.name, group: h.reg.def.group, kind: h.reg.def.resource, causes: e.causes() });
+        }
+        if (e instanceof FieldManagerError) throw badRequest(e.message);
+        throw e;
+      }
+    },
+  };
+}

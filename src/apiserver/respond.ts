@@ -1,0 +1,41 @@
+// Writing responses: objects as JSON or YAML, errors as Status objects.
+import type { ServerResponse } from 'node:http';
+import yaml from 'js-yaml';
+import { StatusError, internalError } from './errors.js';
+import type { ResponseKind } from './negotiate.js';
+
+export function sendObject(res: ServerResponse, code: number, body: unknown, kind: ResponseKind = 'json', contentType?: string): void {
+  if (res.headersSent) return;
+  let text: string;
+  let type: string;
+  if (kind === 'yaml') {
+    text = yaml.dump(body, { lineWidth: -1, noRefs: true });
+    type = 'application/yaml';
+  } else {
+    text = JSON.stringify(body);
+    type = contentType ?? 'application/json';
+  }
+  res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
+}
+
+export function sendText(res: ServerResponse, code: number, text: string, contentType = 'text/plain; charset=utf-8'): void {
+  if (res.headersSent) return;
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff' });
+  res.end(text);
+}
+
+/** Any thrown value becomes a Status; unexpected ones are logged and answered 500 without a stack. */
+export function toStatusError(err: unknown, log: (msg: string, fields: Record<string, unknown>) => void): StatusError {
+  if (err instanceof StatusError) return err;
+  log('internal error', { error: err instanceof Error ? err.stack ?? err.message : String(err) });
+  return internalError(err instanceof Error ? err.message : String(err));
+}
+
+export function sendError(res: ServerResponse, err: StatusError, kind: ResponseKind = 'json'): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  sendObject(res, err.code, err.toStatus(), kind === 'yaml' ? 'yaml' : 'json');
+}

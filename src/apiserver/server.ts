@@ -1,0 +1,101 @@
+// The API server: HTTPS with client-certificate and bearer-token authentication in front of
+// the request pipeline, backed by one Store and its watch cache.
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Store } from '../storage/store.js';
+import { WatchCache } from '../storage/watch-cache.js';
+import { logger, type Logger } from '../log/index.js';
+import { ClientCertAuthenticator, TokenFileAuthenticator, unionAuthenticator, type Authenticator } from './authn.js';
+import { alwaysAllow } from './authz.js';
+import { AdmissionChain, namespaceLifecycle } from './admission.js';
+import { Discovery, resourceInfos } from './discovery.js';
+import { createHandler } from './handler.js';
+import { fieldTracker } from './managed-fields.js';
+import { APIMetrics } from './metrics.js';
+import { buildRegistries, type Registries } from './registry/index.js';
+import { bootstrap } from './bootstrap.js';
+import '../api/schemas.js';
+
+export interface APIServerOptions {
+  store: Store;
+  bindAddress?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** The address other components and the `kubernetes` Service use to reach this server. */
+  advertiseAddress?: string;
+  tls: { certPem: string; keyPem: string; caPem: string };
+  tokenFile?: string;
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
+  log?: Logger;
+  /** Watch bookmark interval (tests shorten it). */
+  bookmarkIntervalMs?: number;
+}
+
+export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-capstan', gitCommit: 'capstan', gitTreeState: 'clean', buildDate: '2026-11-30T00:00:00Z', goVersion: 'node', compiler: 'capstan', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` };
+
+export class APIServer {
+  readonly registries: Registries;
+  private cache: WatchCache;
+  private server?: Server;
+  private log: Logger;
+  private storeProblem: string | null = null;
+
+  constructor(private opts: APIServerOptions) {
+    this.log = opts.log ?? logger('apiserver');
+    this.registries = buildRegistries(opts.store, {
+      serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
+      serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
+    });
+    this.cache = new WatchCache(opts.store);
+  }
+
+  async start(): Promise<{ port: number; address: string }> {
+    await this.cache.start();
+    const authenticators: Authenticator[] = [new ClientCertAuthenticator()];
+    if (this.opts.tokenFile) authenticators.push(new TokenFileAuthenticator(this.opts.tokenFile));
+    const served = resourceInfos(this.registries.all, [
+      { group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
+    ]);
+    let port = this.opts.port ?? 6443;
+    const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
+    const handler = createHandler({
+      registries: this.registries,
+      cache: this.cache,
+      authn: unionAuthenticator(authenticators),
+      authz: alwaysAllow,
+      admission: new AdmissionChain([namespaceLifecycle(this.registries.get('', 'namespaces')!)]),
+      fields: fieldTracker(),
+      discovery: new Discovery(served, () => `${advertise}:${port}`),
+      served,
+      metrics: new APIMetrics(),
+      log: this.log,
+      version: kubernetesVersion,
+      ready: () => this.storeProblem,
+      bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
+    });
+    this.server = createServer({
+      cert: this.opts.tls.certPem, key: this.opts.tls.keyPem, ca: this.opts.tls.caPem,
+      requestCert: true, rejectUnauthorized: false,
+      // Long watches must not be cut by Node's request timeouts.
+      requestTimeout: 0, keepAliveTimeout: 65_000,
+    }, (req, res) => void handler(req, res));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, this.opts.bindAddress ?? '127.0.0.1', () => resolve());
+    });
+    port = (this.server.address() as AddressInfo).port;
+    await bootstrap(this.registries, { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() }, { address: advertise, port });
+    this.log.info('serving', { address: this.opts.bindAddress ?? '127.0.0.1', port });
+    return { port, address: advertise };
+  }
+
+  async stop(): Promise<void> {
+    await this.cache.stop();
+    if (this.server) {
+      const s = this.server;
+      s.closeAllConnections();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+    }
+  }
+}

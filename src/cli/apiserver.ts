@@ -1,0 +1,48 @@
+// `capstan apiserver`: the API server alone, with Kubernetes' flag names where they exist.
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { openStore } from '../storage/index.js';
+import { APIServer } from '../apiserver/server.js';
+import { ensureClusterPKI } from './pki-files.js';
+import { untilSignal } from './signals.js';
+
+export const apiserverFlags = {
+  'data-dir': { type: 'string', default: '.capstan' },
+  store: { type: 'string' },
+  'bind-address': { type: 'string', default: '127.0.0.1' },
+  'secure-port': { type: 'string', default: '6443' },
+  'advertise-address': { type: 'string' },
+  'token-auth-file': { type: 'string' },
+  'tls-cert-file': { type: 'string' },
+  'tls-private-key-file': { type: 'string' },
+  'client-ca-file': { type: 'string' },
+  'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
+  'service-node-port-range': { type: 'string', default: '30000-32767' },
+} as const;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: apiserverFlags, strict: true });
+  const dataDir = resolve(values['data-dir']);
+  const bind = values['bind-address'];
+  const advertise = values['advertise-address'] ?? (bind === '0.0.0.0' ? '127.0.0.1' : bind);
+  let tls;
+  if (values['tls-cert-file'] && values['tls-private-key-file'] && values['client-ca-file']) {
+    tls = { certPem: readFileSync(values['tls-cert-file'], 'utf8'), keyPem: readFileSync(values['tls-private-key-file'], 'utf8'), caPem: readFileSync(values['client-ca-file'], 'utf8') };
+  } else {
+    const pki = ensureClusterPKI(dataDir, [advertise, bind].filter((a) => a !== '0.0.0.0'), values['service-cluster-ip-range']);
+    tls = { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem };
+  }
+  const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
+  const server = new APIServer({
+    store, tls, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
+    tokenFile: values['token-auth-file'],
+    serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
+  });
+  const { port } = await server.start();
+  process.stdout.write(`capstan apiserver ready on https://${advertise}:${port}\n`);
+  await untilSignal();
+  await server.stop();
+  await store.close();
+  return 0;
+}

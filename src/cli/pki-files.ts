@@ -1,0 +1,37 @@
+// The cluster's credentials under the data dir: CA, API serving certificate (IP SANs for
+// every address it is reached on, including the `kubernetes` Service IP), the admin client
+// certificate, a static token file, and admin.kubeconfig.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { createCA, ensureServingCert, issueCert, loadOrCreate, type KeyPair } from '../pki/index.js';
+import { cidrRange, intToIPv4 } from '../apiserver/registry/core/allocator.js';
+import { writeKubeconfig } from '../client/kubeconfig.js';
+
+export interface ClusterPKI {
+  ca: KeyPair;
+  serving: KeyPair;
+  admin: KeyPair;
+  tokenFile: string;
+}
+
+export function ensureClusterPKI(dataDir: string, addresses: string[], serviceRange: string): ClusterPKI {
+  const dir = join(dataDir, 'pki');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const ca = loadOrCreate(dir, 'ca', () => createCA('capstan-ca'));
+  const serviceIP = intToIPv4(cidrRange(serviceRange).first);
+  const ips = [...new Set(['127.0.0.1', ...addresses, serviceIP])];
+  const serving = ensureServingCert(dir, 'apiserver', ca, ips, ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local']);
+  const admin = loadOrCreate(dir, 'admin', () => issueCert(ca, { commonName: 'kubernetes-admin', organizations: ['system:masters'], usage: 'client' }));
+  const tokenFile = join(dataDir, 'tokens.csv');
+  if (!existsSync(tokenFile)) {
+    writeFileSync(tokenFile, `${randomBytes(24).toString('hex')},admin-token,admin-token-uid,"system:masters"\n`, { mode: 0o600 });
+  }
+  return { ca, serving, admin, tokenFile };
+}
+
+export function writeAdminKubeconfig(dataDir: string, pki: ClusterPKI, server: string): string {
+  const path = join(dataDir, 'admin.kubeconfig');
+  writeKubeconfig(path, { server, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
+  return path;
+}
