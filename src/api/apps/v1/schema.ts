@@ -78,8 +78,8 @@ defineType('io.k8s.api.apps.v1.DeploymentStrategy', obj({
 }, 'How a deployment replaces its pods.'));
 
 defineType('io.k8s.api.apps.v1.DeploymentCondition', obj({
-  type: str(),
-  status: str(),
+  type: str('Type of the condition.'),
+  status: str('True, False or Unknown.'),
   lastUpdateTime: timeRef('When the condition was last updated.'),
   lastTransitionTime: timeRef('When the status last changed.'),
   reason: str('CamelCase reason for the condition\'s last transition.'),
@@ -87,8 +87,8 @@ defineType('io.k8s.api.apps.v1.DeploymentCondition', obj({
 }, 'One aspect of a deployment\'s state.', { required: ['type', 'status'] }));
 
 defineType('io.k8s.api.apps.v1.ReplicaSetCondition', obj({
-  type: str(),
-  status: str(),
+  type: str('Type of the condition.'),
+  status: str('True, False or Unknown.'),
   lastTransitionTime: timeRef('When the status last changed.'),
   reason: str('CamelCase reason for the condition\'s last transition.'),
   message: str('Human-readable detail.'),

@@ -70,8 +70,8 @@ defineType('io.k8s.api.apps.v1beta1.RollbackConfig', obj({
 }, 'Which revision to roll back to.'));
 
 defineType('io.k8s.api.apps.v1beta1.DeploymentCondition', obj({
-  type: str(),
-  status: str(),
+  type: str('Type of the condition.'),
+  status: str('True, False or Unknown.'),
   lastUpdateTime: timeRef('When the condition was last updated.'),
   lastTransitionTime: timeRef('When the status last changed.'),
   reason: str('CamelCase reason for the condition\'s last transition.'),

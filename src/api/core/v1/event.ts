@@ -9,7 +9,7 @@ defineType('io.k8s.api.core.v1.Event', obj({
   metadata: objectMeta(),
   involvedObject: core('ObjectReference', 'The object the event is about.'),
   reason: str('Why the action was taken, in CamelCase.'),
-  message: str('Human-readable detail.'),
+  message: str(),
   source: core('EventSource'),
   firstTimestamp: timeRef(),
   lastTimestamp: timeRef(),

@@ -28,8 +28,8 @@ defineType('io.k8s.api.core.v1.NamespaceStatus', obj({
 }, 'Observed state of a namespace.'));
 
 defineType('io.k8s.api.core.v1.NamespaceCondition', obj({
-  type: str(),
-  status: str(),
+  type: str('Type of the condition.'),
+  status: str('True, False or Unknown.'),
   lastTransitionTime: timeRef('When the status last changed.'),
   reason: str('CamelCase reason for the condition\'s last transition.'),
   message: str('Human-readable detail.'),

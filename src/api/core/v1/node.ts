@@ -64,8 +64,8 @@ defineType('io.k8s.api.core.v1.ConfigMapNodeConfigSource', obj({
 }, undefined, { required: ['namespace', 'name', 'kubeletConfigKey'] }));
 
 defineType('io.k8s.api.core.v1.NodeCondition', obj({
-  type: str(),
-  status: str(),
+  type: str('Type of the condition.'),
+  status: str('True, False or Unknown.'),
   lastHeartbeatTime: timeRef(),
   lastTransitionTime: timeRef('When the status last changed.'),
   reason: str('CamelCase reason for the condition\'s last transition.'),

@@ -63,8 +63,8 @@ defineType('io.k8s.api.core.v1.ContainerState', obj({
 }, 'A container\'s state; exactly one member is set.'));
 
 defineType('io.k8s.api.core.v1.ContainerStateWaiting', obj({
-  reason: str('CamelCase reason for the condition\'s last transition.'),
-  message: str('Human-readable detail.'),
+  reason: str(),
+  message: str(),
 }));
 
 defineType('io.k8s.api.core.v1.ContainerStateRunning', obj({
@@ -74,8 +74,8 @@ defineType('io.k8s.api.core.v1.ContainerStateRunning', obj({
 defineType('io.k8s.api.core.v1.ContainerStateTerminated', obj({
   exitCode: int32('Exit status of the last run.'),
   signal: int32(),
-  reason: str('CamelCase reason for the condition\'s last transition.'),
-  message: str('Human-readable detail.'),
+  reason: str(),
+  message: str(),
   startedAt: timeRef(),
   finishedAt: timeRef(),
   containerID: str(),
