@@ -1,4 +1,6 @@
-// The table of libnftnl expression attributes the addon passes through, by JS key.
+// The table of libnftnl expression attributes the addon passes through, by JS key. The
+// expression name travels as `type`, so attributes libnftnl calls TYPE get prefixed keys
+// (ngType, natType, rejectType).
 #pragma once
 #include <cstdio>
 #include <cstdint>

@@ -1,0 +1,35 @@
+import { compileOps } from './compile.js';
+import { decompileTable } from './decompile.js';
+import { NftError } from './errors.js';
+import { FAMILY } from './encoding.js';
+import { nativeNft, type NativeNft } from './native.js';
+import type { NftDriver, NftOp, TableRef, TableState } from './types.js';
+
+/** nftables through the native addon: one netlink batch per transaction, no text parsing. */
+export class AddonNft implements NftDriver {
+  readonly name = 'addon';
+  private readonly native: NativeNft = nativeNft();
+
+  async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void> {
+    const low = compileOps(table, ops);
+    try {
+      await this.native.nftApply(netns, low);
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+
+  async list(netns: string | null, table: TableRef): Promise<TableState> {
+    try {
+      return decompileTable(await this.native.nftList(netns, FAMILY[table.family], table.name));
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+}
+
+function wrap(e: unknown): unknown {
+  const x = e as { message?: string; errno?: number; code?: string; index?: number };
+  if (e instanceof TypeError || typeof x?.errno !== 'number') return e;
+  return new NftError(x.message ?? 'nftables error', x.errno, x.code ?? 'EUNKNOWN', x.index);
+}

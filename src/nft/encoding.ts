@@ -1,0 +1,145 @@
+// Kernel-side numbers and byte layouts behind the vocabulary: families, hooks, verdict
+// codes, nft's datatype ids, and how each key type sits in a register.
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Family, Field, KeyType, Value, Verdict } from './types.js';
+
+export const FAMILY: Record<Family, number> = { inet: 1, ip: 2, ip6: 10 };
+export const HOOK = { prerouting: 0, input: 1, forward: 2, output: 3, postrouting: 4 } as const;
+export const VERDICT = { drop: 0, accept: 1, continue: -1, jump: -3, goto: -4, return: -5 } as const;
+export const NFT_DATA_VERDICT = 0xffffff00;
+export const SET_FLAG = { anonymous: 1, constant: 2, interval: 4, map: 8, timeout: 16 } as const;
+/** nft's datatype ids (datatype.h); a concatenation packs them 6 bits apart. */
+export const KEY_TYPE_ID: Record<KeyType, number> = { integer: 4, ipv4_addr: 7, ipv6_addr: 8, inet_proto: 12, inet_service: 13, mark: 19 };
+const TYPE_BITS = 6;
+
+export const PROTO: Record<string, number> = { icmp: 1, tcp: 6, udp: 17, icmpv6: 58, sctp: 132 };
+const PROTO_NAME = Object.fromEntries(Object.entries(PROTO).map(([k, v]) => [v, k])) as Record<number, string>;
+export const NFPROTO: Record<string, number> = { ipv4: 2, ipv6: 10 };
+const NFPROTO_NAME: Record<number, string> = { 2: 'ipv4', 10: 'ipv6' };
+
+/** Bytes a key type occupies in a register (before 4-byte alignment in concatenations). */
+export const KEY_LEN: Record<KeyType, number> = { ipv4_addr: 4, ipv6_addr: 16, inet_proto: 1, inet_service: 2, mark: 4, integer: 4 };
+
+export const FIELD_TYPE: Record<Field, KeyType | 'nfproto'> = {
+  'ip saddr': 'ipv4_addr', 'ip daddr': 'ipv4_addr', 'ip6 saddr': 'ipv6_addr', 'ip6 daddr': 'ipv6_addr',
+  'meta l4proto': 'inet_proto', 'meta nfproto': 'nfproto', 'meta mark': 'mark', 'th sport': 'inet_service', 'th dport': 'inet_service',
+};
+
+export function keyTypeId(types: KeyType[]): number {
+  return types.reduce((acc, t) => (acc << TYPE_BITS) | KEY_TYPE_ID[t], 0);
+}
+
+export function keyTypesOf(id: number, count?: number): KeyType[] {
+  const byId = Object.fromEntries(Object.entries(KEY_TYPE_ID).map(([k, v]) => [v, k])) as Record<number, KeyType>;
+  const out: KeyType[] = [];
+  for (let rest = id; rest; rest = Math.floor(rest / (1 << TYPE_BITS))) out.unshift(byId[rest % (1 << TYPE_BITS)] ?? 'integer');
+  return count && out.length > count ? out.slice(-count) : out;
+}
+
+/** Key length for a (possibly concatenated) key: fields of a concatenation are 4-byte aligned. */
+export function keyLen(types: KeyType[]): number {
+  if (types.length === 1) return KEY_LEN[types[0]!];
+  return types.reduce((n, t) => n + align4(KEY_LEN[t]), 0);
+}
+
+export const align4 = (n: number): number => (n + 3) & ~3;
+
+export function ipBytes(text: string): Uint8Array {
+  if (isIPv4(text)) return Uint8Array.from(text.split('.').map(Number));
+  if (!isIPv6(text)) throw new TypeError(`not an IP address: ${text}`);
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const groups = (s: string | undefined) => (s ? s.split(':') : []);
+  const h = groups(head), t = groups(tail);
+  const all = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+  const out = new Uint8Array(16);
+  all.forEach((g, i) => { const v = parseInt(g, 16); out[i * 2] = v >> 8; out[i * 2 + 1] = v & 255; });
+  return out;
+}
+
+export function ipText(b: Uint8Array): string {
+  if (b.length === 4) return Array.from(b).join('.');
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((b[i]! << 8) | b[i + 1]!).toString(16));
+  // Compress the longest run of zero groups, as inet_ntop does.
+  let best = -1, bestLen = 0;
+  for (let i = 0; i < 8; i++) {
+    let j = i;
+    while (j < 8 && groups[j] === '0') j++;
+    if (j - i > bestLen && j - i > 1) { best = i; bestLen = j - i; }
+  }
+  if (best < 0) return groups.join(':');
+  return `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
+}
+
+const u32le = (n: number): Uint8Array => { const b = new Uint8Array(4); new DataView(b.buffer).setUint32(0, n >>> 0, true); return b; };
+const u16be = (n: number): Uint8Array => Uint8Array.of((n >> 8) & 255, n & 255);
+
+/** The bytes of one value as the kernel compares it in a register. */
+export function encodeValue(type: KeyType | 'nfproto', value: Value): Uint8Array {
+  switch (type) {
+    case 'ipv4_addr':
+    case 'ipv6_addr': return ipBytes(String(value));
+    case 'inet_proto': {
+      const n = typeof value === 'number' ? value : PROTO[value];
+      if (n === undefined || n < 0 || n > 255) throw new TypeError(`unknown protocol: ${value}`);
+      return Uint8Array.of(n);
+    }
+    case 'nfproto': {
+      const n = typeof value === 'number' ? value : NFPROTO[value];
+      if (n === undefined) throw new TypeError(`unknown nfproto: ${value}`);
+      return Uint8Array.of(n);
+    }
+    case 'inet_service': {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new TypeError(`not a port: ${value}`);
+      return u16be(n);
+    }
+    case 'mark':
+    case 'integer': return u32le(Number(value));
+  }
+}
+
+export function decodeValue(type: KeyType | 'nfproto', b: Uint8Array): Value {
+  switch (type) {
+    case 'ipv4_addr':
+    case 'ipv6_addr': return ipText(b);
+    case 'inet_proto': return PROTO_NAME[b[0]!] ?? b[0]!;
+    case 'nfproto': return NFPROTO_NAME[b[0]!] ?? b[0]!;
+    case 'inet_service': return (b[0]! << 8) | b[1]!;
+    case 'mark':
+    case 'integer': return new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
+  }
+}
+
+/** A set key: each part encoded; in concatenations each part padded to 4 bytes. */
+export function encodeKey(types: KeyType[], key: Value[]): Uint8Array {
+  if (key.length !== types.length) throw new TypeError(`key ${JSON.stringify(key)} does not match type ${types.join(' . ')}`);
+  if (types.length === 1) return encodeValue(types[0]!, key[0]!);
+  const out = new Uint8Array(keyLen(types));
+  let off = 0;
+  types.forEach((t, i) => { out.set(encodeValue(t, key[i]!), off); off += align4(KEY_LEN[t]); });
+  return out;
+}
+
+export function decodeKey(types: KeyType[], b: Uint8Array): Value[] {
+  if (types.length === 1) return [decodeValue(types[0]!, b)];
+  let off = 0;
+  return types.map((t) => { const v = decodeValue(t, b.subarray(off, off + KEY_LEN[t])); off += align4(KEY_LEN[t]); return v; });
+}
+
+export function verdictCode(v: Verdict): { verdict: number; chain?: string } {
+  return 'chain' in v ? { verdict: VERDICT[v.kind], chain: v.chain } : { verdict: VERDICT[v.kind] };
+}
+
+export function verdictOf(code: number, chain?: string): Verdict {
+  switch (code) {
+    case VERDICT.accept: return { kind: 'accept' };
+    case VERDICT.drop: return { kind: 'drop' };
+    case VERDICT.return: return { kind: 'return' };
+    case VERDICT.jump: return { kind: 'jump', chain: chain ?? '' };
+    case VERDICT.goto: return { kind: 'goto', chain: chain ?? '' };
+    default: return { kind: 'continue' };
+  }
+}
+
+export { u32le, u16be };

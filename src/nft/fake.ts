@@ -1,0 +1,133 @@
+import { compileOps } from './compile.js';
+import { encodeKey } from './encoding.js';
+import { NftError, errnoOf } from './errors.js';
+import type { Element, Expr, NftDriver, NftOp, TableRef, TableState } from './types.js';
+
+class Failure extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * In-memory nftables for unit tests: the same atomicity (a failed transaction changes
+ * nothing) and the kernel's error codes for the common mistakes (ENOENT for missing
+ * objects, EBUSY for deleting something still in use, EEXIST for conflicting elements).
+ */
+export class FakeNft implements NftDriver {
+  readonly name = 'fake';
+  private readonly tables = new Map<string, TableState>();
+  private nextHandle = 1;
+  /** Number of transactions applied, for tests that check a sync did (not) happen. */
+  transactions = 0;
+
+  async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void> {
+    compileOps(table, ops); // the same TypeErrors as the addon for malformed input
+    const key = tableKey(netns, table);
+    const before = this.tables.get(key);
+    let state: TableState | undefined = before && structuredClone(before);
+    const handle = this.nextHandle;
+    for (const [index, op] of ops.entries()) {
+      try {
+        state = this.step(state, table, op);
+      } catch (e) {
+        if (!(e instanceof Failure)) throw e;
+        this.nextHandle = handle;
+        throw new NftError(`operation ${index} failed: ${e.message}`, errnoOf(e.code), e.code, index);
+      }
+    }
+    if (state) this.tables.set(key, state);
+    else this.tables.delete(key);
+    this.transactions++;
+  }
+
+  async list(netns: string | null, table: TableRef): Promise<TableState> {
+    const t = this.tables.get(tableKey(netns, table));
+    if (!t) throw new NftError(`table ${table.name} does not exist`, errnoOf('ENOENT'), 'ENOENT');
+    return structuredClone(t);
+  }
+
+  private step(t: TableState | undefined, ref: TableRef, op: NftOp): TableState | undefined {
+    if (op.op === 'addTable') return t ?? { family: ref.family, name: ref.name, chains: [], rules: [], sets: [] };
+    if (!t) throw new Failure('ENOENT', `table ${ref.name} does not exist`);
+    const chain = (name: string) => {
+      const c = t.chains.find((x) => x.name === name);
+      if (!c) throw new Failure('ENOENT', `chain ${name} does not exist`);
+      return c;
+    };
+    const set = (name: string) => {
+      const s = t.sets.find((x) => x.name === name);
+      if (!s) throw new Failure('ENOENT', `set ${name} does not exist`);
+      return s;
+    };
+    const chainInUse = (name: string) =>
+      t.rules.some((r) => r.chain === name || r.exprs.some((e) => 'chain' in e && e.chain === name)) ||
+      t.sets.some((s) => s.elements.some((el) => el.verdict && 'chain' in el.verdict && el.verdict.chain === name));
+    switch (op.op) {
+      case 'deleteTable': return undefined;
+      case 'addChain':
+        if (!t.chains.some((c) => c.name === op.chain)) t.chains.push({ name: op.chain, handle: this.nextHandle++, ...(op.base ? { base: { ...op.base, policy: op.base.policy ?? 'accept' } } : {}) });
+        return t;
+      case 'deleteChain':
+        chain(op.chain);
+        if (chainInUse(op.chain)) throw new Failure('EBUSY', `chain ${op.chain} is in use`);
+        t.chains = t.chains.filter((c) => c.name !== op.chain);
+        return t;
+      case 'flushChain':
+        chain(op.chain);
+        t.rules = t.rules.filter((r) => r.chain !== op.chain);
+        return t;
+      case 'addRule':
+        chain(op.chain);
+        for (const e of op.exprs) checkRefs(e, chain, set);
+        t.rules.push({ chain: op.chain, handle: this.nextHandle++, exprs: structuredClone(op.exprs), ...(op.comment ? { comment: op.comment } : {}) });
+        return t;
+      case 'deleteRule': {
+        const i = t.rules.findIndex((r) => r.chain === op.chain && r.handle === op.handle);
+        if (i < 0) throw new Failure('ENOENT', `rule ${op.handle} does not exist`);
+        t.rules.splice(i, 1);
+        return t;
+      }
+      case 'addSet':
+        if (!t.sets.some((s) => s.name === op.set.name)) t.sets.push({ ...structuredClone(op.set), elements: [] });
+        return t;
+      case 'deleteSet':
+        set(op.set);
+        if (t.rules.some((r) => r.exprs.some((e) => ('set' in e && e.set === op.set) || ('map' in e && e.map === op.set))))
+          throw new Failure('EBUSY', `set ${op.set} is in use`);
+        t.sets = t.sets.filter((s) => s.name !== op.set);
+        return t;
+      case 'flushSet':
+        set(op.set).elements = [];
+        return t;
+      case 'addElements':
+      case 'deleteElements': {
+        const s = set(op.set);
+        const id = (el: Element) => Buffer.from(encodeKey(s.keyType, el.key)).toString('hex');
+        for (const el of op.elements) {
+          const i = s.elements.findIndex((x) => id(x) === id(el));
+          if (op.op === 'deleteElements') {
+            if (i < 0) throw new Failure('ENOENT', `element ${el.key.join(' . ')} does not exist`);
+            s.elements.splice(i, 1);
+            continue;
+          }
+          if (el.verdict && 'chain' in el.verdict) chain(el.verdict.chain);
+          if (i >= 0) {
+            if (JSON.stringify(s.elements[i]!.verdict) !== JSON.stringify(el.verdict)) throw new Failure('EEXIST', `element ${el.key.join(' . ')} exists`);
+            continue;
+          }
+          s.elements.push(structuredClone(el));
+        }
+        return t;
+      }
+    }
+  }
+}
+
+function checkRefs(e: Expr, chain: (n: string) => unknown, set: (n: string) => unknown): void {
+  if (e.kind === 'jump' || e.kind === 'goto') chain(e.chain);
+  if (e.kind === 'lookup') set(e.set);
+  if (e.kind === 'vmap' || e.kind === 'numgenVmap') set(e.map);
+}
+
+const tableKey = (netns: string | null, t: TableRef) => `${netns ?? ''}|${t.family}|${t.name}`;

@@ -1,0 +1,42 @@
+// The nftables half of the native addon's surface: low-level (libnftnl-shaped) expressions
+// and objects. compile.ts / decompile.ts translate the typed vocabulary to and from these.
+import { loadAddon } from '../netlink/index.js';
+
+export type LowExpr = { type: string } & Record<string, number | string | Uint8Array | undefined>;
+
+export type LowOp = { family: number; table: string; exclusive?: boolean } & (
+  | { op: 'addTable'; flags?: number }
+  | { op: 'delTable' }
+  | { op: 'addChain'; chain: string; type?: string; hook?: number; priority?: number; policy?: number }
+  | { op: 'delChain' | 'flushChain'; chain: string }
+  | { op: 'addRule'; chain: string; exprs: LowExpr[]; userdata?: Uint8Array; position?: number }
+  | { op: 'delRule'; chain: string; handle: number }
+  | { op: 'addSet'; set: string; flags: number; keyType: number; keyLen: number; dataType?: number; dataLen?: number; size?: number }
+  | { op: 'delSet' | 'flushSet'; set: string }
+  | { op: 'addElements' | 'delElements'; set: string; elements: LowElement[] }
+);
+
+export interface LowElement {
+  key: Uint8Array;
+  data?: Uint8Array;
+  verdict?: number;
+  chain?: string;
+  flags?: number;
+}
+
+export interface LowTable {
+  family: number;
+  name: string;
+  flags: number;
+  chains: { name: string; handle: number; hook?: number; priority?: number; type?: string; policy?: number }[];
+  rules: { chain: string; handle: number; exprs: LowExpr[]; userdata?: Uint8Array }[];
+  sets: { name: string; handle: number; flags: number; keyType: number; keyLen: number; dataType?: number; dataLen?: number; elements: LowElement[] }[];
+}
+
+export interface NativeNft {
+  /** One atomic transaction; rejects with { name: 'NftError', errno, code, index }. */
+  nftApply(netns: string | null, ops: LowOp[]): Promise<{ operations: number }>;
+  nftList(netns: string | null, family: number, table: string): Promise<LowTable>;
+}
+
+export const nativeNft = (): NativeNft => loadAddon<NativeNft>();

@@ -1,0 +1,95 @@
+// `nft -j list table` output → the vocabulary, for the fallback driver's read-back.
+import type { BaseChain, CtState, Element, Expr, Family, Field, KeyType, RuleState, SetFlag, SetState, TableState, Value, Verdict } from './types.js';
+
+type Json = any;
+
+function fieldOf(x: Json): Field | undefined {
+  if (x?.payload) return `${x.payload.protocol} ${x.payload.field}` as Field;
+  if (x?.meta) return `meta ${x.meta.key}` as Field;
+  return undefined;
+}
+
+function verdictOf(x: Json): Verdict | undefined {
+  if (!x || typeof x !== 'object') return undefined;
+  for (const k of ['accept', 'drop', 'return', 'continue'] as const) if (k in x) return { kind: k };
+  if (x.jump) return { kind: 'jump', chain: x.jump.target };
+  if (x.goto) return { kind: 'goto', chain: x.goto.target };
+  return undefined;
+}
+
+const num = (v: Value): Value => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v);
+
+function exprOf(x: Json): Expr {
+  const v = verdictOf(x);
+  if (v) return v;
+  if (x.counter !== undefined) return { kind: 'counter' };
+  if ('masquerade' in x) return { kind: 'masquerade' };
+  if (x.vmap) {
+    const key = x.vmap.key;
+    const map = String(x.vmap.data).replace(/^@/, '');
+    if (key.numgen) return { kind: 'numgenVmap', mod: key.numgen.mod, map };
+    const fields = (key.concat ?? [key]).map(fieldOf) as Field[];
+    return { kind: 'vmap', fields, map };
+  }
+  if (x.dnat) return { kind: 'dnat', addr: x.dnat.addr, ...(x.dnat.port !== undefined ? { port: x.dnat.port } : {}) };
+  if (x.mangle && x.mangle.key?.meta?.key === 'mark') return { kind: 'setMark', value: x.mangle.value };
+  if (x.reject) {
+    if (x.reject.type === 'tcp reset') return { kind: 'reject', with: 'tcp reset' };
+    const type = x.reject.type ?? 'icmp';
+    return { kind: 'reject', with: `${type} port-unreachable` as 'icmp port-unreachable' };
+  }
+  if (x.match) {
+    const { op, left, right } = x.match;
+    const neg = op === '!=' ? { op: '!=' as const } : {};
+    if (left.ct?.key === 'state') return { kind: 'ctState', states: ([] as CtState[]).concat(right) };
+    if (left.fib && right === 'local') return { kind: 'fibDaddrLocal' };
+    if (typeof right === 'string' && right.startsWith('@')) {
+      const fields = (left.concat ?? [left]).map(fieldOf) as Field[];
+      return { kind: 'lookup', fields, set: right.slice(1), ...neg };
+    }
+    if (left['&']) {
+      const [l, mask] = left['&'];
+      return { kind: 'match', field: fieldOf(l)!, value: right, mask, ...neg };
+    }
+    const field = fieldOf(left);
+    if (field) {
+      const value = right?.prefix ? `${right.prefix.addr}/${right.prefix.len}` : num(right);
+      return { kind: 'match', field, value, ...neg };
+    }
+  }
+  return { kind: 'raw', text: JSON.stringify(x) };
+}
+
+function elementOf(types: KeyType[], e: Json, isMap: boolean): Element {
+  const [k, data] = isMap ? e : [e, undefined];
+  const keyParts: Value[] = (k?.concat ?? [k]).map((p: Json) => (typeof p === 'object' && p?.prefix ? `${p.prefix.addr}/${p.prefix.len}` : num(p)));
+  const verdict = verdictOf(data);
+  void types;
+  return { key: keyParts, ...(verdict ? { verdict } : {}) };
+}
+
+export function tableFromNftJson(doc: Json, family: Family, name: string): TableState {
+  const items: Json[] = doc.nftables ?? [];
+  const state: TableState = { family, name, chains: [], rules: [], sets: [] };
+  for (const it of items) {
+    if (it.chain) {
+      const c = it.chain;
+      const base: BaseChain | undefined = c.hook ? { type: c.type, hook: c.hook, priority: c.prio, policy: c.policy ?? 'accept' } : undefined;
+      state.chains.push({ name: c.name, handle: c.handle, ...(base ? { base } : {}) });
+    } else if (it.set || it.map) {
+      const s = it.set ?? it.map;
+      const keyType = ([] as KeyType[]).concat(s.type);
+      const flags = ([] as SetFlag[]).concat(s.flags ?? []).filter((f) => f === 'constant' || f === 'interval' || f === 'timeout');
+      const set: SetState = {
+        name: s.name, keyType, elements: (s.elem ?? []).map((e: Json) => elementOf(keyType, e, Boolean(it.map))),
+        ...(it.map ? { map: 'verdict' as const } : {}), ...(flags.length ? { flags } : {}),
+      };
+      state.sets.push(set);
+    } else if (it.rule) {
+      const r = it.rule;
+      const rule: RuleState = { chain: r.chain, handle: r.handle, exprs: (r.expr ?? []).map(exprOf), ...(r.comment ? { comment: r.comment } : {}) };
+      state.rules.push(rule);
+    }
+  }
+  return state;
+}

@@ -1,0 +1,90 @@
+// Vocabulary → `nft -f` text, one line per operation so nft's line numbers name the op.
+import { FIELD_TYPE } from './encoding.js';
+import type { Element, Expr, KeyType, NftOp, SetSpec, TableRef, Value, Verdict } from './types.js';
+
+const q = (name: string): string => (/^[A-Za-z_][A-Za-z0-9_\-]*$/.test(name) && !RESERVED.has(name) ? name : `"${name}"`);
+const RESERVED = new Set(['ip', 'ip6', 'inet', 'tcp', 'udp', 'meta', 'th', 'ct', 'map', 'set', 'table', 'chain', 'rule', 'counter', 'accept', 'drop', 'return', 'jump', 'goto', 'element']);
+
+function value(type: KeyType | 'nfproto', v: Value): string {
+  if (type === 'mark' || type === 'integer') return `0x${Number(v).toString(16)}`;
+  return String(v);
+}
+
+export function renderVerdict(v: Verdict): string {
+  return 'chain' in v ? `${v.kind} ${q(v.chain)}` : v.kind;
+}
+
+export function renderExpr(e: Expr, family: TableRef['family']): string {
+  switch (e.kind) {
+    case 'match': {
+      const type = FIELD_TYPE[e.field];
+      const op = e.op === '!=' ? '!= ' : '';
+      if (e.mask !== undefined) return `${e.field} & 0x${e.mask.toString(16)} ${e.op ?? '=='} ${value(type, e.value)}`;
+      return `${e.field} ${op}${value(type, e.value)}`;
+    }
+    case 'ctState': return `ct state ${e.states.join(',')}`;
+    case 'fibDaddrLocal': return 'fib daddr type local';
+    case 'lookup': return `${e.fields.join(' . ')} ${e.op === '!=' ? '!= ' : ''}@${q(e.set)}`;
+    case 'vmap': return `${e.fields.join(' . ')} vmap @${q(e.map)}`;
+    case 'numgenVmap': return `numgen random mod ${e.mod} vmap @${q(e.map)}`;
+    case 'counter': return 'counter';
+    case 'accept': case 'drop': case 'return': case 'continue': case 'jump': case 'goto': return renderVerdict(e);
+    case 'reject': {
+      const w = { 'icmp port-unreachable': 'icmp type port-unreachable', 'icmpv6 port-unreachable': 'icmpv6 type port-unreachable', 'icmpx port-unreachable': 'icmpx type port-unreachable', 'tcp reset': 'tcp reset' }[e.with];
+      return `reject with ${w}`;
+    }
+    case 'dnat': {
+      const v6 = e.addr.includes(':');
+      const fam = family === 'inet' ? (v6 ? 'ip6 ' : 'ip ') : '';
+      const addr = v6 && e.port !== undefined ? `[${e.addr}]` : e.addr;
+      return `dnat ${fam}to ${addr}${e.port !== undefined ? `:${e.port}` : ''}`;
+    }
+    case 'masquerade': return 'masquerade';
+    case 'setMark': return `meta mark set 0x${e.value.toString(16)}`;
+    case 'raw': throw new TypeError(`cannot render a raw expression: ${e.text}`);
+  }
+}
+
+function renderSetBody(s: SetSpec): string {
+  const key = s.keyType.length === 1 && s.keyType[0] === 'integer' ? 'typeof numgen random mod 1' : `type ${s.keyType.join(' . ')}`;
+  const flags = s.flags?.length ? ` flags ${s.flags.join(',')};` : '';
+  return `{ ${key}${s.map ? ' : verdict' : ''};${flags} }`;
+}
+
+function renderElements(types: KeyType[], elements: Element[], withData: boolean): string {
+  return elements
+    .map((el) => el.key.map((k, i) => value(types[i]!, k)).join(' . ') + (withData && el.verdict ? ` : ${renderVerdict(el.verdict)}` : ''))
+    .join(', ');
+}
+
+export function renderOp(t: TableRef, op: NftOp): string {
+  const tbl = `${t.family} ${q(t.name)}`;
+  switch (op.op) {
+    case 'addTable': return `add table ${tbl}`;
+    case 'deleteTable': return `delete table ${tbl}`;
+    case 'addChain': {
+      const b = op.base;
+      const body = b ? ` { type ${b.type} hook ${b.hook} priority ${b.priority}; policy ${b.policy ?? 'accept'}; }` : '';
+      return `add chain ${tbl} ${q(op.chain)}${body}`;
+    }
+    case 'deleteChain': return `delete chain ${tbl} ${q(op.chain)}`;
+    case 'flushChain': return `flush chain ${tbl} ${q(op.chain)}`;
+    case 'addRule': {
+      const comment = op.comment ? ` comment ${JSON.stringify(op.comment)}` : '';
+      return `add rule ${tbl} ${q(op.chain)} ${op.exprs.map((e) => renderExpr(e, t.family)).join(' ')}${comment}`;
+    }
+    case 'deleteRule': return `delete rule ${tbl} ${q(op.chain)} handle ${op.handle}`;
+    case 'addSet': return `add ${op.set.map ? 'map' : 'set'} ${tbl} ${q(op.set.name)} ${renderSetBody(op.set)}`;
+    case 'deleteSet': return `delete set ${tbl} ${q(op.set)}`;
+    case 'flushSet': return `flush set ${tbl} ${q(op.set)}`;
+    case 'addElements':
+      return op.elements.length ? `add element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, true)} }` : '';
+    case 'deleteElements':
+      return op.elements.length ? `delete element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, false)} }` : '';
+  }
+}
+
+/** The whole transaction as an `nft -f` script; line N+1 is op N. */
+export function renderScript(t: TableRef, ops: NftOp[]): string {
+  return ops.map((op) => renderOp(t, op)).join('\n') + '\n';
+}

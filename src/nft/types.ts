@@ -1,0 +1,118 @@
+// capstan's nftables vocabulary: enough for a kube-proxy-like service proxy and the CNI's
+// few filter rules. Drivers compile it (addon), render it (`nft -f`) or interpret it (fake);
+// read-back returns the same vocabulary so callers can diff desired against actual.
+
+export type Family = 'ip' | 'ip6' | 'inet';
+
+/** Packet fields a rule can match, look up or concatenate into a set key. */
+export type Field =
+  | 'ip saddr' | 'ip daddr' | 'ip6 saddr' | 'ip6 daddr'
+  | 'meta l4proto' | 'meta nfproto' | 'meta mark'
+  | 'th sport' | 'th dport';
+
+/** Set/map key element types (nft's names). 'integer' keys the numgen maps. */
+export type KeyType = 'ipv4_addr' | 'ipv6_addr' | 'inet_proto' | 'inet_service' | 'mark' | 'integer';
+
+export type CtState = 'invalid' | 'established' | 'related' | 'new' | 'untracked';
+
+export type Verdict =
+  | { kind: 'accept' } | { kind: 'drop' } | { kind: 'return' } | { kind: 'continue' }
+  | { kind: 'jump'; chain: string } | { kind: 'goto'; chain: string };
+
+/** A value for a field/key: addresses as text ("10.0.0.1", "10.0.0.0/8" for a prefix
+ *  match), protocols as names ("tcp") or numbers, ports and marks as numbers. */
+export type Value = string | number;
+
+export type Expr =
+  | { kind: 'match'; field: Field; value: Value; op?: '==' | '!='; mask?: number }
+  | { kind: 'ctState'; states: CtState[] }
+  | { kind: 'fibDaddrLocal' }
+  | { kind: 'lookup'; fields: Field[]; set: string; op?: '==' | '!=' }
+  | { kind: 'vmap'; fields: Field[]; map: string }
+  | { kind: 'numgenVmap'; mod: number; map: string }
+  | { kind: 'counter' }
+  | Verdict
+  | { kind: 'reject'; with: 'icmp port-unreachable' | 'icmpv6 port-unreachable' | 'icmpx port-unreachable' | 'tcp reset' }
+  | { kind: 'dnat'; addr: string; port?: number }
+  | { kind: 'masquerade' }
+  | { kind: 'setMark'; value: number }
+  /** Anything the decompiler did not recognise, kept so nothing is silently lost. */
+  | { kind: 'raw'; text: string };
+
+export type Hook = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting';
+
+export interface BaseChain {
+  type: 'filter' | 'nat' | 'route';
+  hook: Hook;
+  priority: number;
+  policy?: 'accept' | 'drop';
+}
+
+export interface ChainSpec {
+  name: string;
+  base?: BaseChain;
+}
+
+export type SetFlag = 'constant' | 'interval' | 'timeout';
+
+export interface SetSpec {
+  name: string;
+  /** One type, or several for a concatenated key (`ipv4_addr . inet_proto . inet_service`). */
+  keyType: KeyType[];
+  /** Present for maps; only verdict maps are needed so far. */
+  map?: 'verdict';
+  flags?: SetFlag[];
+}
+
+export interface Element {
+  key: Value[];
+  verdict?: Verdict;
+}
+
+export interface TableRef {
+  family: Family;
+  name: string;
+}
+
+/** One operation of a transaction (all on the transaction's table). */
+export type NftOp =
+  | { op: 'addTable' }
+  | { op: 'deleteTable' }
+  | { op: 'addChain'; chain: string; base?: BaseChain }
+  | { op: 'deleteChain' | 'flushChain'; chain: string }
+  | { op: 'addRule'; chain: string; exprs: Expr[]; comment?: string }
+  | { op: 'deleteRule'; chain: string; handle: number }
+  | { op: 'addSet'; set: SetSpec }
+  | { op: 'deleteSet' | 'flushSet'; set: string }
+  | { op: 'addElements' | 'deleteElements'; set: string; keyType: KeyType[]; elements: Element[] };
+
+export interface RuleState {
+  chain: string;
+  handle: number;
+  exprs: Expr[];
+  comment?: string;
+}
+
+export interface SetState extends SetSpec {
+  elements: Element[];
+}
+
+export interface TableState {
+  family: Family;
+  name: string;
+  chains: (ChainSpec & { handle?: number })[];
+  rules: RuleState[];
+  sets: SetState[];
+}
+
+/**
+ * A way to apply nftables transactions to capstan's own tables. `apply` is atomic: the
+ * whole list lands or nothing does, and a failure names the op (NftError.index).
+ * Drivers never flush the ruleset and never touch tables they were not given.
+ */
+export interface NftDriver {
+  readonly name: string;
+  apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void>;
+  /** Rejects with NftError code ENOENT when the table does not exist. */
+  list(netns: string | null, table: TableRef): Promise<TableState>;
+}
