@@ -1,9 +1,10 @@
 // A test-only HTTP server that answers what kubectl reads before it explains or applies:
 // /version, legacy discovery and the OpenAPI v3 documents from our generator. Object reads
 // answer 404 so `apply --dry-run=client` takes the create path. It records every request;
-// transformDocument lets a test serve a damaged document.
+// the options let a test serve damaged or missing documents.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OPENAPI_V2_PROTOBUF, openAPIV2Protobuf } from '../../src/api/openapi-v2.js';
 import { groupVersionPath, openAPIDocument, openAPIIndex, type ServedResource } from '../../src/api/openapi.js';
 
 export interface Fixture {
@@ -40,10 +41,15 @@ function groupList(served: ServedResource[]): object {
   };
 }
 
-export async function startFixture(
-  served: ServedResource[],
-  transformDocument: (doc: any) => unknown = (doc) => doc,
-): Promise<Fixture> {
+export interface FixtureOptions {
+  /** Rewrites each OpenAPI v3 group-version document before it is served. */
+  transformDocument?: (doc: any) => unknown;
+  /** Also serve the definition-less /openapi/v2 document (default false, so v3 alone is tested). */
+  openAPIV2?: boolean;
+}
+
+export async function startFixture(served: ServedResource[], options: FixtureOptions = {}): Promise<Fixture> {
+  const { transformDocument = (doc: unknown) => doc, openAPIV2 = false } = options;
   const requests: Fixture['requests'] = [];
   const gvDocs = new Map<string, { group: string; version: string }>();
   for (const r of served) gvDocs.set(groupVersionPath(r.group, r.version), { group: r.group, version: r.version });
@@ -59,6 +65,10 @@ export async function startFixture(
     if (p === '/api') return reply(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
     if (p === '/apis') return reply(200, groupList(served));
     if (p === '/openapi/v3') return reply(200, openAPIIndex(served, 'fixture'));
+    if (p === '/openapi/v2' && openAPIV2) {
+      res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF });
+      return res.end(openAPIV2Protobuf());
+    }
     const doc = p.startsWith('/openapi/v3/') ? gvDocs.get(p.slice('/openapi/v3/'.length)) : undefined;
     if (doc) return reply(200, transformDocument(structuredClone(openAPIDocument(doc.group, doc.version, served))));
     const m = /^\/api\/(v1)$/.exec(p) ?? /^\/apis\/([^/]+\/[^/]+)$/.exec(p);

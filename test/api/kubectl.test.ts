@@ -77,13 +77,34 @@ t.test('apply --dry-run=server sends fieldValidation=Strict', { skip }, async (t
   t.match(post?.url ?? '', 'fieldValidation=Strict');
 });
 
+t.test('apply of a kind: List manifest gets past the OpenAPI v2 read', { skip }, async (t) => {
+  const file = join(dir, 'list.yaml');
+  writeFileSync(file, [
+    'apiVersion: v1', 'kind: List', 'items:',
+    '- {apiVersion: v1, kind: ConfigMap, metadata: {name: one, namespace: default}, data: {a: b}}',
+    '- {apiVersion: v1, kind: Secret, metadata: {name: two, namespace: default}, stringData: {c: d}}', '',
+  ].join('\n'));
+  const withV2 = await startFixture(served, { openAPIV2: true });
+  try {
+    const r = await run(withV2.url, ['apply', '--dry-run=client', '-f', file]);
+    t.equal(r.code, 0, r.stderr);
+    t.match(r.stdout, 'configmap/one created (dry run)');
+    t.match(r.stdout, 'secret/two created (dry run)');
+    t.ok(withV2.requests.some((q) => q.url.startsWith('/openapi/v2')), 'kubectl read the v2 document');
+  } finally {
+    await withV2.close();
+  }
+});
+
 t.test('without fieldValidation on PATCH operations, strict apply cannot proceed', { skip }, async (t) => {
   // The control case: shows the marker above is what kubectl relies on.
-  const stripped = await startFixture(served, (doc) => {
-    for (const item of Object.values<any>(doc.paths)) {
-      if (item.patch) item.patch.parameters = item.patch.parameters.filter((p: any) => p.name !== 'fieldValidation');
-    }
-    return doc;
+  const stripped = await startFixture(served, {
+    transformDocument: (doc) => {
+      for (const item of Object.values<any>(doc.paths)) {
+        if (item.patch) item.patch.parameters = item.patch.parameters.filter((p: any) => p.name !== 'fieldValidation');
+      }
+      return doc;
+    },
   });
   try {
     const file = join(dir, 'cm2.yaml');
