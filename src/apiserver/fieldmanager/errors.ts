@@ -50,7 +50,8 @@ export class ApplyConflictError extends Error {
 }
 
 export function conflictFor(owner: ConflictOwner, path: Path): ApplyConflict {
-  return { ...owner, field: displayPath(path) };
+  const { manager, operation, apiVersion, subresource } = owner;
+  return { manager, operation, apiVersion, ...(subresource ? { subresource } : {}), field: displayPath(path) };
 }
 
 function conflictMessage(conflicts: ApplyConflict[]): string {

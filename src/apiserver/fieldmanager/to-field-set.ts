@@ -28,6 +28,7 @@ function walk(value: unknown, schema: Schema | undefined, path: Path, set: Field
     case 'map':
       if (!isObject(value)) return;
       for (const [key, v] of Object.entries(value)) {
+        if (v === undefined) continue;
         const childPath = [...path, fieldElement(key)];
         walk(v, childSchema(shape, key), childPath, set, strict);
         if (isEmptyValue(v) && !Array.isArray(v)) set.insert(childPath);
