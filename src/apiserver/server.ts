@@ -30,6 +30,8 @@ export interface APIServerOptions {
   log?: Logger;
   /** Watch bookmark interval (tests shorten it). */
   bookmarkIntervalMs?: number;
+  /** Events the watch cache keeps for watches that resume from a resourceVersion (tests shrink it). */
+  watchCacheCapacity?: number;
 }
 
 export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-capstan', gitCommit: 'capstan', gitTreeState: 'clean', buildDate: '2026-11-30T00:00:00Z', goVersion: 'node', compiler: 'capstan', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` };
@@ -47,7 +49,7 @@ export class APIServer {
       serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
       serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
     });
-    this.cache = new WatchCache(opts.store);
+    this.cache = new WatchCache(opts.store, '/registry/', opts.watchCacheCapacity);
   }
 
   async start(): Promise<{ port: number; address: string }> {
