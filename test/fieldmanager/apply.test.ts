@@ -162,6 +162,7 @@ t.test('applied configurations the schema cannot read are FieldManagerErrors (40
     { name: 'not an object', config: [1], message: /must be an object/ },
     { name: 'duplicate keys', config: manifest({ template: { spec: { containers: [{ name: 'a' }, { name: 'a' }] } } }), message: /duplicate entries for key k:\{"name":"a"\}/ },
     { name: 'item without key', config: manifest({ template: { spec: { containers: [{ image: 'x' }] } } }), message: /omits all key fields/ },
+    { name: 'managedFields in the configuration', config: { ...manifest(), metadata: { name: 'web', managedFields: [] } }, message: /metadata.managedFields must be nil/ },
     { name: 'duplicate set items', config: { ...manifest(), metadata: { name: 'web', finalizers: ['a', 'a'] } }, message: /duplicate entries/ },
   ];
   for (const c of cases) {
@@ -170,6 +171,16 @@ t.test('applied configurations the schema cannot read are FieldManagerErrors (40
     t.equal((err as FieldManagerError).code, 400, c.name);
     t.match((err as Error).message, c.message, c.name);
   }
+});
+
+t.test('apply to the status subresource owns status only', async (t) => {
+  const live = appliedByKubectl();
+  const o = fm.apply(live, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 9 }, status: { replicas: 2 } }, { ...opts('controller', T1), subresource: 'status' }).object as any;
+  t.same(entryOf(o, 'controller'), {
+    manager: 'controller', operation: 'Apply', apiVersion: 'apps/v1', time: '2024-05-01T10:05:00Z',
+    fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:replicas': {} } }, subresource: 'status',
+  });
+  t.same(entryOf(o, 'kubectl'), entryOf(live, 'kubectl'), 'a spec change through status takes nothing from the spec owner');
 });
 
 t.test('inputs are not mutated', async (t) => {

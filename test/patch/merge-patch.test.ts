@@ -28,6 +28,18 @@ t.test('the result shares nothing with the inputs', async (t) => {
   t.equal(original.spec.template.labels.a, '1');
 });
 
+t.test('a "__proto__" key is data, never a prototype', async (t) => {
+  for (const kind of ['merge', 'strategic'] as const) {
+    const r = applyPatch(kind, {}, JSON.parse('{"__proto__":{"polluted":true}}'), undefined) as Record<string, unknown>;
+    t.equal(Object.getPrototypeOf(r), Object.prototype, kind);
+    t.ok(Object.hasOwn(r, '__proto__'), kind);
+    t.equal((r as { polluted?: unknown }).polluted, undefined, kind);
+  }
+  const j = applyPatch('json', {}, [{ op: 'add', path: '/__proto__', value: { polluted: true } }], undefined) as Record<string, unknown>;
+  t.equal(Object.getPrototypeOf(j), Object.prototype, 'json');
+  t.ok(Object.hasOwn(j, '__proto__'), 'json');
+});
+
 t.test('content types map to patch kinds', async (t) => {
   t.equal(patchKindFor('application/json-patch+json'), 'json');
   t.equal(patchKindFor('application/merge-patch+json; charset=utf-8'), 'merge');

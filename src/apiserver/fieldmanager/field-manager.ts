@@ -66,6 +66,7 @@ export class FieldManager {
    */
   apply(live: JsonObject | null, applied: unknown, opts: ApplyOptions): ApplyResult {
     if (!isObject(applied)) throw new FieldManagerError('the applied configuration must be an object');
+    if (isObject(applied.metadata) && applied.metadata.managedFields != null) throw new FieldManagerError('metadata.managedFields must be nil');
     const { schema, subresource } = opts;
     const before = live ? withoutManagedFields(live) : {};
     const config = withoutManagedFields(applied);

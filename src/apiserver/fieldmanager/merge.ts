@@ -3,7 +3,7 @@
 // merge item by item, leaves and atomic values take the configuration's value.
 import type { Schema } from '../../api/schema.js';
 import { FieldManagerError } from './errors.js';
-import { isObject, type JsonObject } from './json.js';
+import { getOwn, isObject, setOwn, type JsonObject } from './json.js';
 import type { PathElement } from './path-element.js';
 import { childSchema, itemElement, shapeOf, type Shape } from './typed.js';
 
@@ -26,9 +26,9 @@ export function merge(live: unknown, config: unknown, schema: Schema | undefined
 function mergeMaps(live: JsonObject, config: JsonObject, shape: Extract<Shape, { kind: 'struct' | 'map' }>): JsonObject {
   const out: JsonObject = { ...live };
   for (const [key, value] of Object.entries(config)) {
-    const merged = merge(live[key], value, childSchema(shape, key));
+    const merged = merge(getOwn(live, key), value, childSchema(shape, key));
     if (merged === undefined) delete out[key];
-    else out[key] = merged;
+    else setOwn(out, key, merged);
   }
   return out;
 }

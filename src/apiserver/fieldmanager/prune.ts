@@ -6,7 +6,7 @@
 // manager changed one of its fields.
 import type { Schema } from '../../api/schema.js';
 import type { FieldSet } from './field-set.js';
-import { isEmptyValue, isObject, type JsonObject } from './json.js';
+import { isEmptyValue, isObject, setOwn, type JsonObject } from './json.js';
 import { fieldElement, type PathElement } from './path-element.js';
 import { childSchema, isNamedField, itemElement, shapeOf } from './typed.js';
 
@@ -21,14 +21,14 @@ export function prune(value: unknown, schema: Schema | undefined, lastApplied: F
       const named = isNamedField(shape, key);
       if (holds(lastApplied, pe, named) && !holds(owned, pe, named)) continue;
       if (!lastApplied.children.has(pe)) {
-        out[key] = v;
+        setOwn(out, key, v);
         continue;
       }
       const child = childSchema(shape, key);
       const pruned = prune(v, child, lastApplied.under(pe), owned.under(pe));
       // A map or list emptied by pruning goes away; an emptied struct stays as {}.
       if (isEmptyValue(pruned) && !isEmptyValue(v) && shapeOf(child, v).kind !== 'struct') continue;
-      out[key] = pruned;
+      setOwn(out, key, pruned);
     }
     return out;
   }

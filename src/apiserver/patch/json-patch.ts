@@ -1,5 +1,5 @@
 import { PatchError } from './errors.js';
-import { clone, deepEqual, describe, isObject } from './json.js';
+import { clone, deepEqual, describe, isObject, setOwn } from './json.js';
 import { arrayIndex, lookup, parsePointer } from './json-pointer.js';
 
 type Container = Record<string, unknown> | unknown[];
@@ -77,7 +77,7 @@ function add(doc: unknown, path: string[], pointer: string, value: unknown): unk
   const parent = parentOf(doc, path, pointer);
   const token = path[path.length - 1]!;
   if (Array.isArray(parent)) parent.splice(arrayIndex(token, parent.length, true, pointer), 0, value);
-  else parent[token] = value;
+  else setOwn(parent, token, value);
   return doc;
 }
 

@@ -6,6 +6,17 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Reads an own property only: a key like "__proto__" must not reach the prototype. */
+export function getOwn(o: JsonObject, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
+/** Sets an own data property, also for "__proto__" (plain assignment would set the prototype). */
+export function setOwn(o: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {

@@ -1,4 +1,4 @@
-import { clone, isObject } from './json.js';
+import { clone, getOwn, isObject, setOwn } from './json.js';
 
 /**
  * RFC 7386 JSON merge patch: objects merge recursively, `null` deletes a key, anything else
@@ -9,7 +9,7 @@ export function mergePatch(original: unknown, patch: unknown): unknown {
   const result: Record<string, unknown> = isObject(original) ? { ...original } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
+    else setOwn(result, key, mergePatch(getOwn(result, key), value));
   }
   return result;
 }

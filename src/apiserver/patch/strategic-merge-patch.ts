@@ -4,7 +4,7 @@
 // schema runs out (`any`, unknown fields) values merge as RFC 7386 JSON merge patch.
 import type { Schema } from '../../api/schema.js';
 import { PatchError } from './errors.js';
-import { deepEqual, describe, isObject, type JsonObject } from './json.js';
+import { deepEqual, describe, getOwn, isObject, setOwn, type JsonObject } from './json.js';
 import { mergePatch } from './merge-patch.js';
 import { mergeListField, mergeWithElementOrder } from './strategic-lists.js';
 import { fieldSchema, listSchema, mergesAsList, shapeOf } from './strategic-schema.js';
@@ -37,8 +37,8 @@ export function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema
   for (const [key, order] of Object.entries(body)) {
     if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
     const field = directiveField(key, SET_ELEMENT_ORDER);
-    const list = mergeWithElementOrder(result[field], body[field], order, listSchema(fieldSchema(schema, field)));
-    if (list !== undefined) result[field] = list;
+    const list = mergeWithElementOrder(getOwn(result, field), getOwn(body, field), order, listSchema(fieldSchema(schema, field)));
+    if (list !== undefined) setOwn(result, field, list);
     ordered.add(field);
   }
 
@@ -56,8 +56,8 @@ export function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema
 
   // Deletions run last so that a list both merged and trimmed in one patch ends up trimmed.
   for (const [field, values] of deletions) {
-    const list = result[field];
-    if (Array.isArray(list)) result[field] = list.filter((v) => !values.some((d) => deepEqual(d, v)));
+    const list = getOwn(result, field);
+    if (Array.isArray(list)) setOwn(result, field, list.filter((v) => !values.some((d) => deepEqual(d, v))));
   }
   return result;
 }
@@ -67,16 +67,18 @@ function mergeField(result: JsonObject, key: string, value: unknown, schema: Sch
     delete result[key];
     return;
   }
-  const current = result[key];
+  const current = getOwn(result, key);
   if (current === undefined) {
-    result[key] = materialize(value, schema);
+    setOwn(result, key, materialize(value, schema));
     return;
   }
   const shape = shapeOf(schema);
-  if (shape.kind === 'untyped') result[key] = mergePatch(current, value);
-  else if (shape.kind === 'map' && isObject(current) && isObject(value)) result[key] = mergeMap(current, value, schema);
-  else if (shape.kind === 'list' && Array.isArray(current) && Array.isArray(value)) result[key] = mergeListField(current, value, shape.schema);
-  else result[key] = materialize(value, schema);
+  let merged: unknown;
+  if (shape.kind === 'untyped') merged = mergePatch(current, value);
+  else if (shape.kind === 'map' && isObject(current) && isObject(value)) merged = mergeMap(current, value, schema);
+  else if (shape.kind === 'list' && Array.isArray(current) && Array.isArray(value)) merged = mergeListField(current, value, shape.schema);
+  else merged = materialize(value, schema);
+  setOwn(result, key, merged);
 }
 
 /**
