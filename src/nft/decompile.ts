@@ -109,7 +109,7 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
     if (e.type === 'counter') out.push({ kind: 'counter' });
     else if (e.type === 'masq') out.push({ kind: 'masquerade' });
     else if (e.type === 'reject') {
-      const key = `${e.rejectType}:${e.code}`;
+      const key = `${e.rejectType}:${e.code ?? 0}`; // the kernel omits the code for tcp reset
       const w = ({ '0:3': 'icmp port-unreachable', '0:4': 'icmpv6 port-unreachable', '1:0': 'tcp reset', '2:1': 'icmpx port-unreachable' } as const)[key as '0:3'];
       out.push(w ? { kind: 'reject', with: w } : raw(e));
     } else out.push(raw(e));

@@ -19,7 +19,7 @@ function verdictOf(x: Json): Verdict | undefined {
 
 const num = (v: Value): Value => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v);
 
-function exprOf(x: Json): Expr {
+function exprOf(x: Json): Expr | Expr[] {
   const v = verdictOf(x);
   if (v) return v;
   if (x.counter !== undefined) return { kind: 'counter' };
@@ -51,6 +51,14 @@ function exprOf(x: Json): Expr {
       const [l, mask] = left['&'];
       return { kind: 'match', field: fieldOf(l)!, value: right, mask, ...neg };
     }
+    // nft lists `meta l4proto tcp th sport 9` as `tcp sport 9`; split it back.
+    const proto = left.payload?.protocol;
+    if (proto === 'tcp' || proto === 'udp' || proto === 'sctp') {
+      return [
+        { kind: 'match', field: 'meta l4proto', value: proto },
+        { kind: 'match', field: `th ${left.payload.field}` as Field, value: num(right), ...neg },
+      ];
+    }
     const field = fieldOf(left);
     if (field) {
       const value = right?.prefix ? `${right.prefix.addr}/${right.prefix.len}` : num(right);
@@ -62,7 +70,7 @@ function exprOf(x: Json): Expr {
 
 function elementOf(types: KeyType[], e: Json, isMap: boolean): Element {
   const [k, data] = isMap ? e : [e, undefined];
-  const keyParts: Value[] = (k?.concat ?? [k]).map((p: Json) => (typeof p === 'object' && p?.prefix ? `${p.prefix.addr}/${p.prefix.len}` : num(p)));
+  const keyParts: Value[] = (k && typeof k === 'object' && Array.isArray(k.concat) ? k.concat : [k]).map((p: Json) => (typeof p === 'object' && p?.prefix ? `${p.prefix.addr}/${p.prefix.len}` : num(p)));
   const verdict = verdictOf(data);
   void types;
   return { key: keyParts, ...(verdict ? { verdict } : {}) };
@@ -87,7 +95,7 @@ export function tableFromNftJson(doc: Json, family: Family, name: string): Table
       state.sets.push(set);
     } else if (it.rule) {
       const r = it.rule;
-      const rule: RuleState = { chain: r.chain, handle: r.handle, exprs: (r.expr ?? []).map(exprOf), ...(r.comment ? { comment: r.comment } : {}) };
+      const rule: RuleState = { chain: r.chain, handle: r.handle, exprs: (r.expr ?? []).flatMap(exprOf), ...(r.comment ? { comment: r.comment } : {}) };
       state.rules.push(rule);
     }
   }

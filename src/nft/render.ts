@@ -2,8 +2,12 @@
 import { FIELD_TYPE } from './encoding.js';
 import type { Element, Expr, KeyType, NftOp, SetSpec, TableRef, Value, Verdict } from './types.js';
 
-const q = (name: string): string => (/^[A-Za-z_][A-Za-z0-9_\-]*$/.test(name) && !RESERVED.has(name) ? name : `"${name}"`);
-const RESERVED = new Set(['ip', 'ip6', 'inet', 'tcp', 'udp', 'meta', 'th', 'ct', 'map', 'set', 'table', 'chain', 'rule', 'counter', 'accept', 'drop', 'return', 'jump', 'goto', 'element']);
+// nft 1.0.6 accepts neither quoted table/chain/set names nor keywords as names, so the
+// fallback only handles plain identifiers (capstan's own names are generated that way).
+const q = (name: string): string => {
+  if (!/^[A-Za-z_][A-Za-z0-9_.\-]*$/.test(name)) throw new TypeError(`name not usable with nft -f: ${name}`);
+  return name;
+};
 
 function value(type: KeyType | 'nfproto', v: Value): string {
   if (type === 'mark' || type === 'integer') return `0x${Number(v).toString(16)}`;
