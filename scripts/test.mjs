@@ -1,30 +1,54 @@
 // Runs the whole suite with tap and ends with the summary line CI reads:
-// "N passed, N failed, N skipped". A test is a top-level t.test() in a file; a file that
-// fails outside any test counts as one failed test.
+// "N passed, N failed, N skipped". A test is a leaf t.test() (one with no subtests of its
+// own); a file or parent test that fails outside any leaf counts as one failed test.
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : []);
+}
+
 const files = process.argv.slice(2);
-const args = ['run', '--reporter=tap', '--disable-coverage', ...(files.length ? files : ['dist/test'])];
+const args = ['run', '--reporter=tap', '--disable-coverage', ...(files.length ? files : testFiles('dist/test').sort())];
 const child = spawn('node_modules/.bin/tap', args, { stdio: ['ignore', 'pipe', 'inherit'] });
 
-let passed = 0, failed = 0, skipped = 0, fileFailures = 0;
+let passed = 0, failed = 0, skipped = 0;
 const failures = [];
-let currentFile = '';
+// One frame per open subtest: its name, whether it had subtests, whether a leaf under it failed.
+const stack = [];
 const rl = createInterface({ input: child.stdout });
 rl.on('line', (line) => {
   console.log(line);
   let m;
-  if ((m = /^# Subtest: (.*)$/.exec(line))) { currentFile = m[1]; fileFailures = 0; return; }
-  if ((m = /^ {4}(not )?ok \d+ - (.*?)(?: # (SKIP|TODO)\b.*| # time=.*)?$/.exec(line))) {
-    if (m[3]) skipped++;
-    else if (m[1]) { failed++; fileFailures++; failures.push(`${currentFile}: ${m[2]}`); }
-    else passed++;
+  if ((m = /^( *)# Subtest: (.*)$/.exec(line))) {
+    stack.push({ indent: m[1].length, name: m[2], hasChild: false, childFailed: false });
     return;
   }
-  if ((m = /^not ok \d+ - (.*?)(?: # .*)?$/.exec(line)) && fileFailures === 0) {
+  m = /^( *)(not )?ok \d+ - (.*?)(?: # (SKIP|TODO)\b.*| # time=.*)?$/.exec(line);
+  if (!m) return;
+  const top = stack[stack.length - 1];
+  if (!top || top.indent !== m[1].length) {
+    // A subtest skipped before it started has no "# Subtest:" header.
+    if (m[4] && top && top.indent + 4 === m[1].length) { skipped++; top.hasChild = true; }
+    return;
+  }
+  stack.pop();
+  const parent = stack[stack.length - 1];
+  if (parent) parent.hasChild = true;
+  const path = [...stack.map((f) => f.name), top.name].join(' > ');
+  if (!top.hasChild) {
+    if (m[4]) skipped++;
+    else if (m[2]) { failed++; failures.push(path); if (parent) parent.childFailed = true; }
+    else passed++;
+  } else if (m[2] && !top.childFailed) {
     failed++;
-    failures.push(`${m[1]}: failed outside any test`);
+    failures.push(`${path}: failed outside its subtests`);
+    if (parent) parent.childFailed = true;
+  } else if (m[2] && parent) {
+    parent.childFailed = true;
   }
 });
 child.on('close', (code) => {

@@ -3,6 +3,7 @@
 // run the strategy and storage, convert back and encode). Every failure becomes a Status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openAPIDocument, openAPIIndex } from '../api/openapi.js';
+import { openAPIV2Protobuf, OPENAPI_V2_PROTOBUF } from '../api/openapi-v2.js';
 import type { Logger } from '../log/index.js';
 import type { WatchCache } from '../storage/watch-cache.js';
 import type { Authenticator, UserInfo } from './authn.js';
@@ -121,6 +122,13 @@ export function createHandler(deps: HandlerDeps) {
         }
         return sendObject(res, 200, deps.discovery.apiGroupList());
       case '/openapi/v3': return sendObject(res, 200, openAPIIndex(deps.served, openapiHash));
+      // kubectl reads v2 for `kind: List` manifests; a document without definitions leaves
+      // validation to the server (fieldValidation=Strict).
+      case '/openapi/v2': {
+        const body = openAPIV2Protobuf();
+        res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF, 'Content-Length': body.length });
+        return void res.end(body);
+      }
     }
     if (path.startsWith('/openapi/v3/')) {
       const rest = path.slice('/openapi/v3/'.length).split('/');
