@@ -79,8 +79,8 @@ export function renderOp(t: TableRef, op: NftOp): string {
     }
     case 'deleteRule': return `delete rule ${tbl} ${q(op.chain)} handle ${op.handle}`;
     case 'addSet': return `add ${op.set.map ? 'map' : 'set'} ${tbl} ${q(op.set.name)} ${renderSetBody(op.set)}`;
-    case 'deleteSet': return `delete set ${tbl} ${q(op.set)}`;
-    case 'flushSet': return `flush set ${tbl} ${q(op.set)}`;
+    case 'deleteSet': return `delete ${op.map ? 'map' : 'set'} ${tbl} ${q(op.set)}`;
+    case 'flushSet': return `flush ${op.map ? 'map' : 'set'} ${tbl} ${q(op.set)}`;
     case 'addElements':
       return op.elements.length ? `add element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, true)} }` : '';
     case 'deleteElements':

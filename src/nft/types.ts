@@ -83,7 +83,8 @@ export type NftOp =
   | { op: 'addRule'; chain: string; exprs: Expr[]; comment?: string }
   | { op: 'deleteRule'; chain: string; handle: number }
   | { op: 'addSet'; set: SetSpec }
-  | { op: 'deleteSet' | 'flushSet'; set: string }
+  /** `map: true` for maps: the nft -f fallback must say `flush map` / `delete map`. */
+  | { op: 'deleteSet' | 'flushSet'; set: string; map?: boolean }
   | { op: 'addElements' | 'deleteElements'; set: string; keyType: KeyType[]; elements: Element[] };
 
 export interface RuleState {
