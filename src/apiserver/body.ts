@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import yaml from 'js-yaml';
 import { badRequest, tooLarge, unsupportedMediaType } from './errors.js';
 import { bodyKind, type BodyKind } from './negotiate.js';
+import { decodeKubernetesProtobuf, ProtobufDecodeError } from './protobuf/index.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -32,11 +33,18 @@ export interface DecodedBody {
   raw: Buffer;
 }
 
-/** Decodes JSON or YAML (patches are JSON; apply patches are YAML, of which JSON is a subset). */
+/** Decodes JSON, YAML or Kubernetes protobuf (patches are JSON; apply patches are YAML, of which JSON is a subset). */
 export function decodeBody(raw: Buffer, contentType: string | undefined): DecodedBody {
   const kind = bodyKind(contentType);
   if (!kind) throw unsupportedMediaType(String(contentType));
-  if (kind === 'protobuf') return { kind, value: undefined, raw };
+  if (kind === 'protobuf') {
+    try {
+      return { kind, value: decodeKubernetesProtobuf(raw).object, raw };
+    } catch (e) {
+      if (e instanceof ProtobufDecodeError) throw badRequest(e.message);
+      throw e;
+    }
+  }
   const text = raw.toString('utf8');
   if (!text.trim()) throw badRequest('the body of the request was empty');
   if (kind === 'yaml' || kind === 'apply-patch') {

@@ -79,7 +79,7 @@ export async function listResource(h: HandlerContext): Promise<void> {
 
 async function readObject(h: HandlerContext): Promise<KubeObject> {
   const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
-  if (body.kind !== 'json' && body.kind !== 'yaml') throw badRequest(`unsupported content type for ${h.info.verb}: ${h.req.headers['content-type']}`);
+  if (body.kind !== 'json' && body.kind !== 'yaml' && body.kind !== 'protobuf') throw badRequest(`unsupported content type for ${h.info.verb}: ${h.req.headers['content-type']}`);
   const { object, warnings } = decodeVersioned(h.reg, h.version, body.value, parseFieldValidation(h.query.get('fieldValidation')));
   h.warnings.push(...warnings);
   return object;
