@@ -42,8 +42,19 @@ function splitCSV(line: string): string[] {
 }
 
 export class ClientCertAuthenticator implements Authenticator {
+  // A connection's certificate never changes: parse it once per connection, not per request.
+  private bySocket = new WeakMap<TLSSocket, UserInfo | null>();
+
   authenticate(req: IncomingMessage): UserInfo | null {
     const socket = req.socket as TLSSocket;
+    const cached = this.bySocket.get(socket);
+    if (cached !== undefined) return cached;
+    const user = this.fromCertificate(socket);
+    this.bySocket.set(socket, user);
+    return user;
+  }
+
+  private fromCertificate(socket: TLSSocket): UserInfo | null {
     if (!socket.authorized || typeof socket.getPeerCertificate !== 'function') return null;
     const cert = socket.getPeerCertificate();
     if (!cert || !cert.subject || !cert.subject.CN) return null;

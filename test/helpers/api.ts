@@ -2,6 +2,7 @@
 // temp dir, the real HTTPS listener on loopback, and a small typed client that talks to it
 // the way kubectl does (admin client certificate, or a bearer token, or nothing at all).
 // Everything is stopped and removed when the test ends, also when it fails.
+import { Agent } from 'node:https';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -55,7 +56,8 @@ export interface Credentials {
 export class APIClient {
   private open = new Set<{ destroy(): void }>();
 
-  constructor(readonly port: number, readonly creds: Credentials) {}
+  /** `keepAlive` reuses TLS connections, as real clients do (benchmarks); tests default to one per request. */
+  constructor(readonly port: number, readonly creds: Credentials, private agent?: Agent) {}
 
   /** The same server with other credentials. */
   as(creds: Partial<Credentials>): APIClient {
@@ -72,7 +74,7 @@ export class APIClient {
     return {
       host: '127.0.0.1', port: this.port, method, path, headers,
       ca: this.creds.ca, cert: this.creds.cert, key: this.creds.key,
-      servername: 'localhost', agent: false,
+      servername: 'localhost', agent: this.agent ?? false,
     };
   }
 

@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../../api/object.js';
 import { apiVersionOf, deepCopy } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
-import { validateObjectMeta } from '../../api/validation.js';
+import { invalidValue, validateObjectMeta } from '../../api/validation.js';
 import { fieldsMatch, matches, type FieldRequirement, type Selector } from '../../api/labels.js';
 import { CompactedError, ConflictError, KeyExistsError, NotFoundError, type KeyValue, type Store } from '../../storage/store.js';
 import { alreadyExists, badRequest, conflict, expired, invalid, notFound, StatusError, type FieldError } from '../errors.js';
@@ -84,7 +84,8 @@ export class GenericRegistry {
   toVersion(obj: KubeObject, version: string): KubeObject {
     const vd = this.version(version);
     if (!vd) throw new Error(`${this.def.resource} has no version ${version}`);
-    const out = vd.fromInternal(deepCopy(obj));
+    // Conversions build new objects and never mutate their input, so no copy is needed here.
+    const out = vd.fromInternal(obj);
     return { apiVersion: apiVersionOf(this.def.group, version), kind: this.def.kind, ...out };
   }
 
@@ -185,7 +186,7 @@ export class GenericRegistry {
     strategy.prepareForCreate?.(obj, ctx);
     strategy.defaults?.(obj);
     strategy.canonicalize?.(obj);
-    this.validateOrThrow(obj, [...validateObjectMeta(meta, this.def.namespaced), ...strategy.validate(obj, ctx)]);
+    this.validateOrThrow(obj, [...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator), ...strategy.validate(obj, ctx)]);
     if (ctx.dryRun) return { ...obj, metadata: { ...obj.metadata } };
 
     await this.def.hooks?.beforeCreate?.(obj, ctx, this.store);
@@ -262,6 +263,9 @@ export class GenericRegistry {
     if (this.def.namespaced && meta.namespace && meta.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     meta.name = name;
     if (this.def.namespaced) meta.namespace = namespace;
+    // A uid that was sent must be the object's own: it is immutable (an update meant for an
+    // object that was deleted and re-created must not land on its successor).
+    const sentUID = meta.uid;
     // Fields the server owns are carried over from the stored object, whatever was sent.
     meta.uid = old.metadata.uid;
     meta.creationTimestamp = old.metadata.creationTimestamp;
@@ -287,7 +291,8 @@ export class GenericRegistry {
       if (added.length) throw invalid(this.def.kind, this.def.group, name, [{ type: 'FieldValueForbidden', field: 'metadata.finalizers', message: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
     }
     this.validateOrThrow(desired, [
-      ...validateObjectMeta(desired.metadata, this.def.namespaced),
+      ...(sentUID && sentUID !== old.metadata.uid ? [invalidValue('metadata.uid', sentUID, 'field is immutable')] : []),
+      ...validateObjectMeta(desired.metadata, this.def.namespaced, this.def.nameValidator),
       ...strategy.validate(desired, ctx),
       ...(strategy.validateUpdate?.(desired, old, ctx) ?? []),
     ]);
