@@ -6,5 +6,6 @@ namespace capstan {
 Napi::Value NetlinkBatch(const Napi::CallbackInfo& info);
 Napi::Value NftApply(const Napi::CallbackInfo& info);
 Napi::Value NftList(const Napi::CallbackInfo& info);
+Napi::Value NftSchema(const Napi::CallbackInfo& info);
 
 }  // namespace capstan

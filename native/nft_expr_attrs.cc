@@ -48,6 +48,15 @@ const std::map<std::string, std::vector<AttrSpec>>& Table() {
 }
 }  // namespace
 
+const std::vector<std::string>& ExprNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& [name, _] : Table()) v.push_back(name);
+    return v;
+  }();
+  return names;
+}
+
 const std::vector<AttrSpec>* AttrsOf(const std::string& exprName) {
   auto it = Table().find(exprName);
   return it == Table().end() ? nullptr : &it->second;

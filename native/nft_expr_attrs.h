@@ -19,6 +19,10 @@ struct AttrSpec {
   AttrKind kind;
 };
 
+// Expression names in a fixed order; the wire format refers to them (and to each one's
+// attributes) by index.
+const std::vector<std::string>& ExprNames();
+
 // nullptr for expression names the addon does not know.
 const std::vector<AttrSpec>* AttrsOf(const std::string& exprName);
 

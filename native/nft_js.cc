@@ -7,6 +7,7 @@
 #include "netns_thread.h"
 #include "nft_expr_attrs.h"
 #include "nft_ops.h"
+#include "nft_wire.h"
 
 namespace capstan {
 
@@ -21,44 +22,58 @@ std::string CheckName(Napi::Env env, const std::string& s, const std::string& ct
   return s;
 }
 
+// The object form is for small transactions (big ones use the binary form), so it can
+// afford to reject attributes the expression does not have.
 Expr ParseExpr(Napi::Env env, Napi::Value v, const std::string& ctx) {
-  Napi::Object o = js::RequireObject(env, v, ctx);
+  if (!v.IsObject() || v.IsArray()) Fail(env, ctx + " must be an object");
+  Napi::Object o = v.As<Napi::Object>();
   Expr e;
-  e.name = js::RequireString(o, "type", ctx);
+  Napi::Value type = o.Get("type");
+  if (!type.IsString()) Fail(env, ctx + ".type must be a string");
+  e.name = type.As<Napi::String>().Utf8Value();
   const auto* specs = AttrsOf(e.name);
   if (!specs) Fail(env, ctx + ".type is not a supported expression: " + e.name);
-  Napi::Array keys = o.GetPropertyNames();
-  for (uint32_t k = 0; k < keys.Length(); k++) {
-    std::string key = keys.Get(k).As<Napi::String>().Utf8Value();
-    if (key == "type") continue;
-    const AttrSpec* spec = nullptr;
-    for (const auto& s : *specs)
-      if (key == s.key) spec = &s;
-    if (!spec) Fail(env, ctx + "." + key + " is not an attribute of " + e.name);
-    if (o.Get(key).IsUndefined()) continue;
-    ExprAttr a{spec->id, spec->kind};
-    switch (spec->kind) {
+  for (const auto& spec : *specs) {
+    Napi::Value x = o.Get(spec.key);
+    if (x.IsUndefined()) continue;
+    ExprAttr a{spec.id, spec.kind};
+    std::string key = spec.key;
+    switch (spec.kind) {
       case AttrKind::Data: {
-        a.data = *js::OptBytes(o, spec->key, ctx);
-        if (a.data.empty() || a.data.size() > 64) Fail(env, ctx + "." + key + " must hold 1..64 bytes");
+        if (!x.IsTypedArray() || x.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+          Fail(env, ctx + "." + key + " must be a Uint8Array");
+        auto arr = x.As<Napi::Uint8Array>();
+        if (arr.ByteLength() == 0 || arr.ByteLength() > 64) Fail(env, ctx + "." + key + " must hold 1..64 bytes");
+        a.data.assign(arr.Data(), arr.Data() + arr.ByteLength());
         break;
       }
-      case AttrKind::Str: a.str = *js::OptString(o, spec->key, ctx); break;
-      case AttrKind::I32: {
-        int64_t n = *js::OptI64(o, spec->key, ctx);
-        if (n < INT32_MIN || n > INT32_MAX) Fail(env, ctx + "." + key + " must be a 32-bit integer");
-        a.num = static_cast<uint64_t>(n);
+      case AttrKind::Str:
+        if (!x.IsString()) Fail(env, ctx + "." + key + " must be a string");
+        a.str = x.As<Napi::String>().Utf8Value();
         break;
-      }
       default: {
-        int64_t n = *js::OptI64(o, spec->key, ctx);
-        uint64_t max = spec->kind == AttrKind::U8 ? 0xff : spec->kind == AttrKind::U16 ? 0xffff
-                     : spec->kind == AttrKind::U32 ? 0xffffffffULL : UINT64_MAX;
-        if (n < 0 || static_cast<uint64_t>(n) > max) Fail(env, ctx + "." + key + " is out of range");
+        if (!x.IsNumber()) Fail(env, ctx + "." + key + " must be an integer");
+        double d = x.As<Napi::Number>().DoubleValue();
+        if (d != static_cast<double>(static_cast<int64_t>(d))) Fail(env, ctx + "." + key + " must be an integer");
+        int64_t n = static_cast<int64_t>(d);
+        if (spec.kind == AttrKind::I32) {
+          if (n < INT32_MIN || n > INT32_MAX) Fail(env, ctx + "." + key + " must be a 32-bit integer");
+        } else {
+          uint64_t max = spec.kind == AttrKind::U8 ? 0xff : spec.kind == AttrKind::U16 ? 0xffff
+                       : spec.kind == AttrKind::U32 ? 0xffffffffULL : UINT64_MAX;
+          if (n < 0 || static_cast<uint64_t>(n) > max) Fail(env, ctx + "." + key + " is out of range");
+        }
         a.num = static_cast<uint64_t>(n);
       }
     }
-    e.attrs.emplace_back(spec->key, std::move(a));
+    e.attrs.emplace_back(spec.key, std::move(a));
+  }
+  Napi::Array keys = o.GetPropertyNames();
+  for (uint32_t k = 0; k < keys.Length(); k++) {
+    std::string key = keys.Get(k).As<Napi::String>().Utf8Value();
+    bool known = key == "type";
+    for (const auto& spec : *specs) known = known || key == spec.key;
+    if (!known) Fail(env, ctx + "." + key + " is not an attribute of " + e.name);
   }
   return e;
 }
@@ -237,18 +252,27 @@ Napi::Object TableJs(Napi::Env env, const TableState& st) {
 
 }  // namespace
 
-// nftApply(netns: string | null, ops: object[]): Promise<{ messages: number }>
+// nftApply(netns: string | null, ops: object[] | Uint8Array): Promise<{ operations: number }>
+// Objects are parsed here on the JS thread (convenient for small transactions); the binary
+// form (nft_wire.h) is copied and decoded on the worker, which is what big syncs use.
 Napi::Value NftApply(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string netns = js::NetnsArg(info, 0);
-  if (info.Length() < 2 || !info[1].IsArray()) Fail(env, "ops must be an array");
-  Napi::Array arr = info[1].As<Napi::Array>();
   auto ops = std::make_shared<std::vector<Op>>();
-  ops->reserve(arr.Length());
-  for (uint32_t i = 0; i < arr.Length(); i++) ops->push_back(ParseOp(env, arr.Get(i), i));
+  auto wire = std::make_shared<std::vector<uint8_t>>();
+  if (info.Length() >= 2 && info[1].IsTypedArray() && info[1].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
+    auto buf = info[1].As<Napi::Uint8Array>();
+    wire->assign(buf.Data(), buf.Data() + buf.ByteLength());
+  } else {
+    if (info.Length() < 2 || !info[1].IsArray()) Fail(env, "ops must be an array or a Uint8Array");
+    Napi::Array arr = info[1].As<Napi::Array>();
+    ops->reserve(arr.Length());
+    for (uint32_t i = 0; i < arr.Length(); i++) ops->push_back(ParseOp(env, arr.Get(i), i));
+  }
   return AsyncTask<size_t>::Start(
       env, "capstan.nftApply",
-      [netns, ops]() {
+      [netns, ops, wire]() {
+        if (!wire->empty()) *ops = DecodeOps(wire->data(), wire->size());
         RunInNetns(netns, [&] { Apply(*ops); });
         return ops->size();
       },
@@ -257,6 +281,36 @@ Napi::Value NftApply(const Napi::CallbackInfo& info) {
         o.Set("operations", static_cast<double>(n));
         return o;
       });
+}
+
+// nftSchema(): the expression names and attribute order the binary form refers to.
+Napi::Value NftSchema(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array exprs = Napi::Array::New(env);
+  uint32_t i = 0;
+  for (const std::string& name : ExprNames()) {
+    Napi::Object e = Napi::Object::New(env);
+    e.Set("name", name);
+    Napi::Array attrs = Napi::Array::New(env);
+    uint32_t k = 0;
+    static const char* kinds[] = {"u8", "u16", "u32", "i32", "u64", "data", "str"};
+    for (const AttrSpec& spec : *AttrsOf(name)) {
+      Napi::Object a = Napi::Object::New(env);
+      a.Set("key", spec.key);
+      a.Set("kind", kinds[static_cast<int>(spec.kind)]);
+      attrs.Set(k++, a);
+    }
+    e.Set("attrs", attrs);
+    exprs.Set(i++, e);
+  }
+  Napi::Array ops = Napi::Array::New(env);
+  const char* opNames[] = {"addTable", "delTable", "addChain", "delChain", "flushChain", "addRule",
+                           "delRule", "addSet", "delSet", "flushSet", "addElements", "delElements"};
+  for (uint32_t k = 0; k < 12; k++) ops.Set(k, opNames[k]);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("exprs", exprs);
+  o.Set("ops", ops);
+  return o;
 }
 
 // nftList(netns: string | null, family: number, table: string): Promise<TableState>

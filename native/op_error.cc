@@ -16,6 +16,8 @@ std::string ErrnoMessage(int err) {
 
 Napi::Value OpError::ToJs(Napi::Env env) const {
   std::string text = message.empty() ? ErrnoMessage(err) : message;
+  // Malformed input found off the JS thread still surfaces as the TypeError it is.
+  if (kind == "TypeError") return Napi::TypeError::New(env, text).Value();
   Napi::Error e = Napi::Error::New(env, text);
   Napi::Object o = e.Value();
   o.Set("name", kind);

@@ -4,16 +4,18 @@ import { NftError } from './errors.js';
 import { FAMILY } from './encoding.js';
 import { nativeNft, type NativeNft } from './native.js';
 import type { NftDriver, NftOp, TableRef, TableState } from './types.js';
+import { WireEncoder } from './wire.js';
 
 /** nftables through the native addon: one netlink batch per transaction, no text parsing. */
 export class AddonNft implements NftDriver {
   readonly name = 'addon';
   private readonly native: NativeNft = nativeNft();
+  private readonly wire = new WireEncoder(this.native.nftSchema());
 
   async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void> {
-    const low = compileOps(table, ops);
+    const encoded = this.wire.encode(compileOps(table, ops));
     try {
-      await this.native.nftApply(netns, low);
+      await this.native.nftApply(netns, encoded);
     } catch (e) {
       throw wrap(e);
     }

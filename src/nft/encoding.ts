@@ -44,7 +44,15 @@ export function keyLen(types: KeyType[]): number {
 
 export const align4 = (n: number): number => (n + 3) & ~3;
 
+const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
 export function ipBytes(text: string): Uint8Array {
+  const m = V4.exec(text);
+  if (m) {
+    const b = Uint8Array.of(+m[1]!, +m[2]!, +m[3]!, +m[4]!);
+    if (+m[1]! > 255 || +m[2]! > 255 || +m[3]! > 255 || +m[4]! > 255) throw new TypeError(`not an IP address: ${text}`);
+    return b;
+  }
   if (isIPv4(text)) return Uint8Array.from(text.split('.').map(Number));
   if (!isIPv6(text)) throw new TypeError(`not an IP address: ${text}`);
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
@@ -71,7 +79,7 @@ export function ipText(b: Uint8Array): string {
   return `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
 }
 
-const u32le = (n: number): Uint8Array => { const b = new Uint8Array(4); new DataView(b.buffer).setUint32(0, n >>> 0, true); return b; };
+const u32le = (n: number): Uint8Array => Uint8Array.of(n & 255, (n >>> 8) & 255, (n >>> 16) & 255, (n >>> 24) & 255);
 const u16be = (n: number): Uint8Array => Uint8Array.of((n >> 8) & 255, n & 255);
 
 /** The bytes of one value as the kernel compares it in a register. */

@@ -34,8 +34,14 @@ export interface LowTable {
 }
 
 export interface NativeNft {
-  /** One atomic transaction; rejects with { name: 'NftError', errno, code, index }. */
-  nftApply(netns: string | null, ops: LowOp[]): Promise<{ operations: number }>;
+  /**
+   * One atomic transaction; rejects with { name: 'NftError', errno, code, index }. Takes the
+   * ops as objects (parsed on the JS thread) or in the binary form of wire.ts (decoded on
+   * the worker thread).
+   */
+  nftApply(netns: string | null, ops: LowOp[] | Uint8Array): Promise<{ operations: number }>;
+  /** Expression/attribute/op indexes for the binary form. */
+  nftSchema(): import('./wire.js').WireSchema;
   nftList(netns: string | null, family: number, table: string): Promise<LowTable>;
 }
 

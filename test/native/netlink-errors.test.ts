@@ -2,7 +2,7 @@
 // skipped; bad arguments are TypeErrors before anything reaches the kernel.
 import t from 'tap';
 import { createNetlink, FakeNetlink, NetlinkError, type Netlink } from '../../src/netlink/index.js';
-import { isRoot, newNamespace } from './netns-fixture.js';
+import { isRoot, newNamespace } from './fixtures/netns.js';
 
 async function behaviour(t: import('tap').Test, nl: Netlink, netns: string) {
   const results = await nl.batch(netns, [

@@ -5,8 +5,8 @@ import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createNetlink } from '../../src/netlink/index.js';
 import { createNftDriver, NftTable } from '../../src/nft/index.js';
-import { PYTHON, inNs, isRoot, newNamespace, spawnInNs } from './netns-fixture.js';
-import { proxyTableOps } from './nft-fixture.js';
+import { PYTHON, inNs, isRoot, newNamespace, spawnInNs } from './fixtures/netns.js';
+import { proxyTableOps } from './fixtures/nft-tables.js';
 
 const SERVER = `import socket
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -2,8 +2,8 @@
 // bad operation leaves no trace), errors with errno and the failing operation's index.
 import t from 'tap';
 import { createNftDriver, NftError, NftTable, type NftDriver, type NftOp } from '../../src/nft/index.js';
-import { isRoot, newNamespace } from './netns-fixture.js';
-import { VOCABULARY_RULES, normalize, proxyTableOps } from './nft-fixture.js';
+import { isRoot, newNamespace } from './fixtures/netns.js';
+import { VOCABULARY_RULES, normalize, proxyTableOps } from './fixtures/nft-tables.js';
 
 const TABLE = { family: 'ip' as const, name: 'capstan-test' };
 

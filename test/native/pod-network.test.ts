@@ -2,7 +2,7 @@
 // namespace renamed eth0, a /32, the 169.254.1.1 on-link routes and proxy ARP, then ping.
 import t, { type Test } from 'tap';
 import { createNetlink, type Netlink, type NetlinkOp } from '../../src/netlink/index.js';
-import { isRoot, newNamespace, ping, type Namespace } from './netns-fixture.js';
+import { isRoot, newNamespace, ping, type Namespace } from './fixtures/netns.js';
 
 const POD_IP = '10.244.7.5';
 const NODE_IP = '192.0.2.1';

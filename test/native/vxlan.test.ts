@@ -3,7 +3,7 @@
 // nodes' pod-network addresses.
 import t from 'tap';
 import { createNetlink, type NetlinkOp } from '../../src/netlink/index.js';
-import { isRoot, newNamespace, ping, type Namespace } from './netns-fixture.js';
+import { isRoot, newNamespace, ping, type Namespace } from './fixtures/netns.js';
 
 interface Node { ns: Namespace; uplink: string; ip: string; gw: string; vtepMac: string; tunnelIp: string; block: string }
 
