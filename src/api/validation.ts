@@ -24,6 +24,15 @@ export function isDNS1123Label(v: string): string | null {
   return null;
 }
 
+const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Service names: a DNS-1035 label, which must start with a letter. */
+export function isDNS1035Label(v: string): string | null {
+  if (v.length > 63) return 'must be no more than 63 characters';
+  if (!dns1035Label.test(v)) return "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+  return null;
+}
+
 export function isDNS1123Subdomain(v: string): string | null {
   if (v.length > 253) return 'must be no more than 253 characters';
   if (!dns1123Subdomain.test(v)) return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";

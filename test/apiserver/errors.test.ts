@@ -83,6 +83,30 @@ const invalidCases = [
     field: 'metadata.name', kind: 'ConfigMap', group: '',
   },
   {
+    name: 'Service whose name starts with a digit (names are DNS-1035 labels)',
+    path: '/api/v1/namespaces/default/services',
+    body: fixtures.service('1abc'),
+    field: 'metadata.name', kind: 'Service', group: '',
+  },
+  {
+    name: 'Service whose name has a dot',
+    path: '/api/v1/namespaces/default/services',
+    body: fixtures.service('a.b'),
+    field: 'metadata.name', kind: 'Service', group: '',
+  },
+  {
+    name: 'Namespace whose name has a dot (names are DNS-1123 labels)',
+    path: '/api/v1/namespaces',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a.b' } },
+    field: 'metadata.name', kind: 'Namespace', group: '',
+  },
+  {
+    name: 'ConfigMap with an invalid label key',
+    path: cms,
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad-label', labels: { 'bad key': 'x' } } },
+    field: 'metadata.labels', kind: 'ConfigMap', group: '',
+  },
+  {
     name: 'Deployment whose selector does not match its template',
     path: '/apis/apps/v1/namespaces/default/deployments',
     body: { ...fixtures.deployment('mismatch'), spec: { ...fixtures.deployment('mismatch').spec, selector: { matchLabels: { app: 'other' } } } },
@@ -97,6 +121,7 @@ for (const ic of invalidCases) {
     const fields = (res.body.details?.causes ?? []).map((x: any) => x.field);
     t.ok(fields.includes(ic.field), `causes name ${ic.field} (got ${fields.join(', ')})`);
     t.match(res.body.message, new RegExp(`is invalid: .*${ic.field.replace(/[[\].]/g, '\\$&')}`));
+    t.equal(new Set(res.body.details.causes.map((x: any) => `${x.field} ${x.message}`)).size, res.body.details.causes.length, 'no cause is reported twice');
     const name = ic.body.metadata.name;
     t.equal((await c.get(`${ic.path}/${name}`)).status, 404, 'nothing was written');
   });

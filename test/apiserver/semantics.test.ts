@@ -73,6 +73,19 @@ t.test('an update with a stale resourceVersion is 409 Conflict', async (t) => {
   t.equal(unconditional.status, 200, 'an update without resourceVersion is unconditional');
 });
 
+t.test('metadata.uid is immutable: an update naming another uid is 422', async (t) => {
+  const cm = (await c.post(cms, fixtures.configMap('uid-fixed', {}, { v: '1' }))).body;
+  const res = await c.put(`${cms}/uid-fixed`, { ...cm, metadata: { ...cm.metadata, uid: 'not-the-uid' }, data: { v: '2' } });
+  t.equal(res.status, 422);
+  t.equal(res.body.details.causes[0].field, 'metadata.uid');
+  t.match(res.body.message, /field is immutable/);
+  t.equal((await c.get(`${cms}/uid-fixed`)).body.data.v, '1', 'nothing written');
+  const patched = await c.patch(`${cms}/uid-fixed`, { metadata: { uid: 'not-the-uid' } });
+  t.equal(patched.status, 422, 'also through a patch');
+  const same = await c.put(`${cms}/uid-fixed`, { ...cm, data: { v: '3' } });
+  t.equal(same.status, 200, 'the object\'s own uid is fine');
+});
+
 t.test('PUT to a missing object is 404', async (t) => {
   const res = await c.put(`${cms}/absent`, fixtures.configMap('absent'));
   t.equal(res.status, 404);

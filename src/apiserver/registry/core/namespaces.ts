@@ -6,6 +6,7 @@ import { isDNS1123Label } from '../../../api/validation.js';
 export const namespaces: ResourceDef = {
   group: '', resource: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList',
   namespaced: false, shortNames: ['ns'],
+  nameValidator: isDNS1123Label,
   versions: [identityVersion('v1', 'io.k8s.api.core.v1.Namespace')],
   storageVersion: 'v1',
   strategy: specStrategy({
@@ -19,10 +20,7 @@ export const namespaces: ResourceDef = {
     defaults(obj) {
       obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name as string };
     },
-    validate(obj) {
-      const e = obj.metadata.name ? isDNS1123Label(obj.metadata.name) : null;
-      return e ? [{ type: 'FieldValueInvalid', field: 'metadata.name', message: `${JSON.stringify(obj.metadata.name)}: ${e}` }] : [];
-    },
+    validate: () => [],
   }),
   statusStrategy: statusStrategy(),
   subresourceStrategies: {

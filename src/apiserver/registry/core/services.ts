@@ -1,7 +1,7 @@
 import type { Fields, KubeObject } from '../../../api/object.js';
 import type { ResourceDef, StorageHooks } from '../types.js';
 import { ageColumn, col, identityVersion, selectorText, specStrategy, statusStrategy } from '../common.js';
-import { duplicate, invalidValue, isDNS1123Label, notSupported, required, validatePort, type FieldError } from '../../../api/validation.js';
+import { duplicate, invalidValue, isDNS1035Label, isDNS1123Label, notSupported, required, validatePort, type FieldError } from '../../../api/validation.js';
 import { invalid } from '../../errors.js';
 import { Allocator, AlreadyAllocatedError, OutOfRangeError, RangeFullError } from './allocator.js';
 
@@ -186,6 +186,7 @@ export function services(ips: Allocator, ports: Allocator): ResourceDef {
   return {
     group: '', resource: 'services', singular: 'service', kind: 'Service', listKind: 'ServiceList', namespaced: true,
     shortNames: ['svc'], categories: ['all'],
+    nameValidator: isDNS1035Label,
     versions: [identityVersion('v1', 'io.k8s.api.core.v1.Service')],
     storageVersion: 'v1',
     strategy: specStrategy({ initialStatus: () => ({ loadBalancer: {} }), defaults, validate, validateUpdate, prepareForUpdate(o, old) {
