@@ -2,6 +2,8 @@
 // inlined structs, int-or-string, unknown fields and broken input.
 import t from 'tap';
 import { decodeKubernetesProtobuf, ProtobufDecodeError } from '../../src/apiserver/protobuf/index.js';
+import { MessageDecoder } from '../../src/apiserver/protobuf/decode.js';
+import { messages } from '../../src/apiserver/protobuf/registry.js';
 import { bytes, entry, envelope, fixed32, fixed64, int, msg, str, varint } from './wire.js';
 
 const decode = (body: Buffer) => decodeKubernetesProtobuf(body).object as any;
@@ -154,4 +156,25 @@ t.test('broken bodies throw ProtobufDecodeError', async (t) => {
   for (let n = 5; n < good.length; n++) {
     try { decodeKubernetesProtobuf(good.subarray(0, n)); } catch (e) { if (!(e instanceof ProtobufDecodeError)) t.fail(`cut at ${n}: ${e}`); }
   }
+});
+
+t.test('every table resolves: each field names a scalar or a known message', async (t) => {
+  const decoder = new MessageDecoder(messages);
+  for (const name of Object.keys(messages)) t.doesNotThrow(() => decoder.decode(name, Buffer.alloc(0)), name);
+});
+
+t.test('PodSpec affinity', async (t) => {
+  const term = (key: string, ...values: string[]) => msg(1, str(1, key), str(2, 'In'), ...values.map((v) => str(3, v)));
+  const pod = decode(envelope('v1', 'Pod', meta('p'), msg(2, msg(18,
+    msg(1, msg(1, msg(1, term('zone', 'a', 'b'))), msg(2, int(1, 10), msg(2, term('disk', 'ssd')))),
+    msg(3, msg(2, int(1, 100), msg(2, msg(1, entry(1, 'app', str(2, 'web'))), str(3, 'kubernetes.io/hostname'))))))));
+  t.strictSame(pod.spec.affinity, {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }] },
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, preference: { matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }] } }],
+    },
+    podAntiAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'kubernetes.io/hostname' } }],
+    },
+  });
 });

@@ -106,6 +106,68 @@ const cases: { cmd: string; hex: string; want: Record<string, unknown> }[] = [
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
     },
   },
+  {
+    cmd: "create job j1 --image=busybox -- sh -c 'echo hi'",
+    hex: '6b3873000a0f0a0862617463682f763112034a6f62128b010a120a026a3112001a0022002a00320038004200126b32690a100a0012001a0022002a00320038004200125512320a026a31120762757379626f781a0273681a022d631a076563686f2068692a0042006a007200800100880100900100a201001a054e65766572320042004a0052005800600068008201008a01009a0100c201001a082000280030003a001a002200',
+    want: {
+      apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j1' },
+      spec: { template: { metadata: {}, spec: { containers: [{ name: 'j1', image: 'busybox', command: ['sh', '-c', 'echo hi'], resources: {} }], restartPolicy: 'Never' } } },
+      status: {},
+    },
+  },
+  {
+    cmd: "create cronjob cj --image=busybox --schedule='*/5 * * * *'",
+    hex: '6b3873000a130a0862617463682f7631120743726f6e4a6f62129e010a120a02636a12001a0022002a003200380042001285010a0b2a2f35202a202a202a202a1a002a740a120a02636a12001a0022002a00320038004200125e325c0a100a0012001a0022002a00320038004200124812210a02636a120762757379626f782a0042006a007200800100880100900100a201001a094f6e4661696c757265320042004a0052005800600068008201008a01009a0100c201001a001a002200',
+    want: {
+      apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'cj' },
+      spec: {
+        schedule: '*/5 * * * *',
+        jobTemplate: { metadata: { name: 'cj' }, spec: { template: { metadata: {}, spec: { containers: [{ name: 'cj', image: 'busybox', resources: {} }], restartPolicy: 'OnFailure' } } } },
+      },
+      status: {},
+    },
+  },
+  {
+    cmd: "create ingress ing --class=nginx --rule='foo.com/bar*=svc1:80,tls=foo-tls' --default-backend=def:http",
+    hex: '6b3873000a1f0a146e6574776f726b696e672e6b38732e696f2f76311207496e677265737312780a130a03696e6712001a0022002a00320038004200125d0a11220f0a0364656612080a0468747470100012120a07666f6f2e636f6d1207666f6f2d746c731a2d0a07666f6f2e636f6d12220a200a1e0a042f626172120e220c0a047376633112040a0010501a0650726566697822056e67696e781a020a001a002200',
+    want: {
+      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'ing' },
+      spec: {
+        defaultBackend: { service: { name: 'def', port: { name: 'http' } } },
+        tls: [{ hosts: ['foo.com'], secretName: 'foo-tls' }],
+        rules: [{ host: 'foo.com', http: { paths: [{ path: '/bar', backend: { service: { name: 'svc1', port: { number: 80 } } }, pathType: 'Prefix' }] } }],
+        ingressClassName: 'nginx',
+      },
+      status: { loadBalancer: {} },
+    },
+  },
+  {
+    cmd: 'create pdb pdb1 --selector=app=x --max-unavailable=0',
+    hex: '6b3873000a200a09706f6c6963792f76311213506f6444697372757074696f6e42756467657412380a140a047064623112001a0022002a003200380042001214120a0a080a036170701201781a06080010001a001a0a080018002000280030001a002200',
+    want: {
+      apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb1' },
+      spec: { selector: { matchLabels: { app: 'x' } }, maxUnavailable: 0 },
+      status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
+    },
+  },
+  {
+    cmd: 'create token sa1 --bound-object-kind=Pod --bound-object-name=p1 --bound-object-uid=123',
+    hex: '6b3873000a280a1861757468656e7469636174696f6e2e6b38732e696f2f7631120c546f6b656e52657175657374122e0a100a0012001a0022002a0032003800420012141a120a03506f64120276311a02703122033132331a040a0012001a002200',
+    want: {
+      apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: {},
+      spec: { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1', uid: '123' } }, status: {},
+    },
+  },
+  {
+    cmd: 'auth whoami',
+    hex: '6b3873000a2d0a1861757468656e7469636174696f6e2e6b38732e696f2f7631121153656c665375626a656374526576696577121a0a100a0012001a0022002a0032003800420012060a040a0012001a002200',
+    want: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: {}, status: { userInfo: {} } },
+  },
+  {
+    cmd: 'auth can-i --list',
+    hex: '6b3873000a310a17617574686f72697a6174696f6e2e6b38732e696f2f7631121653656c665375626a65637452756c657352657669657712230a100a0012001a0022002a0032003800420012090a0764656661756c741a04180022001a002200',
+    want: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: {}, spec: { namespace: 'default' } },
+  },
 ];
 
 for (const c of cases) {

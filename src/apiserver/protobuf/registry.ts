@@ -1,9 +1,12 @@
 // Which message a body holds, by the apiVersion and kind in its envelope.
 import type { Messages } from './schema.js';
+import { affinity } from './tables/affinity.js';
 import { apps } from './tables/apps.js';
 import { auth } from './tables/auth.js';
+import { batch } from './tables/batch.js';
 import { core } from './tables/core.js';
 import { meta } from './tables/meta.js';
+import { networking } from './tables/networking.js';
 import { pod } from './tables/pod.js';
 import { policy } from './tables/policy.js';
 import { rbac } from './tables/rbac.js';
@@ -19,14 +22,16 @@ function merge(...groups: Messages[]): Messages {
   return all;
 }
 
-export const messages = merge(meta, core, pod, apps, auth, rbac, policy);
+export const messages = merge(meta, core, pod, affinity, apps, batch, networking, auth, rbac, policy);
 
 const byGroupVersion: Record<string, string[]> = {
   v1: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Service', 'Pod', 'ResourceQuota'],
   'apps/v1': ['Deployment'],
   'authentication.k8s.io/v1': ['TokenRequest', 'SelfSubjectReview'],
-  'authorization.k8s.io/v1': ['SelfSubjectAccessReview'],
-  'policy/v1': ['Eviction'],
+  'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview'],
+  'batch/v1': ['Job', 'CronJob'],
+  'networking.k8s.io/v1': ['Ingress'],
+  'policy/v1': ['Eviction', 'PodDisruptionBudget'],
   'scheduling.k8s.io/v1': ['PriorityClass'],
   'rbac.authorization.k8s.io/v1': ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
   // DeleteOptions is sent under the group of the resource being deleted.

@@ -21,5 +21,8 @@ export const auth: Messages = {
   FieldSelectorAttributes: msg({ 1: ['rawSelector', 'string'], 2: ['requirements', '[]FieldSelectorRequirement'] }),
   LabelSelectorAttributes: msg({ 1: ['rawSelector', 'string'], 2: ['requirements', '[]LabelSelectorRequirement'] }),
   NonResourceAttributes: msg({ 1: ['path', 'string'], 2: ['verb', 'string'] }),
+  // Its status (the rules) is the server's answer and is not read.
+  SelfSubjectRulesReview: msg({ 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'SelfSubjectRulesReviewSpec'] }),
+  SelfSubjectRulesReviewSpec: msg({ 1: ['namespace', 'string'] }),
   SubjectAccessReviewStatus: msg({ 1: ['allowed', 'bool!'], 4: ['denied', 'bool'], 2: ['reason', 'string'], 3: ['evaluationError', 'string'] }),
 };

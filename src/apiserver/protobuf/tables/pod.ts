@@ -1,5 +1,5 @@
-// k8s.io/api core/v1: pods, containers, volumes. Affinity and the cloud volume sources are not
-// tabled; their fields are skipped like any unknown field.
+// k8s.io/api core/v1: pods, containers, volumes (affinity.ts has PodSpec.affinity). The cloud
+// and legacy volume sources are not tabled; their fields are skipped like any unknown field.
 import { msg, type Messages } from '../schema.js';
 
 const podSpec = msg({
@@ -9,7 +9,7 @@ const podSpec = msg({
   21: ['automountServiceAccountToken', '*bool'], 10: ['nodeName', 'string'], 11: ['hostNetwork', 'bool'], 12: ['hostPID', 'bool'],
   13: ['hostIPC', 'bool'], 27: ['shareProcessNamespace', '*bool'], 14: ['securityContext', '*PodSecurityContext'],
   15: ['imagePullSecrets', '[]LocalObjectReference'], 16: ['hostname', 'string'], 17: ['subdomain', 'string'],
-  19: ['schedulerName', 'string'], 22: ['tolerations', '[]Toleration'], 23: ['hostAliases', '[]HostAlias'],
+  18: ['affinity', '*Affinity'], 19: ['schedulerName', 'string'], 22: ['tolerations', '[]Toleration'], 23: ['hostAliases', '[]HostAlias'],
   24: ['priorityClassName', 'string'], 25: ['priority', '*int32'], 26: ['dnsConfig', '*PodDNSConfig'],
   28: ['readinessGates', '[]PodReadinessGate'], 29: ['runtimeClassName', '*string'], 30: ['enableServiceLinks', '*bool'],
   31: ['preemptionPolicy', '*string'], 32: ['overhead', 'map<Quantity>'], 33: ['topologySpreadConstraints', '[]TopologySpreadConstraint'],

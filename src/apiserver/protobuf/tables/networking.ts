@@ -1,0 +1,19 @@
+// k8s.io/api networking/v1: Ingress.
+import { msg, type Messages } from '../schema.js';
+
+export const networking: Messages = {
+  Ingress: msg({ 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'IngressSpec'], 3: ['status', 'IngressStatus'] }),
+  IngressSpec: msg({ 4: ['ingressClassName', '*string'], 1: ['defaultBackend', '*IngressBackend'], 2: ['tls', '[]IngressTLS'], 3: ['rules', '[]IngressRule'] }),
+  IngressTLS: msg({ 1: ['hosts', '[]string'], 2: ['secretName', 'string'] }),
+  IngressRule: msg({ 1: ['host', 'string'], 2: ['', '...IngressRuleValue'] }),
+  IngressRuleValue: msg({ 1: ['http', '*HTTPIngressRuleValue'] }),
+  HTTPIngressRuleValue: msg({ 1: ['paths', '[]HTTPIngressPath'] }),
+  HTTPIngressPath: msg({ 1: ['path', 'string'], 3: ['pathType', '*string'], 2: ['backend', 'IngressBackend'] }),
+  IngressBackend: msg({ 4: ['service', '*IngressServiceBackend'], 3: ['resource', '*TypedLocalObjectReference'] }),
+  IngressServiceBackend: msg({ 1: ['name', 'string!'], 2: ['port', 'ServiceBackendPort'] }),
+  ServiceBackendPort: msg({ 1: ['name', 'string'], 2: ['number', 'int32'] }),
+  TypedLocalObjectReference: msg({ 1: ['apiGroup', '*string'], 2: ['kind', 'string!'], 3: ['name', 'string!'] }),
+  IngressStatus: msg({ 1: ['loadBalancer', 'IngressLoadBalancerStatus'] }),
+  IngressLoadBalancerStatus: msg({ 1: ['ingress', '[]IngressLoadBalancerIngress'] }),
+  IngressLoadBalancerIngress: msg({ 1: ['ip', 'string'], 2: ['hostname', 'string'] }),
+};
