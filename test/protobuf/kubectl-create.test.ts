@@ -28,6 +28,16 @@ t.test('kubectl create with protobuf bodies', async (t) => {
     t.notOk('immutable' in cm);
   });
 
+  t.test('configmap --from-file with a binary file goes to binaryData', async (t) => {
+    const bin = join(s.dir, 'blob.bin'), text = join(s.dir, 'app.conf');
+    writeFileSync(bin, Buffer.from([0xff, 0xfe, 0x00, 0x01]));
+    writeFileSync(text, 'key = value\n');
+    await k.ok(['create', 'configmap', 'files', '-n', 'pb', `--from-file=${bin}`, `--from-file=${text}`]);
+    const cm = await get('configmap', 'files', '-n', 'pb');
+    t.strictSame(cm.data, { 'app.conf': 'key = value\n' });
+    t.strictSame(cm.binaryData, { 'blob.bin': Buffer.from([0xff, 0xfe, 0x00, 0x01]).toString('base64') });
+  });
+
   t.test('secret generic, tls, docker-registry', async (t) => {
     await k.ok(['create', 'secret', 'generic', 'gen', '-n', 'pb', '--from-literal=user=admin', '--from-literal=pw=s3cr3t']);
     const gen = await get('secret', 'gen', '-n', 'pb');
@@ -97,6 +107,22 @@ t.test('kubectl create with protobuf bodies', async (t) => {
     const sa = await get('serviceaccount', 'robot', '-n', 'pb');
     t.equal(sa.metadata.name, 'robot');
     t.equal(sa.metadata.namespace, 'pb');
+  });
+
+  t.test('run and expose', async (t) => {
+    await k.ok(['run', 'solo', '-n', 'pb', '--image=nginx', '--port=80', '--env=A=1', '--labels=app=solo', '--restart=Never']);
+    const pod = await get('pod', 'solo', '-n', 'pb');
+    t.strictSame(pod.metadata.labels, { app: 'solo' });
+    t.equal(pod.spec.restartPolicy, 'Never');
+    t.match(pod.spec.containers, [{ name: 'solo', image: 'nginx', env: [{ name: 'A', value: '1' }], ports: [{ containerPort: 80 }] }]);
+    await k.ok(['expose', 'deployment', 'web', '-n', 'pb', '--port=90', '--target-port=80', '--name=web-exposed']);
+    const svc = await get('service', 'web-exposed', '-n', 'pb');
+    t.strictSame(svc.spec.selector, { app: 'web' });
+    t.match(svc.spec.ports, [{ port: 90, targetPort: 80 }]);
+  });
+
+  t.test('auth whoami', async (t) => {
+    t.match(await k.ok(['auth', 'whoami']), /kubernetes-admin/);
   });
 
   t.test('a protobuf body that does not decode is a 400 BadRequest', async (t) => {
