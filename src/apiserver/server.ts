@@ -92,6 +92,11 @@ export class APIServer {
     return { port, address: advertise };
   }
 
+  /** Closes every open connection (watches included) while the server keeps listening. */
+  dropConnections(): void {
+    this.server?.closeAllConnections();
+  }
+
   async stop(): Promise<void> {
     await this.cache.stop();
     if (this.server) {

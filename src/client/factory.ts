@@ -1,0 +1,38 @@
+// One informer per resource per process, shared by every controller that asks, so a
+// controller-manager running ten controllers keeps one cache of Pods, not ten.
+import type { Logger } from '../log/index.js';
+import type { Clock } from './clock.js';
+import { SharedInformer } from './informer.js';
+import type { ResourceType } from './resources.js';
+import type { Clientset } from './typed.js';
+
+export class SharedInformerFactory {
+  private informers = new Map<string, SharedInformer>();
+  private started = false;
+
+  constructor(private clients: Clientset, private opts: { resyncMs?: number; clock?: Clock; log?: Logger } = {}) {}
+
+  informerFor(type: ResourceType, opts: { fieldSelector?: string; labelSelector?: string } = {}): SharedInformer {
+    const key = `${type.group}/${type.resource}?${opts.fieldSelector ?? ''}&${opts.labelSelector ?? ''}`;
+    let inf = this.informers.get(key);
+    if (!inf) {
+      inf = new SharedInformer(this.clients.resource(type), { ...this.opts, ...opts });
+      this.informers.set(key, inf);
+      if (this.started) inf.start();
+    }
+    return inf;
+  }
+
+  start(): void {
+    this.started = true;
+    for (const inf of this.informers.values()) inf.start();
+  }
+
+  async waitForCacheSync(): Promise<void> {
+    await Promise.all([...this.informers.values()].map((i) => i.waitForSync()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+  }
+}

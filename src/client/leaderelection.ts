@@ -1,0 +1,129 @@
+// Leader election on a coordination.k8s.io/v1 Lease, after client-go's leaderelection:
+// acquire when the lease is free or expired, renew every retry period, give up leadership
+// if renewal fails for renewDeadline, release on shutdown so a successor need not wait out
+// the lease. Optimistic concurrency on the Lease's resourceVersion makes takeover safe.
+import type { KubeObject } from '../api/object.js';
+import { rfc3339Micro } from '../api/time.js';
+import type { Logger } from '../log/index.js';
+import { realClock, type Clock } from './clock.js';
+import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
+import type { ResourceClient } from './typed.js';
+
+export interface LeaderElectionConfig {
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  onStartedLeading: () => void;
+  onStoppedLeading: () => void;
+  clock?: Clock;
+  log?: Logger;
+}
+
+export class LeaderElector {
+  private leading = false;
+  private stopped = false;
+  private timer: unknown;
+  private lastRenew = 0;
+  private readonly clock: Clock;
+  private readonly leaseMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryMs: number;
+
+  constructor(private leases: ResourceClient, private cfg: LeaderElectionConfig) {
+    this.clock = cfg.clock ?? realClock;
+    this.leaseMs = cfg.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = cfg.renewDeadlineMs ?? 10_000;
+    this.retryMs = cfg.retryPeriodMs ?? 2_000;
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    void this.tick();
+  }
+
+  private schedule(): void {
+    if (!this.stopped) this.timer = this.clock.setTimeout(() => void this.tick(), this.retryMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    let ok = false;
+    try {
+      ok = await this.tryAcquireOrRenew();
+    } catch (e) {
+      this.cfg.log?.warn('lease update failed', { lease: `${this.cfg.namespace}/${this.cfg.name}`, error: (e as Error).message });
+    }
+    if (this.stopped) return;
+    const now = this.clock.now();
+    if (ok) {
+      this.lastRenew = now;
+      if (!this.leading) {
+        this.leading = true;
+        this.cfg.log?.info('became leader', { lease: `${this.cfg.namespace}/${this.cfg.name}`, identity: this.cfg.identity });
+        this.cfg.onStartedLeading();
+      }
+    } else if (this.leading && now - this.lastRenew >= this.renewDeadlineMs) {
+      this.leading = false;
+      this.cfg.log?.warn('lost leadership', { lease: `${this.cfg.namespace}/${this.cfg.name}` });
+      this.cfg.onStoppedLeading();
+    }
+    this.schedule();
+  }
+
+  private spec(transitions: number, acquireTime?: string): KubeObject['spec'] {
+    const now = rfc3339Micro(new Date(this.clock.now()));
+    return { holderIdentity: this.cfg.identity, leaseDurationSeconds: Math.ceil(this.leaseMs / 1000), acquireTime: acquireTime ?? now, renewTime: now, leaseTransitions: transitions };
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { namespace, name, identity } = this.cfg;
+    let lease: KubeObject;
+    try {
+      lease = await this.leases.get(namespace, name);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      try {
+        await this.leases.create(namespace, { metadata: { name, namespace }, spec: this.spec(0) });
+        return true;
+      } catch (e2) {
+        if (isAlreadyExists(e2)) return false;
+        throw e2;
+      }
+    }
+    const spec = lease.spec ?? {};
+    const holder: string = spec.holderIdentity ?? '';
+    const renewed = spec.renewTime ? Date.parse(spec.renewTime) : 0;
+    const duration = (spec.leaseDurationSeconds ?? 0) * 1000;
+    const expired = !holder || renewed + duration < this.clock.now();
+    if (holder !== identity && !expired) return false;
+    const transitions = (spec.leaseTransitions ?? 0) + (holder === identity ? 0 : 1);
+    try {
+      await this.leases.update({ ...lease, spec: this.spec(transitions, holder === identity ? spec.acquireTime : undefined) });
+      return true;
+    } catch (e) {
+      if (isConflict(e)) return false;
+      throw e;
+    }
+  }
+
+  /** Stops campaigning; a leader releases the lease so another can take over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.clock.clearTimeout(this.timer);
+    if (!this.leading) return;
+    this.leading = false;
+    try {
+      const lease = await this.leases.get(this.cfg.namespace, this.cfg.name);
+      if (lease.spec?.holderIdentity === this.cfg.identity) {
+        await this.leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: rfc3339Micro(new Date(this.clock.now())) } });
+      }
+    } catch { /* best effort: the lease expires anyway */ }
+    this.cfg.onStoppedLeading();
+  }
+}

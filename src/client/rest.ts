@@ -1,0 +1,123 @@
+// HTTPS transport to the API server: JSON requests with client certificates or a bearer
+// token, keep-alive connections, deadlines, and streaming watches. Everything capstan runs
+// outside the API server talks to it through this, exactly as kubectl does.
+import { Agent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { APIError, type StatusBody } from './errors.js';
+import type { ClientConfig } from './kubeconfig.js';
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  /** Milliseconds; default 30 s. */
+  timeoutMs?: number;
+}
+
+export interface WatchEventRaw {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  object: any;
+}
+
+export interface WatchHandle {
+  /** Ends the stream; the iterator then finishes. */
+  close(): void;
+  [Symbol.asyncIterator](): AsyncIterator<WatchEventRaw>;
+}
+
+function buildPath(path: string, query?: RequestOptions['query']): string {
+  if (!query) return path;
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+export class RESTClient {
+  private agent: Agent;
+  private host: string;
+  private port: number;
+
+  constructor(readonly config: ClientConfig, readonly userAgent = 'capstan') {
+    const u = new URL(config.server);
+    this.host = u.hostname.replace(/^\[|\]$/g, '');
+    this.port = Number(u.port || 443);
+    this.agent = new Agent({
+      keepAlive: true, maxSockets: 64,
+      ca: config.caPem, cert: config.certPem, key: config.keyPem,
+      rejectUnauthorized: !config.insecureSkipTLSVerify,
+    });
+  }
+
+  private headers(body?: Buffer, contentType?: string): Record<string, string | number> {
+    const h: Record<string, string | number> = { Accept: 'application/json', 'User-Agent': this.userAgent };
+    if (this.config.token) h.Authorization = `Bearer ${this.config.token}`;
+    if (body) { h['Content-Type'] = contentType ?? 'application/json'; h['Content-Length'] = body.length; }
+    return h;
+  }
+
+  private open(method: string, path: string, body: Buffer | undefined, contentType: string | undefined, timeoutMs: number): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest({
+        host: this.host, port: this.port, method, path, agent: this.agent,
+        headers: this.headers(body, contentType), servername: this.host.match(/^[\d.]+$|:/) ? undefined : this.host,
+      }, resolve);
+      if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new APIError(504, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`)));
+      req.on('error', (e) => reject(e instanceof APIError ? e : new APIError(0, 'ConnectionError', `${method} ${path}: ${e.message}`)));
+      req.end(body);
+    });
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const body = opts.body === undefined ? undefined : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+    const res = await this.open(method, buildPath(path, opts.query), body, opts.contentType, opts.timeoutMs ?? 30_000);
+    const chunks: Buffer[] = [];
+    for await (const c of res) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const code = res.statusCode ?? 0;
+    let parsed: unknown = text;
+    try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
+    if (code >= 200 && code < 300) return parsed as T;
+    const status = (typeof parsed === 'object' && parsed ? parsed : {}) as StatusBody;
+    throw new APIError(code, status.reason ?? 'Unknown', status.message ?? `${method} ${path}: HTTP ${code}`, status);
+  }
+
+  /** Opens a watch stream; a non-200 answer rejects with APIError. */
+  async watch(path: string, query: RequestOptions['query'] = {}): Promise<WatchHandle> {
+    const res = await this.open('GET', buildPath(path, { ...query, watch: true }), undefined, undefined, 0);
+    if (res.statusCode !== 200) {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      let status: StatusBody = {};
+      try { status = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { /* not JSON */ }
+      throw new APIError(res.statusCode ?? 0, status.reason ?? 'Unknown', status.message ?? `watch ${path}: HTTP ${res.statusCode}`, status);
+    }
+    res.setEncoding('utf8');
+    let closed = false;
+    const close = () => { closed = true; res.destroy(); };
+    async function* events(): AsyncGenerator<WatchEventRaw> {
+      let buf = '';
+      try {
+        for await (const chunk of res as AsyncIterable<string>) {
+          buf += chunk;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            if (line) yield JSON.parse(line) as WatchEventRaw;
+          }
+        }
+      } catch (e) {
+        if (!closed) throw e;
+      }
+    }
+    const it = events();
+    return { close, [Symbol.asyncIterator]: () => it };
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
