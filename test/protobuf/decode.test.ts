@@ -178,3 +178,8 @@ t.test('PodSpec affinity', async (t) => {
     },
   });
 });
+
+t.test('a Scale to zero keeps replicas: 0', async (t) => {
+  const scale = decode(envelope('autoscaling/v1', 'Scale', meta('web'), msg(2, int(1, 0)), msg(3, int(1, 2), str(2, 'app=web'))));
+  t.strictSame(scale, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas: 0 }, status: { replicas: 2, selector: 'app=web' } });
+});

@@ -125,6 +125,21 @@ t.test('kubectl create with protobuf bodies', async (t) => {
     t.match(await k.ok(['auth', 'whoami']), /kubernetes-admin/);
   });
 
+  t.test('update and scale with protobuf bodies (client-go typed clients)', async (t) => {
+    const pb = { contentType: 'application/vnd.kubernetes.protobuf' };
+    const cm = await get('configmap', 'cfg', '-n', 'pb');
+    const put = await s.client.request('PUT', '/api/v1/namespaces/pb/configmaps/cfg', {
+      ...pb, body: envelope('v1', 'ConfigMap', msg(1, str(1, 'cfg'), str(3, 'pb'), str(6, cm.metadata.resourceVersion)), msg(2, str(1, 'b'), str(2, '2'))),
+    });
+    t.equal(put.status, 200, put.text);
+    t.strictSame((await get('configmap', 'cfg', '-n', 'pb')).data, { b: '2' });
+    const scale = await s.client.request('PUT', '/apis/apps/v1/namespaces/pb/deployments/two/scale', {
+      ...pb, body: envelope('autoscaling/v1', 'Scale', msg(1, str(1, 'two'), str(3, 'pb')), msg(2, Buffer.from([0x08, 0x00]))),
+    });
+    t.equal(scale.status, 200, scale.text);
+    t.equal((await get('deployment', 'two', '-n', 'pb')).spec.replicas, 0);
+  });
+
   t.test('a protobuf body that does not decode is a 400 BadRequest', async (t) => {
     const whole = envelope('v1', 'ConfigMap', msg(1, str(1, 'x')));
     const truncated = whole.subarray(0, whole.indexOf('ConfigMap') + 12);

@@ -3,6 +3,7 @@ import type { Messages } from './schema.js';
 import { affinity } from './tables/affinity.js';
 import { apps } from './tables/apps.js';
 import { auth } from './tables/auth.js';
+import { autoscaling } from './tables/autoscaling.js';
 import { batch } from './tables/batch.js';
 import { core } from './tables/core.js';
 import { meta } from './tables/meta.js';
@@ -22,13 +23,14 @@ function merge(...groups: Messages[]): Messages {
   return all;
 }
 
-export const messages = merge(meta, core, pod, affinity, apps, batch, networking, auth, rbac, policy);
+export const messages = merge(meta, core, pod, affinity, apps, autoscaling, batch, networking, auth, rbac, policy);
 
 const byGroupVersion: Record<string, string[]> = {
   v1: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Service', 'Pod', 'ResourceQuota'],
   'apps/v1': ['Deployment'],
   'authentication.k8s.io/v1': ['TokenRequest', 'SelfSubjectReview'],
   'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview'],
+  'autoscaling/v1': ['Scale'],
   'batch/v1': ['Job', 'CronJob'],
   'networking.k8s.io/v1': ['Ingress'],
   'policy/v1': ['Eviction', 'PodDisruptionBudget'],
