@@ -4,6 +4,7 @@ type Command = (argv: string[]) => Promise<number | void>;
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   apiserver: { summary: 'run the API server', load: async () => (await import('./apiserver.js')).run },
   up: { summary: 'run a whole cluster in the foreground', load: async () => (await import('./up.js')).run },
+  'controller-manager': { summary: 'run the built-in controllers', load: async () => (await import('./controller-manager.js')).run },
 };
 
 function usage(): string {

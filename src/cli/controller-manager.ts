@@ -1,0 +1,113 @@
+// `capstan controller-manager`: the built-in controllers behind leader election, talking to
+// the API server over HTTPS like any client.
+import { parseArgs } from 'node:util';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { clientsetFromKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory } from '../client/index.js';
+import { controllers, defaultControllerConfig, type Controller, type ControllerContext } from '../controllers/index.js';
+import { logger } from '../log/index.js';
+import { startHealthServer } from './health-server.js';
+import { untilSignal } from './signals.js';
+import { parseDuration } from './duration.js';
+
+export interface ControllerManagerHandle {
+  stop(): Promise<void>;
+  isLeader(): boolean;
+  healthPort: number;
+}
+
+export async function startControllerManager(argv: string[]): Promise<ControllerManagerHandle> {
+  const { values } = parseArgs({
+    args: argv, strict: true,
+    options: {
+      kubeconfig: { type: 'string' },
+      controllers: { type: 'string', default: '*' },
+      'leader-elect': { type: 'string', default: 'true' },
+      'leader-elect-lease-duration': { type: 'string', default: '15s' },
+      'leader-elect-renew-deadline': { type: 'string', default: '10s' },
+      'leader-elect-retry-period': { type: 'string', default: '2s' },
+      'cluster-cidr': { type: 'string', default: defaultControllerConfig.clusterCIDR },
+      'node-cidr-mask-size': { type: 'string', default: String(defaultControllerConfig.nodeCIDRMaskSize) },
+      'node-monitor-grace-period': { type: 'string', default: '40s' },
+      'pod-eviction-timeout': { type: 'string', default: '5m' },
+      'concurrent-workers': { type: 'string', default: String(defaultControllerConfig.workers) },
+      'bind-address': { type: 'string', default: '127.0.0.1' },
+      'secure-port': { type: 'string', default: '10257' },
+    },
+  });
+  if (!values.kubeconfig) throw new Error('--kubeconfig is required');
+  const log = logger('controller-manager');
+  const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-controller-manager');
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const informers = new SharedInformerFactory(clients, { log, resyncMs: 10 * 60_000 });
+  const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;
+  const ctx: ControllerContext = {
+    clients, informers, clock: realClock, log, metrics: registry,
+    recorder: (component) => new EventRecorder(clients.resource(resources.events), { component, host: hostname() }, realClock, log),
+    config: {
+      clusterCIDR: values['cluster-cidr'],
+      nodeCIDRMaskSize: Number(values['node-cidr-mask-size']),
+      nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']),
+      podEvictionTimeoutMs: parseDuration(values['pod-eviction-timeout']),
+      workers: Number(values['concurrent-workers']),
+    },
+  };
+  const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const name of wanted) if (!controllers[name]) throw new Error(`unknown controller "${name}" (known: ${Object.keys(controllers).join(', ')})`);
+
+  let running: Controller[] = [];
+  let leading = false;
+  let stopping = false;
+  const runAll = async () => {
+    leading = true;
+    running = [];
+    for (const name of wanted) running.push(await (await controllers[name]())(ctx));
+    informers.start();
+    await informers.waitForCacheSync();
+    log.info('caches synced, controllers running', { controllers: wanted });
+    for (const c of running) void c.run(ctx.config.workers).catch((e) => log.error('controller stopped', { controller: c.name, error: (e as Error).message }));
+  };
+  const stopAll = async () => {
+    leading = false;
+    await Promise.all(running.map((c) => c.stop()));
+    await informers.stop();
+  };
+
+  let elector: LeaderElector | undefined;
+  if (values['leader-elect'] === 'true') {
+    elector = new LeaderElector(clients.resource(resources.leases), {
+      namespace: 'kube-system', name: 'kube-controller-manager', identity, log,
+      leaseDurationMs: parseDuration(values['leader-elect-lease-duration']),
+      renewDeadlineMs: parseDuration(values['leader-elect-renew-deadline']),
+      retryPeriodMs: parseDuration(values['leader-elect-retry-period']),
+      onStartedLeading: () => void runAll(),
+      // Like Kubernetes, a controller-manager that lost its lease stops acting at once.
+      onStoppedLeading: () => { if (!stopping) { log.error('leadership lost, exiting'); process.exit(1); } },
+    });
+    elector.start();
+  } else {
+    await runAll();
+  }
+  const health = await startHealthServer({ address: values['bind-address'], port: Number(values['secure-port']), registry, ready: () => leading || !elector });
+  return {
+    healthPort: health.port,
+    isLeader: () => leading,
+    async stop() {
+      stopping = true;
+      await elector?.stop();
+      await stopAll();
+      health.server.close();
+      clients.close();
+    },
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const cm = await startControllerManager(argv);
+  process.stdout.write(`capstan controller-manager running (healthz on :${cm.healthPort})\n`);
+  await untilSignal();
+  await cm.stop();
+  return 0;
+}

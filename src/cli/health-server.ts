@@ -1,0 +1,26 @@
+// /healthz, /readyz and /metrics for a component (controller-manager, scheduler, agents),
+// plain HTTP on a loopback port.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export async function startHealthServer(opts: { address: string; port: number; registry: Registry; ready: () => boolean }): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz' || path === '/livez') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
+    if (path === '/readyz') {
+      const ok = opts.ready();
+      return res.writeHead(ok ? 200 : 503, { 'Content-Type': 'text/plain' }).end(ok ? 'ok' : 'not ready');
+    }
+    if (path === '/metrics') {
+      void opts.registry.metrics().then((text) => res.writeHead(200, { 'Content-Type': opts.registry.contentType }).end(text));
+      return;
+    }
+    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.address, () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}

@@ -1,0 +1,123 @@
+// What every controller shares: a context (clients, shared informers, events, clock, config)
+// and a queue-driven run loop that owns requeue policy, so a controller is its event
+// handlers (which only enqueue keys) and one level-based `reconcile(key)`.
+import { randomBytes } from 'node:crypto';
+import type { KubeObject } from '../api/object.js';
+import type { Logger } from '../log/index.js';
+import { objectKey, type Clientset, type Clock, type EventRecorder, type SharedInformerFactory } from '../client/index.js';
+import { WorkQueue } from '../client/workqueue.js';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export interface ControllerConfig {
+  /** Pod network of the cluster, split into per-node blocks by node IPAM. */
+  clusterCIDR: string;
+  /** Prefix length of each node's block. */
+  nodeCIDRMaskSize: number;
+  /** How long a node may miss heartbeats before it is NotReady/Unknown. */
+  nodeMonitorGracePeriodMs: number;
+  /** Default toleration time before pods on an unreachable/not-ready node are evicted. */
+  podEvictionTimeoutMs: number;
+  /** Workers per controller. */
+  workers: number;
+}
+
+export const defaultControllerConfig: ControllerConfig = {
+  clusterCIDR: '10.244.0.0/16',
+  nodeCIDRMaskSize: 24,
+  nodeMonitorGracePeriodMs: 40_000,
+  podEvictionTimeoutMs: 300_000,
+  workers: 5,
+};
+
+export interface ControllerContext {
+  clients: Clientset;
+  informers: SharedInformerFactory;
+  /** An event recorder reporting as `component` (e.g. "deployment-controller"). */
+  recorder(component: string): EventRecorder;
+  clock: Clock;
+  log: Logger;
+  config: ControllerConfig;
+  metrics?: Registry;
+}
+
+export interface Controller {
+  readonly name: string;
+  /** Runs `workers` reconcile loops until stop(). Informers must be started and synced. */
+  run(workers: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ReconcileResult {
+  /** Reconcile again after this long even without events (e.g. minReadySeconds, tolerations). */
+  requeueAfterMs?: number;
+}
+
+let metrics: { reconciles: Counter; duration: Histogram } | undefined;
+function controllerMetrics(registry?: Registry) {
+  if (!registry) return undefined;
+  metrics ??= {
+    reconciles: new Counter({ name: 'capstan_controller_reconcile_total', help: 'Reconciles by controller and result.', labelNames: ['controller', 'result'], registers: [registry] }),
+    duration: new Histogram({ name: 'capstan_controller_reconcile_duration_seconds', help: 'Reconcile latency by controller.', labelNames: ['controller'], registers: [registry], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5] }),
+  };
+  return metrics;
+}
+
+/**
+ * A controller driven by a work queue of object keys. Subclasses register informer handlers
+ * that call `enqueue`, and implement `reconcile(key)`, which must re-read state from listers,
+ * be idempotent, and throw to be retried with backoff.
+ */
+export abstract class QueueController implements Controller {
+  readonly queue: WorkQueue;
+  protected readonly log: Logger;
+  private workers: Promise<void>[] = [];
+
+  constructor(readonly name: string, protected ctx: ControllerContext) {
+    this.queue = new WorkQueue(ctx.clock);
+    this.log = ctx.log.with({ controller: name });
+  }
+
+  abstract reconcile(key: string): Promise<ReconcileResult | void>;
+
+  enqueue(objOrKey: KubeObject | string): void {
+    this.queue.add(typeof objOrKey === 'string' ? objOrKey : objectKey(objOrKey));
+  }
+
+  enqueueAfter(objOrKey: KubeObject | string, ms: number): void {
+    this.queue.addAfter(typeof objOrKey === 'string' ? objOrKey : objectKey(objOrKey), ms);
+  }
+
+  /** Processes one key: reconcile, then forget (success), requeue-after, or retry with backoff. */
+  async processNext(): Promise<boolean> {
+    const key = await this.queue.get();
+    if (key === undefined) return false;
+    const m = controllerMetrics(this.ctx.metrics);
+    const started = process.hrtime.bigint();
+    const reconcileID = randomBytes(4).toString('hex');
+    try {
+      const result = await this.reconcile(key);
+      this.queue.forget(key);
+      if (result?.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
+      m?.reconciles.inc({ controller: this.name, result: 'success' });
+    } catch (e) {
+      m?.reconciles.inc({ controller: this.name, result: 'error' });
+      this.log.warn('reconcile failed, will retry', { key, reconcileID, retries: this.queue.rateLimiter.retries(key), error: (e as Error).message });
+      this.queue.addRateLimited(key);
+    } finally {
+      m?.duration.observe({ controller: this.name }, Number(process.hrtime.bigint() - started) / 1e9);
+      this.queue.done(key);
+    }
+    return true;
+  }
+
+  async run(workers: number): Promise<void> {
+    const loop = async () => { while (await this.processNext()) { /* next key */ } };
+    this.workers = Array.from({ length: workers }, loop);
+    await Promise.all(this.workers);
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.shutDown();
+    await Promise.all(this.workers);
+  }
+}

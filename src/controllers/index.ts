@@ -1,0 +1,10 @@
+// The controllers `capstan controller-manager` runs, by the names `--controllers` takes.
+import type { Controller, ControllerContext } from './framework.js';
+
+export type ControllerFactory = (ctx: ControllerContext) => Controller | Promise<Controller>;
+
+// Each entry loads its controller lazily: `name: async () => (await import('./name/index.js')).create`.
+export const controllers: Record<string, () => Promise<ControllerFactory>> = {
+};
+
+export * from './framework.js';
