@@ -168,6 +168,31 @@ const cases: { cmd: string; hex: string; want: Record<string, unknown> }[] = [
     hex: '6b3873000a310a17617574686f72697a6174696f6e2e6b38732e696f2f7631121653656c665375626a65637452756c657352657669657712230a100a0012001a0022002a0032003800420012090a0764656661756c741a04180022001a002200',
     want: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: {}, spec: { namespace: 'default' } },
   },
+  {
+    cmd: 'create clusterrole agg --aggregation-rule=rbac.example.com/aggregate-to-x=true',
+    hex: '6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b436c7573746572526f6c6512420a130a0361676712001a0022002a003200380042001a2b0a290a270a1f726261632e6578616d706c652e636f6d2f6167677265676174652d746f2d781204747275651a002200',
+    want: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate-to-x': 'true' } }] } },
+  },
+  {
+    cmd: "create clusterrole nr --verb=get --non-resource-url='/logs/*' --resource=nodes,deployments.apps --resource-name=a",
+    hex: '6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b436c7573746572526f6c6512540a120a026e7212001a0022002a0032003800420012110a0367657412001a056e6f646573220161121b0a036765741204617070731a0b6465706c6f796d656e7473220161120e0a036765742a072f6c6f67732f2a1a002200',
+    want: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'nr' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['nodes'], resourceNames: ['a'] }, { verbs: ['get'], apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['a'] }, { verbs: ['get'], nonResourceURLs: ['/logs/*'] }] },
+  },
+  {
+    cmd: 'create rolebinding rb --role=r1 --serviceaccount=default:sa1 --group=devs',
+    hex: '6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b526f6c6542696e64696e671289010a120a02726212001a0022002a00320038004200122a0a0547726f75701219726261632e617574686f72697a6174696f6e2e6b38732e696f1a0464657673220012200a0e536572766963654163636f756e7412001a03736131220764656661756c741a250a19726261632e617574686f72697a6174696f6e2e6b38732e696f1204526f6c651a0272311a002200',
+    want: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'rb' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs' }, { kind: 'ServiceAccount', name: 'sa1', namespace: 'default' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r1' } },
+  },
+  {
+    cmd: 'create quota q2 --hard=requests.cpu=500m --scopes=BestEffort',
+    hex: '6b3873000a130a027631120d5265736f7572636551756f7461123c0a120a02713212001a0022002a0032003800420012240a160a0c72657175657374732e63707512060a043530306d120a426573744566666f72741a001a002200',
+    want: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q2' }, spec: { hard: { 'requests.cpu': '500m' }, scopes: ['BestEffort'] }, status: {} },
+  },
+  {
+    cmd: 'create priorityclass hi --value=1000 --global-default=true --preemption-policy=Never',
+    hex: '6b3873000a250a147363686564756c696e672e6b38732e696f2f7631120d5072696f72697479436c61737312220a120a02686912001a0022002a0032003800420010e807180122002a054e657665721a002200',
+    want: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'hi' }, value: 1000, globalDefault: true, preemptionPolicy: 'Never' },
+  },
 ];
 
 for (const c of cases) {
