@@ -49,6 +49,16 @@ function typeName(s: Exclude<Schema, { kind: 'ref' }>): string {
   }
 }
 
+/** Where Go's standard base64 decoder would fail on `s` (it skips CR and LF), or null. */
+function base64Error(s: string): number | null {
+  const t = s.replace(/[\r\n]/g, '');
+  const body = /^[A-Za-z0-9+/]*/.exec(t)![0].length;
+  const padding = /^=*/.exec(t.slice(body))![0].length;
+  if (body + padding < t.length) return body + padding;
+  if (t.length % 4 !== 0 || padding > 2) return t.length - (t.length % 4 || 4);
+  return null;
+}
+
 export function pruneUnknownFields(obj: unknown, schema: Schema): PruneResult {
   const unknown: string[] = [];
   const invalid: FieldTypeError[] = [];
@@ -63,8 +73,13 @@ export function pruneUnknownFields(obj: unknown, schema: Schema): PruneResult {
       return value;
     };
     switch (r.kind) {
-      case 'string':
-        return typeof value === 'string' ? value : mismatch();
+      case 'string': {
+        if (typeof value !== 'string') return mismatch();
+        // []byte fields (Secret data, ConfigMap binaryData) are base64 in JSON, as Go decodes them.
+        const bad = r.format === 'byte' ? base64Error(value) : null;
+        if (bad !== null) invalid.push({ path, message: `illegal base64 data at input byte ${bad}` });
+        return value;
+      }
       case 'boolean':
         return typeof value === 'boolean' ? value : mismatch();
       case 'number':

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import yaml from 'js-yaml';
 import { badRequest, tooLarge, unsupportedMediaType } from './errors.js';
 import { bodyKind, type BodyKind } from './negotiate.js';
+import { jsonDuplicateKeys } from './duplicate-fields.js';
 import { decodeKubernetesProtobuf, ProtobufDecodeError } from './protobuf/index.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
@@ -31,6 +32,8 @@ export interface DecodedBody {
   kind: BodyKind;
   value: unknown;
   raw: Buffer;
+  /** Duplicate keys the decoder resolved to their last value, as Kubernetes words them. */
+  duplicates: string[];
 }
 
 /** Decodes JSON, YAML or Kubernetes protobuf (patches are JSON; apply patches are YAML, of which JSON is a subset). */
@@ -39,7 +42,7 @@ export function decodeBody(raw: Buffer, contentType: string | undefined): Decode
   if (!kind) throw unsupportedMediaType(String(contentType));
   if (kind === 'protobuf') {
     try {
-      return { kind, value: decodeKubernetesProtobuf(raw).object, raw };
+      return { kind, value: decodeKubernetesProtobuf(raw).object, raw, duplicates: [] };
     } catch (e) {
       if (e instanceof ProtobufDecodeError) throw badRequest(e.message);
       throw e;
@@ -48,16 +51,30 @@ export function decodeBody(raw: Buffer, contentType: string | undefined): Decode
   const text = raw.toString('utf8');
   if (!text.trim()) throw badRequest('the body of the request was empty');
   if (kind === 'yaml' || kind === 'apply-patch') {
-    try {
-      const docs = yaml.loadAll(text);
+    const load = (json: boolean) => {
+      const docs = yaml.loadAll(text, undefined, { json });
       if (docs.length !== 1) throw new Error('expected a single YAML document');
-      return { kind, value: docs[0], raw };
+      return docs[0];
+    };
+    try {
+      return { kind, value: load(false), raw, duplicates: [] };
     } catch (e) {
+      // A duplicate key is for fieldValidation to judge: decode again keeping the last value.
+      const mark = (e as { mark?: { line: number } }).mark;
+      const dup = /^duplicated mapping key/.test((e as { reason?: string }).reason ?? '') && mark
+        ? /^\s*("[^"]*"|'[^']*'|[^:]+?)\s*:/.exec(text.split('\n')[mark.line] ?? '')?.[1]?.replace(/^["']|["']$/g, '')
+        : undefined;
+      if (dup !== undefined) {
+        try {
+          return { kind, value: load(true), raw, duplicates: [`line ${mark!.line + 1}: key ${JSON.stringify(dup)} already set in map`] };
+        } catch { /* fall through to the original error */ }
+      }
       throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
     }
   }
   try {
-    return { kind, value: JSON.parse(text), raw };
+    const value: unknown = JSON.parse(text);
+    return { kind, value, raw, duplicates: jsonDuplicateKeys(text).map((k) => `duplicate field ${JSON.stringify(k)}`) };
   } catch (e) {
     throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
   }

@@ -16,6 +16,16 @@ export function parseFieldValidation(v: string | null): FieldValidation {
   throw badRequest(`fieldValidation parameter unsupported: ${v}. Accepted values are: Ignore, Warn, Strict`);
 }
 
+/**
+ * Duplicate fields in a request body (`duplicate field "replicas"`): 400 with Strict, warnings
+ * with Warn, nothing with Ignore, as Kubernetes' strict decoder.
+ */
+export function duplicateFieldWarnings(duplicates: string[], validation: FieldValidation): string[] {
+  if (!duplicates.length || validation === 'Ignore') return [];
+  if (validation === 'Strict') throw badRequest(`strict decoding error: ${duplicates.join(', ')}`);
+  return duplicates;
+}
+
 export interface DecodeResult {
   object: KubeObject;
   warnings: string[];

@@ -74,6 +74,11 @@ export function createHandler(deps: HandlerDeps) {
     const version = reg?.version(info.version);
     if (!reg || !version) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');
     if (!reg.def.namespaced && info.namespace) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');
+    // Across namespaces a namespaced resource is only listed and watched, as Kubernetes routes it.
+    if (reg.def.namespaced && !info.namespace && (info.name || !['list', 'watch'].includes(info.verb))) {
+      if (info.name) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
+    }
     const h: HandlerContext = {
       req, res, query: url.searchParams, info, user, reg, version,
       accept: negotiate(req.headers.accept), ctx: requestContext(user, url.searchParams), warnings: [],

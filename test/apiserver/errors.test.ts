@@ -172,6 +172,64 @@ t.test('fieldValidation', async (t) => {
   });
 });
 
+t.test('duplicate fields follow fieldValidation', async (t) => {
+  const json = (name: string) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{"a":"1"},"data":{"b":"2"}}`;
+  const strict = await c.post(`${cms}?fieldValidation=Strict`, json('dup-strict'));
+  t.equal(strict.status, 400, 'Strict: 400');
+  t.match(strict.body.message, /strict decoding error: duplicate field "data"/);
+  t.equal((await c.get(`${cms}/dup-strict`)).status, 404);
+  const warn = await c.post(`${cms}?fieldValidation=Warn`, json('dup-warn'));
+  t.equal(warn.status, 201, 'Warn: created');
+  t.equal(warn.headers.warning, '299 - "duplicate field \\"data\\""');
+  t.same(warn.body.data, { b: '2' }, 'the last value wins');
+  const ignore = await c.post(`${cms}?fieldValidation=Ignore`, json('dup-ignore'));
+  t.equal(ignore.status, 201);
+  t.equal(ignore.headers.warning, undefined);
+  const nested = await c.post(`${cms}?fieldValidation=Strict`, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup-nested","labels":{"a":"1","a":"2"}}}');
+  t.equal(nested.status, 400, 'nested duplicates count');
+  t.match(nested.body.message, /duplicate field "a"/);
+  const sameKeyElsewhere = await c.post(`${cms}?fieldValidation=Strict`, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup-none","labels":{"name":"x"}},"data":{"name":"y","kind":"z"}}');
+  t.equal(sameKeyElsewhere.status, 201, 'one key in different objects is no duplicate');
+  const yaml = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\ndata:\n  b: "2"\n`;
+  const yamlStrict = await c.post(`${cms}?fieldValidation=Strict`, yaml('ydup-strict'), { contentType: 'application/yaml' });
+  t.equal(yamlStrict.status, 400, 'YAML Strict: 400');
+  t.match(yamlStrict.body.message, /line 7: key "data" already set in map/);
+  const yamlWarn = await c.post(cms, yaml('ydup-warn'), { contentType: 'application/yaml' });
+  t.equal(yamlWarn.status, 201, 'YAML Warn: created');
+  t.match(yamlWarn.headers.warning, /line 7: key \\"data\\" already set in map/);
+  const patch = await c.patch(`${cms}/dup-warn?fieldValidation=Strict`, '{"data":{"c":"1","c":"2"}}');
+  t.equal(patch.status, 400, 'duplicates in a patch body under Strict');
+});
+
+const base64Cases: Array<[string, string, unknown]> = [
+  ['ConfigMap binaryData', cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b64-cm' }, binaryData: { a: 'not base64!' } }],
+  ['Secret data', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b64-secret' }, data: { a: 'abc' } }],
+];
+for (const [name, path, body] of base64Cases) {
+  t.test(`${name} that is not base64 is 400`, async (t) => {
+    const res = await c.post(path, body);
+    t.equal(res.status, 400);
+    t.match(res.body.message, /illegal base64 data at input byte \d+/);
+    t.equal((await c.get(`${path}/${(body as any).metadata.name}`)).status, 404);
+  });
+}
+
+t.test('base64 values that are valid are accepted', async (t) => {
+  const res = await c.post(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b64-ok' }, binaryData: { a: 'AAE=', b: '', c: 'aGVsbG8gd29ybGQ=' } });
+  t.equal(res.status, 201);
+});
+
+t.test('namespaced resources across namespaces are only listed and watched', async (t) => {
+  const post = await c.post('/api/v1/configmaps', fixtures.configMap('nowhere'));
+  t.equal(post.status, 405);
+  t.equal(post.body.reason, 'MethodNotAllowed');
+  const get = await c.get('/api/v1/configmaps/twice');
+  t.equal(get.status, 404);
+  t.equal(get.body.message, 'the server could not find the requested resource');
+  t.equal((await c.delete('/api/v1/configmaps')).status, 405);
+  t.equal((await c.get('/api/v1/configmaps')).status, 200, 'list works');
+});
+
 t.test('a body over 3 MiB is 413', async (t) => {
   const big = fixtures.configMap('big', {}, { blob: 'x'.repeat(3 * 1024 * 1024 + 10) });
   const res = await c.post(cms, big);

@@ -86,6 +86,27 @@ t.test('metadata.uid is immutable: an update naming another uid is 422', async (
   t.equal(same.status, 200, 'the object\'s own uid is fine');
 });
 
+t.test('immutable ConfigMaps and Secrets', async (t) => {
+  const cases: Array<[string, string, Record<string, unknown>, Record<string, unknown>]> = [
+    ['configmap', cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'frozen' }, immutable: true, data: { a: '1' } }, { data: { a: '2' } }],
+    ['secret', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'frozen' }, immutable: true, data: { a: 'MQ==' } }, { data: { a: 'Mg==' } }],
+  ];
+  for (const [name, path, body, change] of cases) {
+    t.equal((await c.post(path, body)).status, 201);
+    const data = await c.patch(`${path}/frozen`, change);
+    t.equal(data.status, 422, `${name}: data cannot change`);
+    t.equal(data.body.details.causes[0].field, 'data');
+    const unset = await c.patch(`${path}/frozen`, { immutable: false });
+    t.equal(unset.status, 422, `${name}: immutable cannot be unset`);
+    t.equal(unset.body.details.causes[0].field, 'immutable');
+    const removed = await c.patch(`${path}/frozen`, { immutable: null });
+    t.equal(removed.status, 422, `${name}: immutable cannot be removed`);
+    const labels = await c.patch(`${path}/frozen`, { metadata: { labels: { ok: 'yes' } } });
+    t.equal(labels.status, 200, `${name}: metadata still changes`);
+    t.equal((await c.delete(`${path}/frozen`)).status, 200, `${name}: and it can be deleted`);
+  }
+});
+
 t.test('PUT to a missing object is 404', async (t) => {
   const res = await c.put(`${cms}/absent`, fixtures.configMap('absent'));
   t.equal(res.status, 404);

@@ -92,6 +92,34 @@ t.test('headless and ExternalName services allocate no IP', async (t) => {
   t.notOk(ext.body.spec.clusterIP);
 });
 
+t.test('a headless Service stays headless', async (t) => {
+  const s = (await c.post(svcs, fixtures.service('stays-headless', { clusterIP: 'None' }))).body;
+  const omitted = await c.put(`${svcs}/stays-headless`, { ...s, spec: { ...s.spec, clusterIP: undefined, clusterIPs: undefined } });
+  t.equal(omitted.status, 200);
+  t.equal(omitted.body.spec.clusterIP, 'None', 'omitting clusterIP keeps None');
+  const cur = omitted.body;
+  const toIP = await c.put(`${svcs}/stays-headless`, { ...cur, spec: { ...cur.spec, clusterIP: '10.96.44.44', clusterIPs: ['10.96.44.44'] } });
+  t.equal(toIP.status, 422, 'None cannot become an IP');
+  t.equal(toIP.body.details.causes[0].field, 'spec.clusterIPs[0]');
+  const ip = (await c.post(svcs, fixtures.service('not-headless'))).body;
+  const toNone = await c.put(`${svcs}/not-headless`, { ...ip, spec: { ...ip.spec, clusterIP: 'None', clusterIPs: ['None'] } });
+  t.equal(toNone.status, 422, 'an IP cannot become None');
+  t.equal((await c.get(`${svcs}/not-headless`)).body.spec.clusterIP, ip.spec.clusterIP);
+});
+
+t.test('ExternalName and back: the IP is released, then a new one allocated', async (t) => {
+  const s = (await c.post(svcs, fixtures.service('flip'))).body;
+  const ext = await c.put(`${svcs}/flip`, { ...s, spec: { type: 'ExternalName', externalName: 'example.com' } });
+  t.equal(ext.status, 200);
+  t.notOk(ext.body.spec.clusterIP);
+  const reuse = await c.post(svcs, fixtures.service('flip-reuse', { clusterIP: s.spec.clusterIP }));
+  t.equal(reuse.status, 201, 'the old IP is free');
+  const back = await c.put(`${svcs}/flip`, { ...ext.body, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } });
+  t.equal(back.status, 200);
+  t.ok(inServiceRange(back.body.spec.clusterIP), 'a new IP');
+  t.not(back.body.spec.clusterIP, s.spec.clusterIP);
+});
+
 t.test('NodePorts come from 30000-32767', async (t) => {
   const seen = new Set<number>();
   for (let i = 0; i < 5; i++) {

@@ -8,7 +8,7 @@ import { ref } from '../../api/schema.js';
 import { applyPatch, PatchError, patchKindFor } from '../patch/index.js';
 import { badRequest, methodNotAllowed, StatusError } from '../errors.js';
 import { decodeBody, readBody } from '../body.js';
-import { decodeVersioned, parseFieldValidation } from '../decode-object.js';
+import { decodeVersioned, duplicateFieldWarnings, parseFieldValidation } from '../decode-object.js';
 import { sendObject } from '../respond.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from '../table.js';
 import type { AdmissionChain } from '../admission.js';
@@ -80,8 +80,10 @@ export async function listResource(h: HandlerContext): Promise<void> {
 async function readObject(h: HandlerContext): Promise<KubeObject> {
   const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
   if (body.kind !== 'json' && body.kind !== 'yaml' && body.kind !== 'protobuf') throw badRequest(`unsupported content type for ${h.info.verb}: ${h.req.headers['content-type']}`);
-  const { object, warnings } = decodeVersioned(h.reg, h.version, body.value, parseFieldValidation(h.query.get('fieldValidation')));
-  h.warnings.push(...warnings);
+  const validation = parseFieldValidation(h.query.get('fieldValidation'));
+  const duplicates = duplicateFieldWarnings(body.duplicates, validation);
+  const { object, warnings } = decodeVersioned(h.reg, h.version, body.value, validation);
+  h.warnings.push(...duplicates, ...warnings);
   return object;
 }
 
@@ -120,8 +122,10 @@ export async function updateResource(h: HandlerContext, deps: ResourceHandlerDep
 export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps, subresource = ''): Promise<void> {
   const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
   const validation = parseFieldValidation(h.query.get('fieldValidation'));
+  const duplicates = duplicateFieldWarnings(body.duplicates, validation);
   const ns = h.info.namespace || undefined;
   if (body.kind === 'apply-patch') {
+    h.warnings.push(...duplicates);
     const force = h.query.get('force') === 'true';
     const manager = h.query.get('fieldManager');
     if (!manager) throw badRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
@@ -159,7 +163,7 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
       throw e;
     }
     const { object, warnings } = decodeVersioned(h.reg, h.version, patched, validation);
-    h.warnings.splice(0, h.warnings.length, ...warnings);
+    h.warnings.splice(0, h.warnings.length, ...duplicates, ...warnings);
     // A patch that does not name a resourceVersion is unconditional.
     const bodyRV = isPlainObject(body.value) && isPlainObject(body.value.metadata) ? body.value.metadata.resourceVersion : undefined;
     if (!bodyRV) object.metadata.resourceVersion = undefined;

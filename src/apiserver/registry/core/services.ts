@@ -162,8 +162,9 @@ function validate(o: KubeObject): FieldError[] {
 }
 
 function validateUpdate(o: KubeObject, old: KubeObject): FieldError[] {
+  // Set once, a ClusterIP (or "None") stays until the Service becomes an ExternalName one.
   const a = old.spec?.clusterIP, b = o.spec?.clusterIP;
-  if (a && a !== 'None' && usesClusterIP(o) && b !== a) return [invalidValue('spec.clusterIPs[0]', b ?? '', 'may not change once set')];
+  if (a && old.spec?.type !== 'ExternalName' && o.spec?.type !== 'ExternalName' && b !== a) return [invalidValue('spec.clusterIPs[0]', b ?? '', 'may not change once set')];
   return [];
 }
 
@@ -191,7 +192,10 @@ export function services(ips: Allocator, ports: Allocator): ResourceDef {
     storageVersion: 'v1',
     strategy: specStrategy({ initialStatus: () => ({ loadBalancer: {} }), defaults, validate, validateUpdate, prepareForUpdate(o, old) {
       // ClusterIP and NodePorts, once allocated, stay unless the update names others.
-      if (usesClusterIP(o) && usesClusterIP(old) && !o.spec.clusterIP) { o.spec.clusterIP = old.spec.clusterIP; o.spec.clusterIPs = old.spec.clusterIPs; }
+      // (A headless Service's "None" is kept the same way.)
+      if (o.spec?.type !== 'ExternalName' && old.spec?.type !== 'ExternalName' && !o.spec?.clusterIP && old.spec?.clusterIP) {
+        o.spec = { ...o.spec, clusterIP: old.spec.clusterIP, clusterIPs: old.spec.clusterIPs };
+      }
       if (usesNodePorts(o) && usesNodePorts(old)) {
         for (const p of (o.spec.ports ?? []) as Fields[]) {
           if (p.nodePort) continue;

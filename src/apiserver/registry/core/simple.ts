@@ -1,4 +1,5 @@
 // Core resources whose rules are small: ConfigMaps, Secrets, ServiceAccounts, Endpoints.
+import { isDeepStrictEqual } from 'node:util';
 import type { Fields } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, countKeys, identityVersion } from '../common.js';
@@ -20,6 +21,16 @@ function validateDataKeys(obj: Fields, fields: string[]): FieldError[] {
   return errs;
 }
 
+/** `immutable: true` freezes the data fields and itself, as ValidateConfigMapUpdate/ValidateSecretUpdate. */
+function immutableErrors(o: Fields, old: Fields, fields: string[]): FieldError[] {
+  if (old.immutable !== true) return [];
+  const frozen = (field: string): FieldError => ({ type: 'FieldValueForbidden', field, message: 'field is immutable when `immutable` is set' });
+  const errs: FieldError[] = [];
+  if (o.immutable !== true) errs.push(frozen('immutable'));
+  for (const f of fields) if (!isDeepStrictEqual(o[f] ?? {}, old[f] ?? {})) errs.push(frozen(f));
+  return errs;
+}
+
 export const configmaps: ResourceDef = {
   group: '', resource: 'configmaps', singular: 'configmap', kind: 'ConfigMap', listKind: 'ConfigMapList', namespaced: true,
   shortNames: ['cm'],
@@ -27,8 +38,7 @@ export const configmaps: ResourceDef = {
   storageVersion: 'v1',
   strategy: {
     validate: (o) => validateDataKeys(o, ['data', 'binaryData']),
-    validateUpdate: (o, old) => old.immutable && (JSON.stringify(o.data) !== JSON.stringify(old.data) || JSON.stringify(o.binaryData) !== JSON.stringify(old.binaryData))
-      ? [{ type: 'FieldValueForbidden', field: 'data', message: 'field is immutable when `immutable` is set' }] : [],
+    validateUpdate: (o, old) => immutableErrors(o, old, ['data', 'binaryData']),
   },
   columns: [col('Data', 'Number of keys.', (o) => countKeys(o.data) + countKeys(o.binaryData), 0, 'integer'), ageColumn],
 };
@@ -57,7 +67,10 @@ export const secrets: ResourceDef = {
       }
       return errs;
     },
-    validateUpdate: (o, old) => o.type !== old.type ? [{ type: 'FieldValueInvalid', field: 'type', message: `${JSON.stringify(o.type)}: field is immutable` }] : [],
+    validateUpdate: (o, old) => [
+      ...(o.type !== old.type ? [{ type: 'FieldValueInvalid' as const, field: 'type', message: `${JSON.stringify(o.type)}: field is immutable` }] : []),
+      ...immutableErrors(o, old, ['data']),
+    ],
   },
   fieldLabels: (o) => ({ type: o.type ?? '' }),
   columns: [col('Type', 'The type of the secret.', (o) => o.type ?? ''), col('Data', 'Number of keys.', (o) => countKeys(o.data), 0, 'integer'), ageColumn],
