@@ -4,7 +4,7 @@ import t from 'tap';
 import { decodeKubernetesProtobuf, ProtobufDecodeError } from '../../src/apiserver/protobuf/index.js';
 import { MessageDecoder } from '../../src/apiserver/protobuf/decode.js';
 import { messages } from '../../src/apiserver/protobuf/registry.js';
-import { bytes, entry, envelope, fixed32, fixed64, int, msg, str, varint } from './wire.js';
+import { bytes, entry, envelope, fixed32, fixed64, int, msg, str, varint } from '../helpers/protobuf-wire.js';
 
 const decode = (body: Buffer) => decodeKubernetesProtobuf(body).object as any;
 // ObjectMeta with name only and the zero values gogo writes for the rest.

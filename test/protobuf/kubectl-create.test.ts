@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
 import { startAPIServer } from '../helpers/api.js';
 import { kubectlFor } from '../helpers/kubectl.js';
-import { envelope, msg, str } from './wire.js';
+import { envelope, msg, str } from '../helpers/protobuf-wire.js';
 
 t.test('kubectl create with protobuf bodies', async (t) => {
   const s = await startAPIServer(t);
