@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { KubeObject } from '../api/object.js';
 import { rfc3339 } from '../api/time.js';
 import type { Logger } from '../log/index.js';
-import type { ResourceClient } from './typed.js';
+import type { ResourceAPI } from './typed.js';
 import { realClock, type Clock } from './clock.js';
 
 export interface EventSource {
@@ -16,7 +16,7 @@ export interface EventSource {
 export class EventRecorder {
   private recent = new Map<string, { name: string; namespace: string; count: number; at: number }>();
 
-  constructor(private events: ResourceClient, private source: EventSource, private clock: Clock = realClock, private log?: Logger) {}
+  constructor(private events: ResourceAPI, private source: EventSource, private clock: Clock = realClock, private log?: Logger) {}
 
   /** Fire and forget: an event that cannot be written is logged, never thrown. */
   event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {

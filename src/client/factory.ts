@@ -4,13 +4,13 @@ import type { Logger } from '../log/index.js';
 import type { Clock } from './clock.js';
 import { SharedInformer } from './informer.js';
 import type { ResourceType } from './resources.js';
-import type { Clientset } from './typed.js';
+import type { ClientsetAPI } from './typed.js';
 
 export class SharedInformerFactory {
   private informers = new Map<string, SharedInformer>();
   private started = false;
 
-  constructor(private clients: Clientset, private opts: { resyncMs?: number; clock?: Clock; log?: Logger } = {}) {}
+  constructor(private clients: ClientsetAPI, private opts: { resyncMs?: number; clock?: Clock; log?: Logger } = {}) {}
 
   informerFor(type: ResourceType, opts: { fieldSelector?: string; labelSelector?: string } = {}): SharedInformer {
     const key = `${type.group}/${type.resource}?${opts.fieldSelector ?? ''}&${opts.labelSelector ?? ''}`;

@@ -1,6 +1,6 @@
 // The client machinery every component outside the API server uses.
 export { RESTClient, type WatchHandle, type WatchEventRaw } from './rest.js';
-export { Clientset, ResourceClient, type ObjectList, type ListOptions, type WatchOptions, type DeleteOptions, type PatchType } from './typed.js';
+export { Clientset, ResourceClient, type ResourceAPI, type ClientsetAPI, type ObjectList, type ListOptions, type WatchOptions, type DeleteOptions, type PatchType } from './typed.js';
 export { resources, resourcePath, apiVersion, type ResourceType } from './resources.js';
 export { APIError, isNotFound, isConflict, isAlreadyExists, isGone } from './errors.js';
 export { Cache, objectKey, splitKey, type IndexFunc } from './cache.js';
@@ -11,6 +11,7 @@ export { WorkQueue, ExponentialRateLimiter, type RateLimiter } from './workqueue
 export { LeaderElector, type LeaderElectionConfig } from './leaderelection.js';
 export { EventRecorder, type EventSource } from './events.js';
 export { realClock, FakeClock, type Clock } from './clock.js';
+export { FakeClientset, type FakeAction } from './fake.js';
 export { loadKubeconfig, writeKubeconfig, kubeconfigYAML, type ClientConfig } from './kubeconfig.js';
 
 import { loadKubeconfig } from './kubeconfig.js';

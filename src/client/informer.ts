@@ -14,7 +14,7 @@ import type { Logger } from '../log/index.js';
 import { Cache, objectKey, splitKey, type IndexFunc } from './cache.js';
 import { realClock, type Clock } from './clock.js';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
-import type { ResourceClient } from './typed.js';
+import type { ResourceAPI } from './typed.js';
 
 export interface EventHandler {
   onAdd?(obj: KubeObject): void;
@@ -58,7 +58,7 @@ export class SharedInformer implements ReflectorSink {
   private running?: Promise<void>;
   private resyncTimer: unknown;
 
-  constructor(client: ResourceClient, private opts: ReflectorOptions & { resyncMs?: number; indexers?: Record<string, IndexFunc> } = {}) {
+  constructor(client: ResourceAPI, private opts: ReflectorOptions & { resyncMs?: number; indexers?: Record<string, IndexFunc> } = {}) {
     this.cache = new Cache({ namespace: (o) => (o.metadata.namespace ? [o.metadata.namespace] : []), ...opts.indexers });
     this.lister = new Lister(this.cache);
     this.reflector = new Reflector(client, this, opts);

@@ -7,7 +7,7 @@ import { rfc3339Micro } from '../api/time.js';
 import type { Logger } from '../log/index.js';
 import { realClock, type Clock } from './clock.js';
 import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
-import type { ResourceClient } from './typed.js';
+import type { ResourceAPI } from './typed.js';
 
 export interface LeaderElectionConfig {
   namespace: string;
@@ -32,7 +32,7 @@ export class LeaderElector {
   private readonly renewDeadlineMs: number;
   private readonly retryMs: number;
 
-  constructor(private leases: ResourceClient, private cfg: LeaderElectionConfig) {
+  constructor(private leases: ResourceAPI, private cfg: LeaderElectionConfig) {
     this.clock = cfg.clock ?? realClock;
     this.leaseMs = cfg.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = cfg.renewDeadlineMs ?? 10_000;

@@ -5,7 +5,7 @@
 import type { KubeObject } from '../api/object.js';
 import type { Logger } from '../log/index.js';
 import { isGone } from './errors.js';
-import type { ResourceClient } from './typed.js';
+import type { ResourceAPI } from './typed.js';
 import { realClock, type Clock } from './clock.js';
 
 export interface ReflectorSink {
@@ -31,7 +31,7 @@ export class Reflector {
   private backoffMs = 100;
   private wake?: () => void;
 
-  constructor(private client: ResourceClient, private sink: ReflectorSink, private opts: ReflectorOptions = {}) {}
+  constructor(private client: ResourceAPI, private sink: ReflectorSink, private opts: ReflectorOptions = {}) {}
 
   get lastSyncResourceVersion(): string {
     return this.lastRV;

@@ -41,7 +41,28 @@ const patchContentTypes: Record<PatchType, string> = {
   apply: 'application/apply-patch+yaml',
 };
 
-export class ResourceClient {
+/** The verbs on one resource type; implemented over HTTPS (ResourceClient) and in memory (fake). */
+export interface ResourceAPI {
+  readonly type: ResourceType;
+  get(namespace: string | undefined, name: string): Promise<KubeObject>;
+  list(namespace?: string, opts?: ListOptions): Promise<ObjectList>;
+  listAll(namespace?: string, opts?: ListOptions): Promise<ObjectList>;
+  create(namespace: string | undefined, obj: KubeObject): Promise<KubeObject>;
+  update(obj: KubeObject, subresource?: string): Promise<KubeObject>;
+  updateStatus(obj: KubeObject): Promise<KubeObject>;
+  patch(namespace: string | undefined, name: string, type: PatchType, body: unknown, subresource?: string, opts?: { force?: boolean }): Promise<KubeObject>;
+  delete(namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<KubeObject>;
+  createSubresource(namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<unknown>;
+  watch(namespace: string | undefined, opts?: WatchOptions): Promise<WatchHandle>;
+}
+
+/** What controllers depend on: a ResourceAPI per type. */
+export interface ClientsetAPI {
+  resource(type: ResourceType): ResourceAPI;
+  close(): void;
+}
+
+export class ResourceClient implements ResourceAPI {
   constructor(private rest: RESTClient, readonly type: ResourceType, private fieldManager: string) {}
 
   private path(namespace?: string, name?: string, sub?: string): string {
@@ -110,7 +131,7 @@ export class ResourceClient {
 }
 
 /** One connection pool to the API server, a ResourceClient per resource type. */
-export class Clientset {
+export class Clientset implements ClientsetAPI {
   readonly rest: RESTClient;
 
   constructor(rest: RESTClient, private fieldManager = rest.userAgent) {
