@@ -18,6 +18,7 @@
         "native/nft_apply.cc",
         "native/nft_list.cc",
         "native/nft_wire.cc",
+        "native/nft_list_json.cc",
         "native/nft_js.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

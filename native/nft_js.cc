@@ -8,6 +8,7 @@
 #include "nft_expr_attrs.h"
 #include "nft_ops.h"
 #include "nft_wire.h"
+#include "nft_list_json.h"
 
 namespace capstan {
 
@@ -171,85 +172,6 @@ Op ParseOp(Napi::Env env, Napi::Value v, size_t i) {
   return op;
 }
 
-Napi::Value Bytes(Napi::Env env, const std::vector<uint8_t>& b) {
-  return Napi::Buffer<uint8_t>::Copy(env, b.data(), b.size());
-}
-
-Napi::Object ExprJs(Napi::Env env, const Expr& e) {
-  Napi::Object o = Napi::Object::New(env);
-  o.Set("type", e.name);
-  for (const auto& [key, a] : e.attrs) {
-    switch (a.kind) {
-      case AttrKind::Data: o.Set(key, Bytes(env, a.data)); break;
-      case AttrKind::Str: o.Set(key, a.str); break;
-      case AttrKind::I32: o.Set(key, static_cast<double>(static_cast<int32_t>(a.num))); break;
-      default: o.Set(key, static_cast<double>(a.num));
-    }
-  }
-  return o;
-}
-
-Napi::Object ElementJs(Napi::Env env, const Element& el) {
-  Napi::Object o = Napi::Object::New(env);
-  o.Set("key", Bytes(env, el.key));
-  if (el.flags) o.Set("flags", el.flags);
-  if (el.verdict) o.Set("verdict", *el.verdict);
-  if (!el.chain.empty()) o.Set("chain", el.chain);
-  if (el.data) o.Set("data", Bytes(env, *el.data));
-  return o;
-}
-
-Napi::Object TableJs(Napi::Env env, const TableState& st) {
-  Napi::Object o = Napi::Object::New(env);
-  o.Set("family", st.family);
-  o.Set("name", st.name);
-  o.Set("flags", st.flags);
-  Napi::Array chains = Napi::Array::New(env, st.chains.size());
-  for (size_t i = 0; i < st.chains.size(); i++) {
-    const ChainState& c = st.chains[i];
-    Napi::Object x = Napi::Object::New(env);
-    x.Set("name", c.name);
-    x.Set("handle", static_cast<double>(c.handle));
-    if (c.hook) x.Set("hook", *c.hook);
-    if (c.priority) x.Set("priority", *c.priority);
-    if (!c.type.empty()) x.Set("type", c.type);
-    if (c.policy) x.Set("policy", *c.policy);
-    chains.Set(i, x);
-  }
-  o.Set("chains", chains);
-  Napi::Array rules = Napi::Array::New(env, st.rules.size());
-  for (size_t i = 0; i < st.rules.size(); i++) {
-    const RuleState& r = st.rules[i];
-    Napi::Object x = Napi::Object::New(env);
-    x.Set("chain", r.chain);
-    x.Set("handle", static_cast<double>(r.handle));
-    Napi::Array exprs = Napi::Array::New(env, r.exprs.size());
-    for (size_t k = 0; k < r.exprs.size(); k++) exprs.Set(k, ExprJs(env, r.exprs[k]));
-    x.Set("exprs", exprs);
-    if (!r.userdata.empty()) x.Set("userdata", Bytes(env, r.userdata));
-    rules.Set(i, x);
-  }
-  o.Set("rules", rules);
-  Napi::Array sets = Napi::Array::New(env, st.sets.size());
-  for (size_t i = 0; i < st.sets.size(); i++) {
-    const SetState& s = st.sets[i];
-    Napi::Object x = Napi::Object::New(env);
-    x.Set("name", s.name);
-    x.Set("handle", static_cast<double>(s.handle));
-    x.Set("flags", s.flags);
-    x.Set("keyType", s.keyType);
-    x.Set("keyLen", s.keyLen);
-    if (s.dataType) x.Set("dataType", *s.dataType);
-    if (s.dataLen) x.Set("dataLen", *s.dataLen);
-    Napi::Array els = Napi::Array::New(env, s.elements.size());
-    for (size_t k = 0; k < s.elements.size(); k++) els.Set(k, ElementJs(env, s.elements[k]));
-    x.Set("elements", els);
-    sets.Set(i, x);
-  }
-  o.Set("sets", sets);
-  return o;
-}
-
 }  // namespace
 
 // nftApply(netns: string | null, ops: object[] | Uint8Array): Promise<{ operations: number }>
@@ -313,7 +235,8 @@ Napi::Value NftSchema(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// nftList(netns: string | null, family: number, table: string): Promise<TableState>
+// nftList(netns: string | null, family: number, table: string): Promise<string>
+// Resolves with the table as JSON (see nft_list_json.h), serialised on the worker thread.
 Napi::Value NftList(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string netns = js::NetnsArg(info, 0);
@@ -321,14 +244,14 @@ Napi::Value NftList(const Napi::CallbackInfo& info) {
     Fail(env, "nftList(netns, family: number, table: string)");
   uint32_t family = info[1].As<Napi::Number>().Uint32Value();
   std::string table = CheckName(env, info[2].As<Napi::String>().Utf8Value(), "table");
-  return AsyncTask<TableState>::Start(
+  return AsyncTask<std::string>::Start(
       env, "capstan.nftList",
       [netns, family, table]() {
-        TableState st;
-        RunInNetns(netns, [&] { st = List(family, table); });
-        return st;
+        std::string json;
+        RunInNetns(netns, [&] { json = TableJson(List(family, table)); });
+        return json;
       },
-      [](Napi::Env env, TableState& st) -> Napi::Value { return TableJs(env, st); });
+      [](Napi::Env env, std::string& json) -> Napi::Value { return Napi::String::New(env, json); });
 }
 
 }  // namespace capstan

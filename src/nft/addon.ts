@@ -23,7 +23,7 @@ export class AddonNft implements NftDriver {
 
   async list(netns: string | null, table: TableRef): Promise<TableState> {
     try {
-      return decompileTable(await this.native.nftList(netns, FAMILY[table.family], table.name));
+      return decompileTable(JSON.parse(await this.native.nftList(netns, FAMILY[table.family], table.name)));
     } catch (e) {
       throw wrap(e);
     }

@@ -1,13 +1,13 @@
 // libnftnl-shaped expressions read back from the kernel → the vocabulary. Recognises the
 // shapes compile.ts (and nft itself, for these statements) produce; anything else comes
 // back as { kind: 'raw' } rather than being dropped.
-import type { LowExpr, LowTable } from './native.js';
+import type { LowTable, ReadExpr as LowExpr } from './native.js';
 import {
   FAMILY, FIELD_TYPE, HOOK, NFT_DATA_VERDICT, SET_FLAG, decodeKey, decodeValue, ipText, keyTypesOf, verdictOf,
 } from './encoding.js';
 import type { CtState, Element, Expr, Family, Field, Hook, RuleState, SetFlag, SetState, TableState } from './types.js';
 
-const bytes = (v: unknown): Uint8Array => (v instanceof Uint8Array ? v : new Uint8Array());
+const bytes = (v: unknown): Uint8Array => (typeof v === 'string' ? Buffer.from(v, 'hex') : v instanceof Uint8Array ? v : new Uint8Array());
 const u32 = (b: Uint8Array): number => new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
 
 function fieldOf(e: LowExpr): Field | undefined {
@@ -28,7 +28,7 @@ function prefixLen(mask: Uint8Array): number {
 }
 
 function raw(e: LowExpr): Expr {
-  const parts = Object.entries(e).filter(([k]) => k !== 'type').map(([k, v]) => `${k}=${v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v}`);
+  const parts = Object.entries(e).filter(([k]) => k !== 'type').map(([k, v]) => `${k}=${v}`);
   return { kind: 'raw', text: `${e.type} ${parts.join(' ')}` };
 }
 
@@ -118,8 +118,9 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
   return out;
 }
 
-function commentOf(userdata: Uint8Array | undefined): string | undefined {
-  if (!userdata) return undefined;
+function commentOf(hex: string | undefined): string | undefined {
+  if (!hex) return undefined;
+  const userdata = bytes(hex);
   for (let off = 0; off + 2 <= userdata.length; off += 2 + userdata[off + 1]!) {
     if (userdata[off] === 0) {
       const text = userdata.subarray(off + 2, off + 2 + userdata[off + 1]!);

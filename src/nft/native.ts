@@ -24,13 +24,24 @@ export interface LowElement {
   flags?: number;
 }
 
+/** Read-back form: as LowExpr/LowElement, but byte strings arrive as lowercase hex. */
+export type Hex = string;
+export type ReadExpr = { type: string } & Record<string, number | string>;
+export interface ReadElement {
+  key: Hex;
+  data?: Hex;
+  verdict?: number;
+  chain?: string;
+  flags?: number;
+}
+
 export interface LowTable {
   family: number;
   name: string;
   flags: number;
   chains: { name: string; handle: number; hook?: number; priority?: number; type?: string; policy?: number }[];
-  rules: { chain: string; handle: number; exprs: LowExpr[]; userdata?: Uint8Array }[];
-  sets: { name: string; handle: number; flags: number; keyType: number; keyLen: number; dataType?: number; dataLen?: number; elements: LowElement[] }[];
+  rules: { chain: string; handle: number; exprs: ReadExpr[]; userdata?: Hex }[];
+  sets: { name: string; handle: number; flags: number; keyType: number; keyLen: number; dataType?: number; dataLen?: number; elements: ReadElement[] }[];
 }
 
 export interface NativeNft {
@@ -42,7 +53,8 @@ export interface NativeNft {
   nftApply(netns: string | null, ops: LowOp[] | Uint8Array): Promise<{ operations: number }>;
   /** Expression/attribute/op indexes for the binary form. */
   nftSchema(): import('./wire.js').WireSchema;
-  nftList(netns: string | null, family: number, table: string): Promise<LowTable>;
+  /** The table as JSON text of a LowTable (JSON.parse it); ENOENT if it does not exist. */
+  nftList(netns: string | null, family: number, table: string): Promise<string>;
 }
 
 export const nativeNft = (): NativeNft => loadAddon<NativeNft>();

@@ -11,10 +11,14 @@ import type { NftDriver, NftOp, TableRef, TableState } from './types.js';
 export class NftCommand implements NftDriver {
   readonly name = 'nft';
 
+  /** timeoutMs: kill an `nft` that runs longer (its transaction is then not applied). */
+  constructor(private readonly options: { timeoutMs?: number } = {}) {}
+
   async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void> {
     if (!ops.length) return;
     const script = renderScript(table, ops);
-    const res = await execa(...argv(netns, ['-f', '-']), { input: script, reject: false });
+    const res = await execa(...argv(netns, ['-f', '-']), { input: script, reject: false, timeout: this.options.timeoutMs });
+    if (res.timedOut) throw new NftError(`nft -f timed out after ${this.options.timeoutMs} ms`, errnoOf('ETIMEDOUT'), 'ETIMEDOUT');
     if (res.exitCode === 0) return;
     const stderr = String(res.stderr);
     const line = /^[^\n]*?:(\d+):\d+/m.exec(stderr);
@@ -24,7 +28,7 @@ export class NftCommand implements NftDriver {
   }
 
   async list(netns: string | null, table: TableRef): Promise<TableState> {
-    const res = await execa(...argv(netns, ['-j', 'list', 'table', table.family, table.name]), { reject: false });
+    const res = await execa(...argv(netns, ['-j', 'list', 'table', table.family, table.name]), { reject: false, timeout: this.options.timeoutMs, maxBuffer: 1 << 30 });
     if (res.exitCode !== 0) {
       const code = codeFromNftMessage(String(res.stderr));
       throw new NftError(String(res.stderr).split('\n')[0] ?? 'nft list failed', errnoOf(code), code);

@@ -1,0 +1,75 @@
+// Pod network setup, addon vs `ip` commands, side by side in one run: for each pod a veth
+// pair into a fresh namespace (renamed eth0), the /32 address, two routes in the pod, the
+// host /32 route and the proxy-ARP/forwarding sysctls. Namespace creation is not timed.
+//   node dist/bench/netlink-podsetup.js [pods=200]
+import { createNetlink, type Netlink, type NetlinkOp } from '../src/netlink/index.js';
+import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
+import { fmtMs, fmtRatio, summarize, timeMs } from './lib/stats.js';
+import { table, writeReport } from './lib/report.js';
+
+const PODS = Number(process.argv[2] ?? 200);
+
+function podOps(i: number, pod: BenchNamespace): { host: NetlinkOp[]; pod: NetlinkOp[] } {
+  const ip = `10.244.${i >> 8}.${i & 255}`;
+  const host = `cali${i}`, tmp = `tmp${i}`;
+  return {
+    host: [
+      { op: 'linkAddVeth', name: host, peerName: tmp, peerNetns: pod.path, mac: 'ee:ee:ee:ee:ee:ee' },
+      { op: 'sysctlWrite', path: `net/ipv4/conf/${host}/proxy_arp`, value: '1' },
+      { op: 'sysctlWrite', path: `net/ipv4/neigh/${host}/proxy_delay`, value: '0' },
+      { op: 'linkSet', name: host, up: true },
+      { op: 'routeAdd', dst: `${ip}/32`, dev: host, scope: 'link', protocol: 80 },
+    ],
+    pod: [
+      { op: 'linkSet', name: tmp, newName: 'eth0' },
+      { op: 'linkSet', name: 'eth0', up: true },
+      { op: 'addrAdd', dev: 'eth0', address: `${ip}/32` },
+      { op: 'routeAdd', dst: '169.254.1.1/32', dev: 'eth0', scope: 'link' },
+      { op: 'routeAdd', dst: 'default', via: '169.254.1.1', dev: 'eth0' },
+    ],
+  };
+}
+
+async function setupPod(nl: Netlink, node: BenchNamespace, i: number, pod: BenchNamespace): Promise<void> {
+  const ops = podOps(i, pod);
+  await nl.apply(node.path, ops.host);
+  await nl.apply(pod.path, ops.pod);
+}
+
+async function main() {
+  const impls = { addon: createNetlink('addon'), ip: createNetlink('ip') };
+  const node = await addNamespace();
+  const samples: Record<keyof typeof impls, number[]> = { addon: [], ip: [] };
+  try {
+    await impls.addon.apply(node.path, [
+      { op: 'sysctlWrite', path: 'net/ipv4/ip_forward', value: '1' },
+      { op: 'linkAddVeth', name: 'up0', peerName: 'up1' },
+      { op: 'linkSet', name: 'up0', up: true },
+      { op: 'routeAdd', dst: 'default', dev: 'up0', scope: 'link' },
+    ]);
+    for (let i = 0; i < PODS; i++) {
+      // Alternate which driver goes first so drift in the machine hits both alike.
+      const order = (i % 2 ? ['ip', 'addon'] : ['addon', 'ip']) as (keyof typeof impls)[];
+      for (const impl of order) {
+        const idx = impl === 'addon' ? 2 * i : 2 * i + 1;
+        const pod = await addNamespace();
+        samples[impl].push(await timeMs(() => setupPod(impls[impl], node, idx, pod)));
+        await removeNamespace(pod);
+      }
+    }
+  } finally {
+    await removeNamespace(node);
+  }
+  const a = summarize(samples.addon), b = summarize(samples.ip);
+  const body = `Per pod: veth into a fresh namespace renamed eth0, /32, two pod routes, host /32 route, proxy_arp and proxy_delay sysctls, links up (10 operations; the addon sends them as 2 batches, the fallback runs 10 \`ip\`/\`sysctl\` processes). ${PODS} pods per driver, interleaved.
+
+${table(['driver', 'p50', 'p99', 'mean', 'max'], [
+    ['addon (2 batches)', fmtMs(a.p50), fmtMs(a.p99), fmtMs(a.mean), fmtMs(a.max)],
+    ['ip commands', fmtMs(b.p50), fmtMs(b.p99), fmtMs(b.mean), fmtMs(b.max)],
+    ['ratio ip/addon', fmtRatio(b.p50, a.p50), fmtRatio(b.p99, a.p99), fmtRatio(b.mean, a.mean), ''],
+  ])}
+`;
+  writeReport('netlink-podsetup', 'Pod network setup: addon vs ip commands', body);
+}
+
+await main();

@@ -1,0 +1,109 @@
+// nftables at service-proxy scale, addon vs `nft -f`, side by side in one run: full load of
+// N services × 10 endpoints, then a one-endpoint delta at that size, then reading the table
+// back (time and memory). Runs in scratch namespaces.
+//   node dist/bench/nft-services.js [sizes=100,1000,10000] [nftTimeoutSeconds=300]
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createNftDriver, NftCommand, NftError, NftTable, renderScript } from '../src/nft/index.js';
+import { addNamespace, removeNamespace } from './lib/netns.js';
+import { fmtBytes, fmtMs, fmtRatio, summarize, timeMs } from './lib/stats.js';
+import { table, writeReport } from './lib/report.js';
+import { endpointDelta, fullLoad } from './nft-service-shape.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const SIZES = (process.argv[2] ?? '100,1000,10000').split(',').map(Number);
+const NFT_TIMEOUT_S = Number(process.argv[3] ?? 300);
+const ENDPOINTS = 10;
+const DELTAS = 20;
+const TABLE = { family: 'ip' as const, name: 'capstan-bench' };
+
+interface Row {
+  services: number;
+  messages: number;
+  scriptBytes: number;
+  loadAddon: number;
+  loadNft?: number;
+  nftNote?: string;
+  deltaAddon?: number;
+  deltaNft?: number;
+  listAddon: number;
+  listAddonHeap: number;
+  listNft?: number;
+  rules: number;
+}
+
+async function measure(services: number): Promise<Row> {
+  const ops = fullLoad(services, ENDPOINTS);
+  const script = renderScript(TABLE, ops);
+  const addonNs = await addNamespace();
+  const nftNs = await addNamespace();
+  try {
+    const addon = new NftTable(createNftDriver('addon'), TABLE, addonNs.path);
+    const nft = new NftTable(new NftCommand({ timeoutMs: NFT_TIMEOUT_S * 1000 }), TABLE, nftNs.path);
+    const row: Row = { services, messages: ops.length, scriptBytes: script.length, loadAddon: 0, listAddon: 0, listAddonHeap: 0, rules: 0 };
+
+    row.loadAddon = await timeMs(() => addon.apply(ops));
+    try {
+      row.loadNft = await timeMs(() => nft.apply(ops));
+    } catch (e) {
+      if (!(e instanceof NftError && e.code === 'ETIMEDOUT')) throw e;
+      row.nftNote = `unfinished after ${NFT_TIMEOUT_S} s`;
+    }
+
+    const deltas = { addon: [] as number[], nft: [] as number[] };
+    for (let g = 1; g <= DELTAS; g++) {
+      const s = (g * 7919) % services, e = g % ENDPOINTS;
+      deltas.addon.push(await timeMs(() => addon.apply(endpointDelta(s, e, g))));
+      if (row.loadNft !== undefined) deltas.nft.push(await timeMs(() => nft.apply(endpointDelta(s, e, g))));
+    }
+    row.deltaAddon = summarize(deltas.addon).p50;
+    if (deltas.nft.length) row.deltaNft = summarize(deltas.nft).p50;
+
+    gc();
+    const heapBefore = process.memoryUsage().heapUsed;
+    let rules = 0;
+    row.listAddon = await timeMs(async () => { rules = (await addon.list()).rules.length; });
+    row.listAddonHeap = process.memoryUsage().heapUsed - heapBefore;
+    row.rules = rules;
+    if (row.loadNft !== undefined) row.listNft = await timeMs(() => nft.list());
+    return row;
+  } finally {
+    // Deleting the namespace takes its tables with it.
+    await removeNamespace(addonNs);
+    await removeNamespace(nftNs);
+  }
+}
+
+async function main() {
+  const rows: Row[] = [];
+  for (const n of SIZES) {
+    console.error(`services=${n} ...`);
+    rows.push(await measure(n));
+    console.error(JSON.stringify(rows[rows.length - 1]));
+  }
+  const opt = (v: number | undefined, note?: string) => (v === undefined ? note ?? 'n/a' : fmtMs(v));
+  const ratio = (base: number | undefined, cand: number | undefined) => (base === undefined || cand === undefined ? '—' : fmtRatio(base, cand));
+  const body = `Shape: dispatch verdict map \`ip daddr . meta l4proto . th dport\`, per service a chain with \`numgen random mod 10 vmap @svc-N-eps\` (a named map, no anonymous sets) and 10 endpoint chains each with \`meta l4proto tcp dnat to addr:port\`. One transaction per load. Delta = flush one endpoint chain + add its new rule (p50 of ${DELTAS}). Read-back = whole table (chains, rules, maps with elements) decoded to the rule vocabulary; the nft column is \`nft -j list table\` parsed into the same vocabulary.
+
+### Full load
+
+${table(['services × 10 eps', 'operations', 'nft script', 'addon', 'nft -f', 'nft/addon'], rows.map((r) => [
+    r.services, r.messages, fmtBytes(r.scriptBytes), fmtMs(r.loadAddon), opt(r.loadNft, r.nftNote), ratio(r.loadNft, r.loadAddon),
+  ]))}
+
+### One endpoint changed, at that size
+
+${table(['services', 'addon p50', 'nft -f p50', 'nft/addon'], rows.map((r) => [r.services, opt(r.deltaAddon), opt(r.deltaNft), ratio(r.deltaNft, r.deltaAddon)]))}
+
+### Reading the table back
+
+${table(['services', 'rules', 'addon list', 'JS heap for the result', 'nft -j list', 'nft/addon'], rows.map((r) => [
+    r.services, r.rules, fmtMs(r.listAddon), fmtBytes(r.listAddonHeap), opt(r.listNft), ratio(r.listNft, r.listAddon),
+  ]))}
+`;
+  writeReport('nft-services', 'nftables service-proxy load: addon vs nft -f', body);
+}
+
+await main();
