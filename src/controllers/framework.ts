@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeObject } from '../api/object.js';
 import type { Logger } from '../log/index.js';
-import { objectKey, type Clientset, type Clock, type EventRecorder, type SharedInformerFactory } from '../client/index.js';
+import { objectKey, type ClientsetAPI, type Clock, type EventRecorder, type SharedInformerFactory } from '../client/index.js';
 import { WorkQueue } from '../client/workqueue.js';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
@@ -30,7 +30,7 @@ export const defaultControllerConfig: ControllerConfig = {
 };
 
 export interface ControllerContext {
-  clients: Clientset;
+  clients: ClientsetAPI;
   informers: SharedInformerFactory;
   /** An event recorder reporting as `component` (e.g. "deployment-controller"). */
   recorder(component: string): EventRecorder;
