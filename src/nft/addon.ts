@@ -1,4 +1,4 @@
-import { compileOps } from './compile.js';
+import { compileOp } from './compile.js';
 import { decompileTable } from './decompile.js';
 import { NftError } from './errors.js';
 import { FAMILY } from './encoding.js';
@@ -13,7 +13,7 @@ export class AddonNft implements NftDriver {
   private readonly wire = new WireEncoder(this.native.nftSchema());
 
   async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void> {
-    const encoded = this.wire.encode(compileOps(table, ops));
+    const encoded = this.wire.encodeEach(ops, (op) => compileOp(table, op));
     try {
       await this.native.nftApply(netns, encoded);
     } catch (e) {

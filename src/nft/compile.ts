@@ -133,8 +133,13 @@ function compileElements(types: Parameters<typeof encodeKey>[0], elements: Eleme
 }
 
 export function compileOps(table: TableRef, ops: NftOp[]): LowOp[] {
+  return ops.map((op) => compileOp(table, op));
+}
+
+/** One op; callers that stream (the addon's binary encoder) compile op by op. */
+export function compileOp(table: TableRef, op: NftOp): LowOp {
   const base = { family: FAMILY[table.family], table: table.name };
-  return ops.map((op): LowOp => {
+  {
     switch (op.op) {
       case 'addTable': return { ...base, op: 'addTable' };
       case 'deleteTable': return { ...base, op: 'delTable' };
@@ -163,5 +168,5 @@ export function compileOps(table: TableRef, ops: NftOp[]): LowOp[] {
       case 'addElements': return { ...base, op: 'addElements', set: op.set, elements: compileElements(op.keyType, op.elements) };
       case 'deleteElements': return { ...base, op: 'delElements', set: op.set, elements: compileElements(op.keyType, op.elements.map((e) => ({ key: e.key }))) };
     }
-  });
+  }
 }

@@ -60,9 +60,14 @@ export class WireEncoder {
   }
 
   encode(ops: LowOp[]): Uint8Array {
+    return this.encodeEach(ops, (op) => op);
+  }
+
+  /** Converts and writes op by op, so intermediate objects die young (cheap to collect). */
+  encodeEach<T>(ops: T[], toLow: (op: T) => LowOp): Uint8Array {
     const w = new Writer();
     w.u32(ops.length);
-    for (const op of ops) this.op(w, op);
+    for (const op of ops) this.op(w, toLow(op));
     return w.done();
   }
 
