@@ -12,6 +12,8 @@ const PAYLOAD_NETWORK = 1, PAYLOAD_TRANSPORT = 2;
 const META = { mark: 3, nfproto: 15, l4proto: 16 } as const;
 const CMP = { '==': 0, '!=': 1 } as const;
 const CT_STATE_BITS = { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 } as const;
+const NG_RANDOM = 1;
+const NAT_DNAT = 1;
 
 export function loadField(field: Field, dreg: number): LowExpr {
   switch (field) {
@@ -117,9 +119,6 @@ export function compileExpr(e: Expr, family: TableRef['family']): LowExpr[] {
   }
 }
 
-const NG_RANDOM = 1;
-const NAT_DNAT = 1;
-
 function comment(text: string | undefined): Uint8Array | undefined {
   if (!text) return undefined;
   const bytes = new TextEncoder().encode(text);
@@ -139,34 +138,32 @@ export function compileOps(table: TableRef, ops: NftOp[]): LowOp[] {
 /** One op; callers that stream (the addon's binary encoder) compile op by op. */
 export function compileOp(table: TableRef, op: NftOp): LowOp {
   const base = { family: FAMILY[table.family], table: table.name };
-  {
-    switch (op.op) {
-      case 'addTable': return { ...base, op: 'addTable' };
-      case 'deleteTable': return { ...base, op: 'delTable' };
-      case 'addChain':
-        return op.base
-          ? { ...base, op: 'addChain', chain: op.chain, type: op.base.type, hook: HOOK[op.base.hook], priority: op.base.priority, policy: op.base.policy === 'drop' ? 0 : 1 }
-          : { ...base, op: 'addChain', chain: op.chain };
-      case 'deleteChain': return { ...base, op: 'delChain', chain: op.chain };
-      case 'flushChain': return { ...base, op: 'flushChain', chain: op.chain };
-      case 'addRule': {
-        const userdata = comment(op.comment);
-        return { ...base, op: 'addRule', chain: op.chain, exprs: op.exprs.flatMap((e) => compileExpr(e, table.family)), ...(userdata ? { userdata } : {}) };
-      }
-      case 'deleteRule': return { ...base, op: 'delRule', chain: op.chain, handle: op.handle };
-      case 'addSet': {
-        const s = op.set;
-        let flags = (s.flags ?? []).reduce((n, f) => n | SET_FLAG[f], 0);
-        if (s.map) flags |= SET_FLAG.map;
-        return {
-          ...base, op: 'addSet', set: s.name, flags, keyType: keyTypeId(s.keyType), keyLen: keyLen(s.keyType),
-          ...(s.map ? { dataType: NFT_DATA_VERDICT, dataLen: 0 } : {}),
-        };
-      }
-      case 'deleteSet': return { ...base, op: 'delSet', set: op.set };
-      case 'flushSet': return { ...base, op: 'flushSet', set: op.set };
-      case 'addElements': return { ...base, op: 'addElements', set: op.set, elements: compileElements(op.keyType, op.elements) };
-      case 'deleteElements': return { ...base, op: 'delElements', set: op.set, elements: compileElements(op.keyType, op.elements.map((e) => ({ key: e.key }))) };
+  switch (op.op) {
+    case 'addTable': return { ...base, op: 'addTable' };
+    case 'deleteTable': return { ...base, op: 'delTable' };
+    case 'addChain':
+      return op.base
+        ? { ...base, op: 'addChain', chain: op.chain, type: op.base.type, hook: HOOK[op.base.hook], priority: op.base.priority, policy: op.base.policy === 'drop' ? 0 : 1 }
+        : { ...base, op: 'addChain', chain: op.chain };
+    case 'deleteChain': return { ...base, op: 'delChain', chain: op.chain };
+    case 'flushChain': return { ...base, op: 'flushChain', chain: op.chain };
+    case 'addRule': {
+      const userdata = comment(op.comment);
+      return { ...base, op: 'addRule', chain: op.chain, exprs: op.exprs.flatMap((e) => compileExpr(e, table.family)), ...(userdata ? { userdata } : {}) };
     }
+    case 'deleteRule': return { ...base, op: 'delRule', chain: op.chain, handle: op.handle };
+    case 'addSet': {
+      const s = op.set;
+      let flags = (s.flags ?? []).reduce((n, f) => n | SET_FLAG[f], 0);
+      if (s.map) flags |= SET_FLAG.map;
+      return {
+        ...base, op: 'addSet', set: s.name, flags, keyType: keyTypeId(s.keyType), keyLen: keyLen(s.keyType),
+        ...(s.map ? { dataType: NFT_DATA_VERDICT, dataLen: 0 } : {}),
+      };
+    }
+    case 'deleteSet': return { ...base, op: 'delSet', set: op.set };
+    case 'flushSet': return { ...base, op: 'flushSet', set: op.set };
+    case 'addElements': return { ...base, op: 'addElements', set: op.set, elements: compileElements(op.keyType, op.elements) };
+    case 'deleteElements': return { ...base, op: 'delElements', set: op.set, elements: compileElements(op.keyType, op.elements.map((e) => ({ key: e.key }))) };
   }
 }
