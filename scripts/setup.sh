@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages the cluster, the native addon and the test suite rely on.
 PACKAGES="iproute2 nftables iptables libmnl-dev libnftnl-dev etcd-server etcd-client
-  iputils-ping conntrack g++ make python3 openssl"
+  iputils-ping conntrack g++ make python3 openssl systemd"
 
 missing=""
 for p in $PACKAGES; do

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { APIServer } from '../apiserver/server.js';
-import { ensureClusterPKI } from './pki-files.js';
+import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { untilSignal } from './signals.js';
 
 export const apiserverFlags = {
@@ -27,10 +27,11 @@ export async function run(argv: string[]): Promise<number> {
   const bind = values['bind-address'];
   const advertise = values['advertise-address'] ?? (bind === '0.0.0.0' ? '127.0.0.1' : bind);
   let tls;
+  let pki: ReturnType<typeof ensureClusterPKI> | undefined;
   if (values['tls-cert-file'] && values['tls-private-key-file'] && values['client-ca-file']) {
     tls = { certPem: readFileSync(values['tls-cert-file'], 'utf8'), keyPem: readFileSync(values['tls-private-key-file'], 'utf8'), caPem: readFileSync(values['client-ca-file'], 'utf8') };
   } else {
-    const pki = ensureClusterPKI(dataDir, [advertise, bind].filter((a) => a !== '0.0.0.0'), values['service-cluster-ip-range']);
+    pki = ensureClusterPKI(dataDir, [advertise, bind].filter((a) => a !== '0.0.0.0'), values['service-cluster-ip-range']);
     tls = { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem };
   }
   const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
@@ -40,6 +41,13 @@ export async function run(argv: string[]): Promise<number> {
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();
+  if (pki) {
+    // The credentials the other components and kubectl use, next to the cluster's data.
+    const url = `https://${advertise}:${port}`;
+    writeAdminKubeconfig(dataDir, pki, url);
+    writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
+    writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
+  }
   process.stdout.write(`capstan apiserver ready on https://${advertise}:${port}\n`);
   await untilSignal();
   await server.stop();

@@ -35,3 +35,18 @@ export function writeAdminKubeconfig(dataDir: string, pki: ClusterPKI, server: s
   writeKubeconfig(path, { server, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
   return path;
 }
+
+/** Kubernetes' identities of the control-plane components, for their own kubeconfigs. */
+export const componentIdentities = {
+  'controller-manager': { commonName: 'system:kube-controller-manager', organizations: [] as string[] },
+  scheduler: { commonName: 'system:kube-scheduler', organizations: [] as string[] },
+} as const;
+
+/** `<data-dir>/<component>.kubeconfig` with a client certificate of the component's own identity. */
+export function writeComponentKubeconfig(dataDir: string, pki: ClusterPKI, server: string, component: keyof typeof componentIdentities): string {
+  const id = componentIdentities[component];
+  const kp = loadOrCreate(join(dataDir, 'pki'), component, () => issueCert(pki.ca, { commonName: id.commonName, organizations: [...id.organizations], usage: 'client' }));
+  const path = join(dataDir, `${component}.kubeconfig`);
+  writeKubeconfig(path, { server, caPem: pki.ca.certPem, certPem: kp.certPem, keyPem: kp.keyPem }, { user: component });
+  return path;
+}
