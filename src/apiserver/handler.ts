@@ -10,7 +10,7 @@ import type { Authenticator, UserInfo } from './authn.js';
 import type { Authorizer } from './authz.js';
 import type { AdmissionChain } from './admission.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
-import { forbidden, methodNotAllowed, notFound, StatusError, unauthorized } from './errors.js';
+import { badRequest, forbidden, methodNotAllowed, notFound, StatusError, unauthorized } from './errors.js';
 import type { FieldTracker } from './managed-fields.js';
 import type { APIMetrics } from './metrics.js';
 import { contentTypes, negotiate } from './negotiate.js';
@@ -44,9 +44,18 @@ export function createHandler(deps: HandlerDeps) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const url = new URL(req.url ?? '/', 'https://apiserver');
-    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    // A path that does not decode (`%ZZ`) is answered 400 like any other bad request.
+    let info: RequestInfo;
+    let badPath: unknown = null;
+    try {
+      info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    } catch (e) {
+      badPath = e;
+      info = parseRequestInfo(req.method ?? 'GET', '/', url.searchParams);
+    }
     const accept = negotiate(req.headers.accept);
     try {
+      if (badPath) throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(badPath as Error).message}`);
       const user = deps.authn.authenticate(req);
       if (!user) throw unauthorized();
       const denial = await deps.authz.authorize(user, info);

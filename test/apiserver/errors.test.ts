@@ -253,6 +253,15 @@ for (const path of notFoundPaths) {
   });
 }
 
+t.test('a path that does not decode is 400 and the server lives on', async (t) => {
+  for (const path of ['/api/v1/namespaces/%ZZ/pods', '/apis/apps/v1/namespaces/default/deployments/%E0%A4%A', '/api/v1/namespaces/default/configmaps/%']) {
+    const res = await c.get(path);
+    t.equal(res.status, 400, path);
+    t.match(res.body, { kind: 'Status', reason: 'BadRequest', code: 400 });
+  }
+  t.equal((await c.get('/version')).status, 200, 'still serving');
+});
+
 t.test('a missing object is 404 with details', async (t) => {
   const res = await c.get('/apis/apps/v1/namespaces/default/deployments/nope');
   t.equal(res.status, 404);

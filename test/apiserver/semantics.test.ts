@@ -233,6 +233,13 @@ t.test('namespace deletion: Terminating, no new content, /finalize removes it', 
   t.equal(refused.body.reason, 'Forbidden');
   t.match(refused.body.message, /because it is being terminated/);
   t.equal((await c.get('/api/v1/namespaces/doomed/configmaps/before')).status, 200, 'existing content stays readable');
+  const again = await c.delete('/api/v1/namespaces/doomed');
+  t.equal(again.status, 409, 'deleting a terminating namespace again is a conflict');
+  t.match(again.body.message, /The system is ensuring all content is removed from this namespace/);
+  const event = await c.post('/api/v1/namespaces/doomed/events', {
+    apiVersion: 'v1', kind: 'Event', metadata: { name: 'doomed.1' }, involvedObject: { kind: 'Namespace', name: 'doomed' }, reason: 'Deleting', message: 'x',
+  });
+  t.equal(event.status, 201, 'events may still be written');
   const fin = await c.put('/api/v1/namespaces/doomed/finalize', { ...ns, spec: { finalizers: [] } });
   t.equal(fin.status, 200);
   t.equal((await c.get('/api/v1/namespaces/doomed')).status, 404, 'gone after finalize');

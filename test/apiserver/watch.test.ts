@@ -148,6 +148,21 @@ t.test('timeoutSeconds ends the stream', async (t) => {
   t.ok(took >= 900 && took < 4000, `after about a second (${took} ms)`);
 });
 
+t.test('timeoutSeconds=0 means the default, not an instant end', async (t) => {
+  const w = await c.watch(`${cms}?watch=true&timeoutSeconds=0&resourceVersion=${await currentRV(cms)}`);
+  t.teardown(() => w.close());
+  t.notOk(await w.ended(1500), 'still open after 1.5 s');
+  await c.post(cms, fixtures.configMap('after-zero'));
+  t.same(summary(await take(w, 1)), ['ADDED after-zero']);
+});
+
+t.test('an invalid timeoutSeconds is 400', async (t) => {
+  for (const v of ['abc', '-1', '1.5']) {
+    const res = await c.get(`${cms}?watch=true&timeoutSeconds=${v}`);
+    t.equal(res.status, 400, v);
+  }
+});
+
 t.test('an invalid resourceVersion is 400', async (t) => {
   const res = await c.get(`${cms}?watch=true&resourceVersion=abc`);
   t.equal(res.status, 400);

@@ -32,7 +32,10 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     (!fieldSelector.length || fieldsMatch(fieldSelector, h.reg.fieldSet(o)));
 
   const rvText = h.query.get('resourceVersion') ?? '';
-  const timeout = Number(h.query.get('timeoutSeconds') ?? defaultTimeoutSeconds);
+  // timeoutSeconds unset or 0 means the server's default, as in Kubernetes.
+  const timeoutText = h.query.get('timeoutSeconds');
+  const timeout = timeoutText === null || timeoutText === '' ? defaultTimeoutSeconds : Number(timeoutText);
+  if (!Number.isInteger(timeout) || timeout < 0) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
   const bookmarks = h.query.get('allowWatchBookmarks') === 'true';
   const table = h.accept === 'table';
   const res = h.res;
@@ -100,7 +103,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     throw e;
   }
   if (done) return;
-  timers.push(setTimeout(finish, Math.max(1, timeout) * 1000));
+  timers.push(setTimeout(finish, (timeout || defaultTimeoutSeconds) * 1000));
   if (bookmarks) {
     const tick = () => {
       if (done) return;

@@ -1,6 +1,7 @@
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, identityVersion, specStrategy, statusStrategy } from '../common.js';
 import { isDNS1123Label } from '../../../api/validation.js';
+import { conflict } from '../../errors.js';
 
 /** Namespaces: deletion goes through the `kubernetes` finalizer the namespace controller clears. */
 export const namespaces: ResourceDef = {
@@ -43,6 +44,10 @@ export const namespaces: ResourceDef = {
   extraSubresources: ['finalize'],
   fieldLabels: (o) => ({ 'status.phase': o.status?.phase ?? '' }),
   onDelete(obj, now) {
+    // Deleting again while content is being removed is a conflict, as Kubernetes answers it.
+    if (obj.metadata.deletionTimestamp && (obj.spec?.finalizers ?? []).length) {
+      throw conflict('namespaces', '', obj.metadata.name as string, 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.');
+    }
     obj.status = { ...obj.status, phase: 'Terminating' };
     obj.metadata.deletionTimestamp ??= now.toISOString().replace(/\.\d{3}Z$/, 'Z');
     return (obj.spec?.finalizers ?? []).length > 0;
