@@ -9,7 +9,7 @@
 // `"f:spec":{...}` and `"f:containers":{...}` without ".").
 import type { Schema } from '../../api/schema.js';
 import { FieldSet } from './field-set.js';
-import { deepEqual, isEmptyValue, isObject } from './json.js';
+import { deepEqual, isEmptyValue, isObject } from '../../api/json.js';
 import { fieldElement, type Path, type PathElement } from './path-element.js';
 import { childSchema, itemElement, shapeOf, type Shape } from './typed.js';
 

@@ -5,7 +5,7 @@ import { compare } from './compare.js';
 import { ApplyConflictError, conflictFor, FieldManagerError, type ApplyConflict } from './errors.js';
 import { FieldSet } from './field-set.js';
 import { withoutIgnoredFields } from './ignored.js';
-import { deepEqual, isObject, type JsonObject } from './json.js';
+import { deepEqual, isObject, type JsonObject } from '../../api/json.js';
 import {
   decodeManagedFields,
   encodeManagedFields,

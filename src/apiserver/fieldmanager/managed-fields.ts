@@ -2,7 +2,7 @@
 // Kubernetes does (BuildManagerIdentifier): by name, operation and subresource, plus the
 // apiVersion for Update entries, so an applier keeps one entry across versions.
 import { FieldSet } from './field-set.js';
-import { isObject, type JsonObject } from './json.js';
+import { isObject, type JsonObject } from '../../api/json.js';
 
 export type Operation = 'Apply' | 'Update';
 

@@ -3,7 +3,7 @@
 // merge item by item, leaves and atomic values take the configuration's value.
 import type { Schema } from '../../api/schema.js';
 import { FieldManagerError } from './errors.js';
-import { getOwn, isObject, setOwn, type JsonObject } from './json.js';
+import { getOwn, isObject, setOwn, type JsonObject } from '../../api/json.js';
 import type { PathElement } from './path-element.js';
 import { childSchema, itemElement, shapeOf, type Shape } from './typed.js';
 

@@ -6,7 +6,7 @@
 // manager changed one of its fields.
 import type { Schema } from '../../api/schema.js';
 import type { FieldSet } from './field-set.js';
-import { isEmptyValue, isObject, setOwn, type JsonObject } from './json.js';
+import { isEmptyValue, isObject, setOwn, type JsonObject } from '../../api/json.js';
 import { fieldElement, type PathElement } from './path-element.js';
 import { childSchema, isNamedField, itemElement, shapeOf } from './typed.js';
 

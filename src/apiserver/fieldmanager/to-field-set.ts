@@ -4,7 +4,7 @@
 import type { Schema } from '../../api/schema.js';
 import { FieldManagerError } from './errors.js';
 import { FieldSet } from './field-set.js';
-import { isEmptyValue, isObject } from './json.js';
+import { isEmptyValue, isObject } from '../../api/json.js';
 import { fieldElement, type Path, type PathElement } from './path-element.js';
 import { childSchema, isNamedField, itemElement, shapeOf } from './typed.js';
 

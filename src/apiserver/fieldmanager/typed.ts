@@ -5,7 +5,7 @@
 // `any` values are deduced from the value: objects granular, lists atomic.
 import { resolve, type Schema } from '../../api/schema.js';
 import { FieldManagerError } from './errors.js';
-import { isObject, type JsonObject } from './json.js';
+import { isObject, type JsonObject } from '../../api/json.js';
 import { keyElement, valueElement, type PathElement } from './path-element.js';
 
 export type Shape =

@@ -1,5 +1,5 @@
 import { PatchError } from './errors.js';
-import { clone, deepEqual, describe, isObject, setOwn } from './json.js';
+import { clone, deepEqual, describe, isObject, setOwn } from '../../api/json.js';
 import { arrayIndex, lookup, parsePointer } from './json-pointer.js';
 
 type Container = Record<string, unknown> | unknown[];

@@ -1,5 +1,5 @@
 import { PatchError } from './errors.js';
-import { isObject } from './json.js';
+import { isObject } from '../../api/json.js';
 
 /** RFC 6901: "" is the whole document, "/a~1b/0" is ["a/b", "0"]. */
 export function parsePointer(pointer: unknown): string[] {

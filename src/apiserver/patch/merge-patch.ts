@@ -1,4 +1,4 @@
-import { clone, getOwn, isObject, setOwn } from './json.js';
+import { clone, getOwn, isObject, setOwn } from '../../api/json.js';
 
 /**
  * RFC 7386 JSON merge patch: objects merge recursively, `null` deletes a key, anything else

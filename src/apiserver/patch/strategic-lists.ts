@@ -2,7 +2,7 @@
 // `$patch` elements, and the `$setElementOrder/<field>` directive.
 import type { ArraySchema } from '../../api/schema.js';
 import { PatchError } from './errors.js';
-import { deepEqual, describe, isObject, type JsonObject } from './json.js';
+import { deepEqual, describe, isObject, type JsonObject } from '../../api/json.js';
 import { materialize, mergeMap, PATCH_DIRECTIVE } from './strategic-merge-patch.js';
 import { mergesAsList } from './strategic-schema.js';
 import { indexIn, normalizeElementOrder, partition, type KeyOf } from './strategic-order.js';

@@ -4,7 +4,7 @@
 // schema runs out (`any`, unknown fields) values merge as RFC 7386 JSON merge patch.
 import type { Schema } from '../../api/schema.js';
 import { PatchError } from './errors.js';
-import { deepEqual, describe, getOwn, isObject, setOwn, type JsonObject } from './json.js';
+import { deepEqual, describe, getOwn, isObject, setOwn, type JsonObject } from '../../api/json.js';
 import { mergePatch } from './merge-patch.js';
 import { mergeListField, mergeWithElementOrder } from './strategic-lists.js';
 import { fieldSchema, listSchema, mergesAsList, shapeOf } from './strategic-schema.js';

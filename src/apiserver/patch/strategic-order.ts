@@ -4,7 +4,7 @@
 // and the two runs are interleaved using the live order where both items are known. An item
 // new to the live list is emitted as soon as it comes up, so without `$setElementOrder` new
 // items land before the server-only ones.
-import { deepEqual } from './json.js';
+import { deepEqual } from '../../api/json.js';
 
 /** The identity of a list element: its merge key value for maps, itself for scalars. */
 export type KeyOf = (item: unknown) => unknown;
