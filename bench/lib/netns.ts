@@ -1,4 +1,5 @@
 // Scratch network namespaces for benchmarks, always removed (also on failure or Ctrl-C).
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { execa } from 'execa';
 
@@ -12,7 +13,7 @@ function hookExit(): void {
     for (const name of created) {
       try {
         // Synchronous on purpose: this runs while the process is exiting.
-        require_('node:child_process').execFileSync('ip', ['netns', 'del', name], { stdio: 'ignore' });
+        execFileSync('ip', ['netns', 'del', name], { stdio: 'ignore' });
       } catch { /* already gone */ }
     }
     created.clear();
@@ -20,9 +21,6 @@ function hookExit(): void {
   process.on('exit', cleanup);
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { cleanup(); process.exit(130); });
 }
-
-import { createRequire } from 'node:module';
-const require_ = createRequire(import.meta.url);
 
 export interface BenchNamespace {
   name: string;

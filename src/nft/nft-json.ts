@@ -68,11 +68,10 @@ function exprOf(x: Json): Expr | Expr[] {
   return { kind: 'raw', text: JSON.stringify(x) };
 }
 
-function elementOf(types: KeyType[], e: Json, isMap: boolean): Element {
+function elementOf(e: Json, isMap: boolean): Element {
   const [k, data] = isMap ? e : [e, undefined];
   const keyParts: Value[] = (k && typeof k === 'object' && Array.isArray(k.concat) ? k.concat : [k]).map((p: Json) => (typeof p === 'object' && p?.prefix ? `${p.prefix.addr}/${p.prefix.len}` : num(p)));
   const verdict = verdictOf(data);
-  void types;
   return { key: keyParts, ...(verdict ? { verdict } : {}) };
 }
 
@@ -89,7 +88,7 @@ export function tableFromNftJson(doc: Json, family: Family, name: string): Table
       const keyType = ([] as KeyType[]).concat(s.type);
       const flags = ([] as SetFlag[]).concat(s.flags ?? []).filter((f) => f === 'constant' || f === 'interval' || f === 'timeout');
       const set: SetState = {
-        name: s.name, keyType, elements: (s.elem ?? []).map((e: Json) => elementOf(keyType, e, Boolean(it.map))),
+        name: s.name, keyType, elements: (s.elem ?? []).map((e: Json) => elementOf(e, Boolean(it.map))),
         ...(it.map ? { map: 'verdict' as const } : {}), ...(flags.length ? { flags } : {}),
       };
       state.sets.push(set);
