@@ -167,6 +167,28 @@ t.test('server-side apply', async (t) => {
   t.equal(alice.body.metadata.labels.owner, 'alice');
 });
 
+t.test('a scale write is recorded under the scale subresource and conflicts with apply', async (t) => {
+  await c.patch(`${deploys}/ssa-scale?fieldManager=alice`, fixtures.deployment('ssa-scale', { replicas: 2 }), apply);
+  const scaled = await c.patch(`${deploys}/ssa-scale/scale?fieldManager=kubectl-scale`, { spec: { replicas: 5 } });
+  t.equal(scaled.status, 200);
+  const entries = (await c.get(`${deploys}/ssa-scale`)).body.metadata.managedFields as any[];
+  const scaler = entries.find((m) => m.manager === 'kubectl-scale');
+  t.match(scaler, { operation: 'Update', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } });
+  const reapply = await c.patch(`${deploys}/ssa-scale?fieldManager=alice`, fixtures.deployment('ssa-scale', { replicas: 2 }), apply);
+  t.equal(reapply.status, 409);
+  t.ok((reapply.body.details.causes as any[]).some((x) => x.field === '.spec.replicas' && /kubectl-scale/.test(x.message)));
+});
+
+t.test('apply and update on the status subresource', async (t) => {
+  const applied = await c.patch(`${deploys}/ssa-scale/status?fieldManager=ctrl`, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ssa-scale' }, status: { replicas: 7 } }, apply);
+  t.equal(applied.status, 200);
+  t.equal(applied.body.status.replicas, 7);
+  t.equal(applied.body.spec.replicas, 5, 'spec untouched');
+  t.ok((applied.body.metadata.managedFields as any[]).some((m) => m.manager === 'ctrl' && m.operation === 'Apply' && m.subresource === 'status'));
+  const missing = await c.patch(`${deploys}/nothing/status?fieldManager=ctrl`, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nothing' }, status: { replicas: 1 } }, apply);
+  t.equal(missing.status, 404, 'apply to status does not create');
+});
+
 t.test('server-side apply mixes with updates', async (t) => {
   await c.patch(`${cms}/ssa-cm?fieldManager=kubectl`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa-cm' }, data: { a: '1' } }, apply);
   const upd = await c.patch(`${cms}/ssa-cm?fieldManager=editor`, { data: { a: '2' } });

@@ -52,7 +52,7 @@ async function scaleHandler(h: HandlerContext, deps: ResourceHandlerDeps): Promi
     const next = structuredClone(current);
     scale.setReplicas(next, replicas);
     next.metadata.resourceVersion = h.info.verb === 'update' || object.metadata?.resourceVersion ? object.metadata?.resourceVersion : undefined;
-    return deps.fields.update(h, current, next, '');
+    return deps.fields.update(h, current, next, 'scale');
   }, h.ctx);
   sendObject(h.res, 200, toScale(h, updated), h.accept === 'yaml' ? 'yaml' : 'json');
 }
