@@ -1,0 +1,6 @@
+// The CRI runtime.v1 protocol (api.proto) and its typed client.
+export { CRIClient, protoPath } from './client.js';
+export type { CRIClientOptions, CRIMethod, CRIRuntime } from './client.js';
+export { CRIError, CRIStatus, isCRIError, isNotFound, isUnavailable, isDeadlineExceeded } from './errors.js';
+export type { CRICodeName } from './errors.js';
+export type * from './types.js';
