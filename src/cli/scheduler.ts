@@ -1,0 +1,105 @@
+// `capstan scheduler`: watches pending pods and nodes through the API server and binds each
+// pod to a node, behind leader election on the Lease kube-system/kube-scheduler. Informers
+// start before the election, so a standby takes over with warm caches.
+import { parseArgs } from 'node:util';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { clientsetFromKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory } from '../client/index.js';
+import { Scheduler } from '../scheduler/index.js';
+import { logger } from '../log/index.js';
+import { startHealthServer } from './health-server.js';
+import { untilSignal } from './signals.js';
+import { parseDuration } from './duration.js';
+
+export interface SchedulerHandle {
+  scheduler: Scheduler;
+  healthPort: number;
+  identity: string;
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+export async function startScheduler(argv: string[]): Promise<SchedulerHandle> {
+  const { values } = parseArgs({
+    args: argv, strict: true,
+    options: {
+      kubeconfig: { type: 'string' },
+      'leader-elect': { type: 'string', default: 'true' },
+      'leader-elect-lease-duration': { type: 'string', default: '15s' },
+      'leader-elect-renew-deadline': { type: 'string', default: '10s' },
+      'leader-elect-retry-period': { type: 'string', default: '2s' },
+      'scheduler-name': { type: 'string', default: 'default-scheduler' },
+      'percentage-of-nodes-to-score': { type: 'string', default: '0' },
+      'bind-concurrency': { type: 'string', default: '32' },
+      'bind-address': { type: 'string', default: '127.0.0.1' },
+      'secure-port': { type: 'string', default: '10259' },
+    },
+  });
+  if (!values.kubeconfig) throw new Error('--kubeconfig is required');
+  const log = logger('scheduler');
+  const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-scheduler');
+  // Events travel on their own connections so a burst of them never queues behind binds.
+  const eventClients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-scheduler');
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const informers = new SharedInformerFactory(clients, { log, resyncMs: 0 });
+  const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;
+  const recorder = new EventRecorder(eventClients.resource(resources.events), { component: 'default-scheduler', host: identity }, realClock, log);
+  const scheduler = new Scheduler({
+    clients, informers, log, recorder, registry,
+    schedulerName: values['scheduler-name'],
+    percentageOfNodesToScore: Number(values['percentage-of-nodes-to-score']),
+    bindConcurrency: Number(values['bind-concurrency']),
+  });
+  informers.start();
+  let synced = false;
+  void informers.waitForCacheSync().then(() => { synced = true; });
+  let leading = false;
+  let stopping = false;
+  const lead = async () => {
+    leading = true;
+    await informers.waitForCacheSync();
+    if (stopping) return;
+    log.info('caches synced, scheduling', { identity });
+    void scheduler.run().catch((e) => log.error('scheduling loop stopped', { error: (e as Error).message }));
+  };
+
+  let elector: LeaderElector | undefined;
+  if (values['leader-elect'] === 'true') {
+    elector = new LeaderElector(clients.resource(resources.leases), {
+      namespace: 'kube-system', name: 'kube-scheduler', identity, log,
+      leaseDurationMs: parseDuration(values['leader-elect-lease-duration']),
+      renewDeadlineMs: parseDuration(values['leader-elect-renew-deadline']),
+      retryPeriodMs: parseDuration(values['leader-elect-retry-period']),
+      onStartedLeading: () => void lead(),
+      // As kube-scheduler: a scheduler that lost its lease must not bind another pod.
+      onStoppedLeading: () => { if (!stopping) { log.error('leadership lost, exiting'); process.exit(1); } },
+    });
+    elector.start();
+  } else {
+    await lead();
+  }
+  const health = await startHealthServer({ address: values['bind-address'], port: Number(values['secure-port']), registry, ready: () => synced });
+  return {
+    scheduler, identity, healthPort: health.port,
+    isLeader: () => leading,
+    async stop() {
+      stopping = true;
+      await scheduler.stop();
+      await elector?.stop();
+      await informers.stop();
+      health.server.close();
+      clients.close();
+      eventClients.close();
+    },
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const s = await startScheduler(argv);
+  process.stdout.write(`capstan scheduler running (healthz on :${s.healthPort})\n`);
+  await untilSignal();
+  await s.stop();
+  return 0;
+}

@@ -1,0 +1,114 @@
+// One node as the scheduler sees it: its spec/status in the shapes filters read, and the
+// running totals of what pods assigned or assumed there request, kept incrementally so a
+// scheduling decision never re-adds a node's pods.
+import type { KubeObject } from '../api/object.js';
+import type { PodInfo } from './podinfo.js';
+import { emptyResources, type Resources } from './resources.js';
+import { milliValue, value } from './quantity.js';
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
+export const taintNotReady = 'node.kubernetes.io/not-ready';
+export const taintUnreachable = 'node.kubernetes.io/unreachable';
+export const taintUnschedulable = 'node.kubernetes.io/unschedulable';
+export const zoneLabels = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
+export const regionLabels = ['topology.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/region'];
+
+export interface Allocatable extends Resources {
+  pods: number;
+}
+
+function parseAllocatable(list: Record<string, string> | undefined): Allocatable {
+  const a: Allocatable = { ...emptyResources(), pods: 0 };
+  for (const [name, q] of Object.entries(list ?? {})) {
+    try {
+      if (name === 'cpu') a.milliCPU = milliValue(q);
+      else if (name === 'memory') a.memory = value(q);
+      else if (name === 'ephemeral-storage') a.ephemeralStorage = value(q);
+      else if (name === 'pods') a.pods = value(q);
+      else (a.scalar ??= {})[name] = value(q);
+    } catch { /* a malformed quantity offers nothing */ }
+  }
+  return a;
+}
+
+function addScalar(into: Resources, from: Resources, sign: number): void {
+  if (!from.scalar) return;
+  into.scalar ??= {};
+  for (const [k, v] of Object.entries(from.scalar)) into.scalar[k] = (into.scalar[k] ?? 0) + sign * v;
+}
+
+export class NodeInfo {
+  node?: KubeObject;
+  labels: Record<string, string> = {};
+  taints: Taint[] = [];
+  unschedulable = false;
+  /** "region:zone" when the node is labelled with a zone, else "". */
+  zone = '';
+  allocatable: Allocatable = { ...emptyResources(), pods: 0 };
+  readonly requested: Resources = emptyResources();
+  readonly nonZeroRequested: Resources = emptyResources();
+  readonly pods = new Map<string, PodInfo>();
+  /** "TCP/8080" → host IP → pods using it. */
+  readonly usedPorts = new Map<string, Map<string, number>>();
+  /** Pods here per controlling owner UID. */
+  readonly ownerCounts = new Map<string, number>();
+
+  constructor(readonly name: string) {}
+
+  setNode(node: KubeObject | undefined): void {
+    this.node = node;
+    if (!node) return;
+    this.labels = node.metadata.labels ?? {};
+    this.unschedulable = !!node.spec?.unschedulable;
+    this.allocatable = parseAllocatable(node.status?.allocatable ?? node.status?.capacity);
+    const taints = [...((node.spec?.taints ?? []) as Taint[])];
+    // A node that is not Ready is treated as carrying the taint the node lifecycle controller
+    // would give it, so pods that tolerate it (DaemonSets) still land there.
+    const ready = ((node.status?.conditions ?? []) as { type: string; status: string }[]).find((c) => c.type === 'Ready');
+    const implied = ready?.status === 'True' ? undefined : ready?.status === 'False' ? taintNotReady : taintUnreachable;
+    if (implied && !taints.some((t) => t.key === implied && t.effect === 'NoSchedule')) taints.push({ key: implied, effect: 'NoSchedule' });
+    this.taints = taints;
+    const zone = zoneLabels.map((l) => this.labels[l]).find(Boolean) ?? '';
+    const region = regionLabels.map((l) => this.labels[l]).find(Boolean) ?? '';
+    this.zone = zone || region ? `${region}:${zone}` : '';
+  }
+
+  addPod(p: PodInfo): void {
+    this.pods.set(p.uid, p);
+    this.account(p, 1);
+  }
+
+  removePod(p: PodInfo): void {
+    if (!this.pods.delete(p.uid)) return;
+    this.account(p, -1);
+  }
+
+  private account(p: PodInfo, sign: 1 | -1): void {
+    const r = this.requested, n = this.nonZeroRequested;
+    r.milliCPU += sign * p.requests.milliCPU;
+    r.memory += sign * p.requests.memory;
+    r.ephemeralStorage += sign * p.requests.ephemeralStorage;
+    addScalar(r, p.requests, sign);
+    n.milliCPU += sign * p.nonZero.milliCPU;
+    n.memory += sign * p.nonZero.memory;
+    for (const hp of p.hostPorts) {
+      const k = `${hp.protocol}/${hp.port}`;
+      let ips = this.usedPorts.get(k);
+      if (!ips) this.usedPorts.set(k, (ips = new Map()));
+      const c = (ips.get(hp.ip) ?? 0) + sign;
+      if (c > 0) ips.set(hp.ip, c);
+      else ips.delete(hp.ip);
+      if (!ips.size) this.usedPorts.delete(k);
+    }
+    if (p.ownerUID) {
+      const c = (this.ownerCounts.get(p.ownerUID) ?? 0) + sign;
+      if (c > 0) this.ownerCounts.set(p.ownerUID, c);
+      else this.ownerCounts.delete(p.ownerUID);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// The plugin contracts. Filters answer for one pod on one node; scorers fill scores for the
+// nodes that passed, already normalised to 0..maxNodeScore. Both run inside the scheduling
+// loop: no I/O, no allocation per node where it can be helped, never mutate pod or node.
+import type { Selector } from '../../api/labels.js';
+import type { NodeInfo } from '../nodeinfo.js';
+import type { PodInfo } from '../podinfo.js';
+
+export const maxNodeScore = 100;
+
+export interface FilterPlugin {
+  readonly name: string;
+  /** null when the pod fits; else the reason(s), worded as in Kubernetes' FailedScheduling. */
+  filter(pod: PodInfo, node: NodeInfo): string | string[] | null;
+}
+
+/** What the scheduler works out once per pod for the scorers. */
+export interface CycleState {
+  /** Selectors of Services in the pod's namespace that select it (spreading). */
+  serviceSelectors: Selector[];
+}
+
+export interface ScorePlugin {
+  readonly name: string;
+  readonly weight: number;
+  /** Writes a 0..maxNodeScore score for nodes[i] into out[i]. */
+  score(pod: PodInfo, nodes: readonly NodeInfo[], out: Float64Array, state: CycleState): void;
+}
+
+/** Scales raw scores so the best becomes maxNodeScore (or the worst, when `reverse`). */
+export function normalize(out: Float64Array, n: number, reverse: boolean): void {
+  let max = 0;
+  for (let i = 0; i < n; i++) if (out[i] > max) max = out[i];
+  if (max === 0) {
+    if (reverse) out.fill(maxNodeScore, 0, n);
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const s = (maxNodeScore * out[i]) / max;
+    out[i] = reverse ? maxNodeScore - s : s;
+  }
+}

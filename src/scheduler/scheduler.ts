@@ -1,0 +1,249 @@
+// The scheduler: informer handlers keep the cache and queue current (and only that); one
+// loop pops pods, runs the algorithm on the cache, assumes the pod on the chosen node and
+// hands the bind to the Binder without waiting for it. Failures go back to the queue with
+// a FailedScheduling event and the PodScheduled=False condition.
+import { performance } from 'node:perf_hooks';
+import { Registry } from 'prom-client';
+import type { KubeObject } from '../api/object.js';
+import { fromLabelSelector, matches, type Selector } from '../api/labels.js';
+import { rfc3339 } from '../api/time.js';
+import { realClock, resources, type ClientsetAPI, type Clock, type EventRecorder, type SharedInformer, type SharedInformerFactory } from '../client/index.js';
+import type { Logger } from '../log/index.js';
+import { Algorithm, FitError } from './algorithm.js';
+import { Binder } from './binder.js';
+import { SchedulerCache } from './cache.js';
+import { schedulerMetrics, type SchedulerMetrics } from './metrics.js';
+import { newPodInfo } from './podinfo.js';
+import { defaultFilters, defaultScorers, type CycleState, type FilterPlugin, type ScorePlugin } from './plugins/index.js';
+import { SchedulingQueue, type QueueOptions, type QueuedPod } from './queue.js';
+import { nodeChangeMayHelp, podSchedulingChanged, isTerminal } from './changes.js';
+
+export const defaultSchedulerName = 'default-scheduler';
+
+export interface SchedulerOptions {
+  clients: ClientsetAPI;
+  informers: SharedInformerFactory;
+  clock?: Clock;
+  log?: Logger;
+  recorder?: EventRecorder;
+  registry?: Registry;
+  schedulerName?: string;
+  /** 0 (default) = adaptive, as kube-scheduler. */
+  percentageOfNodesToScore?: number;
+  /** Binds in flight at once (default 32). */
+  bindConcurrency?: number;
+  queue?: QueueOptions;
+  random?: () => number;
+  filters?: FilterPlugin[];
+  scorers?: ScorePlugin[];
+  /** Called after each successful bind (benchmarks count with it). */
+  onBound?: (pod: KubeObject, node: string) => void;
+}
+
+export interface SchedulerStats {
+  scheduled: number;
+  unschedulable: number;
+  errors: number;
+  /** Time spent in the filter/score algorithm, ms. */
+  algorithmMs: number;
+}
+
+export class Scheduler {
+  readonly cache = new SchedulerCache();
+  readonly queue: SchedulingQueue;
+  readonly stats: SchedulerStats = { scheduled: 0, unschedulable: 0, errors: 0, algorithmMs: 0 };
+  readonly metrics: SchedulerMetrics;
+  readonly registry: Registry;
+  private readonly pods: SharedInformer;
+  private readonly services: SharedInformer;
+  private readonly algorithm: Algorithm;
+  private readonly binder: Binder;
+  private readonly clock: Clock;
+  private readonly name: string;
+  private selectorCache = new WeakMap<KubeObject, Selector | null>();
+  private stopped = false;
+  private loop?: Promise<void>;
+
+  constructor(private opts: SchedulerOptions) {
+    this.clock = opts.clock ?? realClock;
+    this.name = opts.schedulerName ?? defaultSchedulerName;
+    this.queue = new SchedulingQueue(this.clock, opts.queue);
+    this.algorithm = new Algorithm({ filters: opts.filters ?? defaultFilters, scorers: opts.scorers ?? defaultScorers, percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random });
+    this.binder = new Binder(opts.clients.resource(resources.pods), opts.bindConcurrency ?? 32);
+    this.registry = opts.registry ?? new Registry();
+    this.metrics = schedulerMetrics(this.registry, () => this.queue.stats());
+    this.pods = opts.informers.informerFor(resources.pods);
+    this.services = opts.informers.informerFor(resources.services);
+    opts.informers.informerFor(resources.nodes).addEventHandler({
+      onAdd: (n) => { this.cache.addNode(n); this.queue.moveAll(); },
+      onUpdate: (old, n) => {
+        if (old === n) return;
+        this.cache.updateNode(n);
+        if (nodeChangeMayHelp(old, n)) this.queue.moveAll();
+      },
+      onDelete: (n) => this.cache.removeNode(n),
+    });
+    this.pods.addEventHandler({
+      onAdd: (p) => this.podAdded(p),
+      onUpdate: (old, p) => this.podUpdated(old, p),
+      onDelete: (p) => this.podDeleted(p),
+    });
+  }
+
+  private responsible(pod: KubeObject): boolean {
+    return (pod.spec?.schedulerName || defaultSchedulerName) === this.name;
+  }
+
+  private podAdded(pod: KubeObject): void {
+    if (isTerminal(pod)) return;
+    if (pod.spec?.nodeName) { this.cache.addOrUpdatePod(pod); return; }
+    if (this.responsible(pod) && !pod.metadata.deletionTimestamp) this.queue.add(newPodInfo(pod));
+  }
+
+  private podUpdated(old: KubeObject, pod: KubeObject): void {
+    if (old === pod) return;
+    const uid = pod.metadata.uid as string;
+    if (pod.spec?.nodeName) {
+      if (!old.spec?.nodeName) this.queue.delete(uid);
+      if (isTerminal(pod)) {
+        // A finished pod frees its node's resources.
+        this.cache.removePod(pod);
+        if (!isTerminal(old)) this.queue.moveAll();
+      } else {
+        this.cache.addOrUpdatePod(pod);
+      }
+      return;
+    }
+    if (isTerminal(pod) || pod.metadata.deletionTimestamp || !this.responsible(pod)) { this.queue.delete(uid); return; }
+    // Our own bind is in flight; the informer will show the pod bound shortly.
+    if (this.cache.isAssumed(uid)) return;
+    this.queue.update(newPodInfo(pod), podSchedulingChanged(old, pod));
+  }
+
+  private podDeleted(pod: KubeObject): void {
+    this.queue.delete(pod.metadata.uid as string);
+    const wasHere = !!pod.spec?.nodeName || this.cache.isAssumed(pod.metadata.uid as string);
+    this.cache.removePod(pod);
+    if (wasHere) this.queue.moveAll();
+  }
+
+  /** Runs the scheduling loop until stop(). Informers must be started and synced. */
+  run(): Promise<void> {
+    this.loop ??= this.runLoop();
+    return this.loop;
+  }
+
+  private async runLoop(): Promise<void> {
+    this.queue.run();
+    while (!this.stopped) {
+      const first = await this.queue.pop();
+      if (!first || this.stopped) break;
+      this.scheduleOne(first);
+      // Work through what is queued for a few milliseconds, then let informer events in.
+      const until = performance.now() + 5;
+      for (let q = this.queue.tryPop(); q; q = performance.now() < until ? this.queue.tryPop() : undefined) {
+        this.scheduleOne(q);
+        if (this.stopped) return;
+      }
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.queue.close();
+    await this.loop;
+    await this.binder.idle();
+  }
+
+  /** Pods waiting to be tried again (unschedulable or backing off) or to be popped. */
+  pending(): number {
+    const s = this.queue.stats();
+    return s.active + s.backoff + s.unschedulable;
+  }
+
+  private serviceSelectors(pod: KubeObject): Selector[] {
+    const out: Selector[] = [];
+    const ns = pod.metadata.namespace;
+    if (!ns) return out;
+    for (const svc of this.services.lister.list(ns)) {
+      let sel = this.selectorCache.get(svc);
+      if (sel === undefined) {
+        const raw = svc.spec?.selector as Record<string, string> | undefined;
+        sel = raw && Object.keys(raw).length ? fromLabelSelector({ matchLabels: raw }) : null;
+        this.selectorCache.set(svc, sel);
+      }
+      if (sel && matches(sel, pod.metadata.labels)) out.push(sel);
+    }
+    return out;
+  }
+
+  /** One attempt for one popped pod; synchronous up to handing the bind off. */
+  scheduleOne(q: QueuedPod): void {
+    const info = q.info;
+    const cur = this.pods.lister.get(info.namespace, info.pod.metadata.name as string);
+    if (!cur || cur.metadata.uid !== info.uid || cur.spec?.nodeName || cur.metadata.deletionTimestamp) {
+      this.queue.done(info.uid);
+      return;
+    }
+    if (info.invalid) { this.failed(q, `Pod is invalid for scheduling: ${info.invalid}`, true); return; }
+    const t0 = performance.now();
+    const state: CycleState = { serviceSelectors: this.serviceSelectors(info.pod) };
+    const result = this.algorithm.schedule(info, this.cache.nodeList(), state);
+    const ms = performance.now() - t0;
+    this.stats.algorithmMs += ms;
+    this.metrics.algorithmLatency.observe(ms / 1000);
+    if (result instanceof FitError) { this.failed(q, result.message, true); return; }
+    this.cache.assumePod(info, result);
+    this.queue.done(info.uid);
+    const { namespace, pod } = info;
+    const name = pod.metadata.name as string;
+    this.binder.bind(namespace, name, info.uid, result).then(() => {
+      this.stats.scheduled++;
+      this.metrics.attempts.inc({ result: 'scheduled', profile: this.name });
+      this.metrics.e2eLatency.observe({ result: 'scheduled', profile: this.name }, (this.clock.now() - q.firstSeen) / 1000);
+      this.opts.recorder?.event(podRef(pod), 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${result}`);
+      this.opts.onBound?.(pod, result);
+    }, (e: Error) => {
+      this.cache.forgetPod(info);
+      this.opts.log?.warn('bind failed', { pod: info.key, node: result, error: e.message });
+      this.failed(q, `Binding rejected: ${e.message}`, false);
+    });
+  }
+
+  private failed(q: QueuedPod, message: string, unschedulable: boolean): void {
+    if (unschedulable) this.stats.unschedulable++;
+    else this.stats.errors++;
+    this.metrics.attempts.inc({ result: unschedulable ? 'unschedulable' : 'error', profile: this.name });
+    const info = q.info;
+    const cur = this.pods.lister.get(info.namespace, info.pod.metadata.name as string);
+    if (!cur || cur.metadata.uid !== info.uid || cur.spec?.nodeName || cur.metadata.deletionTimestamp) {
+      this.queue.done(info.uid);
+      return;
+    }
+    if (cur.metadata.resourceVersion !== info.pod.metadata.resourceVersion) q.info = newPodInfo(cur);
+    if (unschedulable) this.queue.addUnschedulable(q);
+    else this.queue.addBackoff(q);
+    this.opts.log?.debug('pod not scheduled', { pod: info.key, reason: 'FailedScheduling', message });
+    this.opts.recorder?.event(podRef(cur), 'Warning', 'FailedScheduling', message);
+    this.setUnschedulableCondition(cur, message);
+  }
+
+  private setUnschedulableCondition(pod: KubeObject, message: string): void {
+    const conds = (pod.status?.conditions ?? []) as { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
+    const prev = conds.find((c) => c.type === 'PodScheduled');
+    if (prev?.status === 'False' && prev.reason === 'Unschedulable' && prev.message === message) return;
+    const now = rfc3339(new Date(this.clock.now()));
+    const condition = {
+      type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message,
+      lastProbeTime: null, lastTransitionTime: prev?.status === 'False' ? prev.lastTransitionTime ?? now : now,
+    };
+    this.opts.clients.resource(resources.pods)
+      .patch(pod.metadata.namespace, pod.metadata.name as string, 'strategic', { status: { conditions: [condition] } }, 'status')
+      .catch((e: Error) => this.opts.log?.warn('pod condition not updated', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, error: e.message }));
+  }
+}
+
+function podRef(pod: KubeObject): KubeObject {
+  return { ...pod, apiVersion: 'v1', kind: 'Pod' };
+}
