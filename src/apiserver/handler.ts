@@ -10,10 +10,10 @@ import type { Authenticator, UserInfo } from './authn.js';
 import type { Authorizer } from './authz.js';
 import type { AdmissionChain } from './admission.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
-import { badRequest, forbidden, methodNotAllowed, notFound, StatusError, unauthorized } from './errors.js';
+import { badRequest, forbidden, methodNotAllowed, notAcceptable, notFound, StatusError, unauthorized } from './errors.js';
 import type { FieldTracker } from './managed-fields.js';
 import type { APIMetrics } from './metrics.js';
-import { contentTypes, negotiate } from './negotiate.js';
+import { acceptable, contentTypes, negotiate } from './negotiate.js';
 import type { Registries } from './registry/index.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { sendError, sendObject, sendText, toStatusError } from './respond.js';
@@ -79,6 +79,7 @@ export function createHandler(deps: HandlerDeps) {
       await readBody(req);
       return sendObject(res, 201, { kind: 'SelfSubjectReview', apiVersion: `authentication.k8s.io/${info.version}`, metadata: { creationTimestamp: null }, status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } });
     }
+    if (!acceptable(req.headers.accept)) throw notAcceptable('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
     const reg = deps.registries.get(info.group, info.resource);
     const version = reg?.version(info.version);
     if (!reg || !version) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');

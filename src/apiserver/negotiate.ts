@@ -42,6 +42,14 @@ export function negotiate(accept: string | undefined, opts: { discovery?: boolea
   return 'json';
 }
 
+const answerable = new Set(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', '*/*', 'application/*']);
+
+/** Whether Accept names anything a resource request can be answered with (protobuf gets JSON). */
+export function acceptable(accept: string | undefined): boolean {
+  const types = parseAccept(accept);
+  return !types.length || types.some((m) => answerable.has(m.type));
+}
+
 export const contentTypes = {
   json: 'application/json',
   yaml: 'application/yaml',

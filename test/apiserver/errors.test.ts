@@ -311,6 +311,24 @@ t.test('unsupported methods are 405', async (t) => {
   t.equal(res.body.reason, 'MethodNotAllowed');
 });
 
+const acceptCases: Array<[string, number, RegExp]> = [
+  ['application/xml', 406, /./],
+  ['text/html', 406, /./],
+  ['application/xml, application/json', 200, /^application\/json/],
+  ['application/vnd.kubernetes.protobuf, application/json', 200, /^application\/json/],
+  ['application/vnd.kubernetes.protobuf', 200, /^application\/json/],
+  ['*/*', 200, /^application\/json/],
+  ['application/yaml', 200, /^application\/yaml/],
+];
+for (const [accept, status, type] of acceptCases) {
+  t.test(`Accept ${accept} → ${status}`, async (t) => {
+    const res = await c.get(cms, { accept });
+    t.equal(res.status, status);
+    if (status === 406) t.match(res.body, { kind: 'Status', reason: 'NotAcceptable', code: 406 });
+    else t.match(res.headers['content-type'], type);
+  });
+}
+
 t.test('an invalid label selector is 400', async (t) => {
   const res = await c.get(`${cms}?labelSelector=${encodeURIComponent('a in (b')}`);
   t.equal(res.status, 400);

@@ -116,6 +116,74 @@ t.test('strategic merge patch merges containers by name', async (t) => {
   t.same((merged.body.spec.template.spec.containers as any[]).map((x) => x.name), ['sidecar'], 'merge patch replaces lists');
 });
 
+// Strategic merge patch on real schemas: each list merges by its Kubernetes merge key, or is
+// replaced when it has none.
+const smpCases: Array<{ name: string; patch: unknown; pick: (d: any) => unknown; want: unknown }> = [
+  {
+    name: 'env merges by name',
+    patch: { spec: { template: { spec: { containers: [{ name: 'main', env: [{ name: 'B', value: '3' }] }] } } } },
+    pick: (d) => d.spec.template.spec.containers[0].env, want: [{ name: 'A', value: '1' }, { name: 'B', value: '3' }],
+  },
+  {
+    name: 'args are replaced',
+    patch: { spec: { template: { spec: { containers: [{ name: 'main', args: ['z'] }] } } } },
+    pick: (d) => d.spec.template.spec.containers[0].args, want: ['z'],
+  },
+  {
+    name: 'volumes merge by name',
+    patch: { spec: { template: { spec: { volumes: [{ name: 'v2', emptyDir: {} }] } } } },
+    pick: (d) => (d.spec.template.spec.volumes as any[]).map((v) => v.name).sort(), want: ['v1', 'v2'],
+  },
+  {
+    name: 'tolerations are replaced',
+    patch: { spec: { template: { spec: { tolerations: [{ key: 'j', operator: 'Exists' }] } } } },
+    pick: (d) => d.spec.template.spec.tolerations, want: [{ key: 'j', operator: 'Exists' }],
+  },
+  {
+    name: '$retainKeys drops rollingUpdate when switching to Recreate',
+    patch: { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } },
+    pick: (d) => d.spec.strategy, want: { type: 'Recreate' },
+  },
+  {
+    name: '$setElementOrder as kubectl apply sends it',
+    patch: { spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'main' }], containers: [{ name: 'main', image: 'nginx:2' }] } } } },
+    pick: (d) => (d.spec.template.spec.containers as any[]).map((x) => `${x.name}=${x.image}`), want: ['main=nginx:2'],
+  },
+];
+for (const sc of smpCases) {
+  t.test(`strategic merge patch: ${sc.name}`, async (t) => {
+    const name = `smp-${sc.name.replace(/[^a-z]+/gi, '-').toLowerCase()}`.slice(0, 40).replace(/-+$/, '');
+    const d = fixtures.deployment(name) as any;
+    Object.assign(d.spec.template.spec.containers[0], { env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], args: ['x', 'y'] });
+    d.spec.template.spec.volumes = [{ name: 'v1', emptyDir: {} }];
+    d.spec.template.spec.tolerations = [{ key: 'k', operator: 'Exists' }];
+    t.equal((await c.post(deploys, d)).status, 201);
+    const res = await c.patch(`${deploys}/${name}`, sc.patch, smp);
+    t.equal(res.status, 200);
+    t.same(sc.pick(res.body), sc.want);
+    t.same(sc.pick((await c.get(`${deploys}/${name}`)).body), sc.want, 'stored');
+  });
+}
+
+t.test('strategic merge patch: Service ports merge by port', async (t) => {
+  await c.post('/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'smp-svc' }, spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 80 }, { name: 'https', port: 443 }] } });
+  const res = await c.patch('/api/v1/namespaces/default/services/smp-svc', { spec: { ports: [{ port: 80, targetPort: 8080 }] } }, smp);
+  t.equal(res.status, 200);
+  t.same((res.body.spec.ports as any[]).map((p) => `${p.name}:${p.port}->${p.targetPort}`), ['http:80->8080', 'https:443->443']);
+});
+
+const smpErrors: Array<[string, unknown]> = [
+  ['a list element without its merge key', { spec: { template: { spec: { containers: [{ image: 'x' }] } } } }],
+  ['an unknown $patch directive', { spec: { $patch: 'explode' } }],
+];
+for (const [name, patch] of smpErrors) {
+  t.test(`strategic merge patch with ${name} is 400`, async (t) => {
+    const res = await c.patch(`${deploys}/smp`, patch, smp);
+    t.equal(res.status, 400);
+    t.equal(res.body.reason, 'BadRequest');
+  });
+}
+
 t.test('strategic merge patch on a list without a merge key replaces it', async (t) => {
   await c.post(cms, fixtures.configMap('smp-cm', { a: '1' }, { a: '1' }));
   const res = await c.patch(`${cms}/smp-cm`, { metadata: { finalizers: ['x/y'] }, data: { b: '2' } }, smp);

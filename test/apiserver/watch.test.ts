@@ -156,6 +156,22 @@ t.test('timeoutSeconds=0 means the default, not an instant end', async (t) => {
   t.same(summary(await take(w, 1)), ['ADDED after-zero']);
 });
 
+t.test('a burst of parallel writes reaches every watcher, each event once and in order', async (t) => {
+  const path = '/api/v1/namespaces/default/configmaps';
+  const rv = await currentRV(path);
+  const watchers = await Promise.all([1, 2, 3].map(() => c.watch(`${path}?watch=true&resourceVersion=${rv}&labelSelector=burst`)));
+  t.teardown(() => watchers.forEach((w) => w.close()));
+  const n = 40;
+  await Promise.all(Array.from({ length: n }, (_, i) => c.post(path, fixtures.configMap(`burst-${i}`, { burst: 'yes' }))));
+  for (const w of watchers) {
+    const evs = await take(w, n);
+    t.equal(new Set(evs.map((e) => e.object.metadata.name)).size, n, 'every object once');
+    t.ok(evs.every((e) => e.type === 'ADDED'));
+    const rvs = evs.map((e) => Number(e.object.metadata.resourceVersion));
+    t.same(rvs, [...rvs].sort((a, b) => a - b), 'in resourceVersion order');
+  }
+});
+
 t.test('an invalid timeoutSeconds is 400', async (t) => {
   for (const v of ['abc', '-1', '1.5']) {
     const res = await c.get(`${cms}?watch=true&timeoutSeconds=${v}`);
