@@ -1,0 +1,83 @@
+// capstan's own images. No registry is reachable from a capstan node, so the sandbox
+// (pause) image and a small utility image are built locally from what the node has:
+// the pause program compiled from pause.c, and Debian's busybox-static.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { ociArchive, type OCIArchive } from './oci.js';
+import type { TarEntry } from './tar.js';
+import { tar } from './tar.js';
+
+const run = promisify(execFile);
+
+export const PAUSE_IMAGE = 'localhost/capstan/pause:1';
+export const BUSYBOX_IMAGE = 'localhost/capstan/busybox:1';
+
+export interface BuiltImage extends OCIArchive {
+  /** Full reference, e.g. localhost/capstan/pause:1. */
+  name: string;
+}
+
+const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+const byPath = (a: TarEntry, b: TarEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/** pause.c ships next to this module in the source tree (src/kubelet/images/). */
+export function pauseSource(): string {
+  for (const rel of ['./pause.c', '../../../../src/kubelet/images/pause.c']) {
+    const p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(p)) return p;
+  }
+  throw new Error('images: pause.c not found');
+}
+
+/** Compiles pause.c statically; the same compiler and source give the same bytes. */
+export async function compilePause(cc = 'gcc'): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-pause-'));
+  try {
+    const out = join(dir, 'pause');
+    await run(cc, ['-static', '-Os', '-s', '-o', out, pauseSource()]);
+    return readFileSync(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** localhost/capstan/pause:1 — /pause as entrypoint, run as 65535 like upstream's pause. */
+export async function buildPauseImage(opts: { cc?: string } = {}): Promise<BuiltImage> {
+  const layer = tar([{ type: 'file', path: 'pause', data: await compilePause(opts.cc), mode: 0o755 }]);
+  const name = PAUSE_IMAGE;
+  return { name, ...ociArchive(layer, { Entrypoint: ['/pause'], Env: [PATH_ENV], User: '65535:65535' }, name.split(':')[1]) };
+}
+
+/**
+ * localhost/capstan/busybox:1 — /bin/busybox with a symlink for every applet it lists
+ * (sh, httpd, nc, sleep, cat, wget, ...), a minimal /etc/passwd and /etc/group, and an
+ * empty /tmp. `sh` is the default command.
+ */
+export async function buildBusyboxImage(opts: { busybox?: string } = {}): Promise<BuiltImage> {
+  const bin = opts.busybox ?? '/bin/busybox';
+  const { stdout } = await run(bin, ['--list-full']);
+  const applets = stdout.split('\n').map((s) => s.trim()).filter((s) => s.includes('/') && s !== 'bin/busybox');
+  const entries: TarEntry[] = [
+    ...['bin', 'dev', 'etc', 'home', 'proc', 'sbin', 'sys', 'usr', 'usr/bin', 'usr/sbin', 'var', 'var/www']
+      .map((path): TarEntry => ({ type: 'dir', path })),
+    { type: 'dir', path: 'root', mode: 0o700 },
+    { type: 'dir', path: 'tmp', mode: 0o1777 },
+    { type: 'file', path: 'bin/busybox', data: readFileSync(bin), mode: 0o755 },
+    { type: 'file', path: 'etc/passwd', data: Buffer.from('root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n') },
+    { type: 'file', path: 'etc/group', data: Buffer.from('root:x:0:\nnobody:x:65534:\n') },
+    ...applets.map((path): TarEntry => ({ type: 'symlink', path, target: '/bin/busybox' })),
+  ];
+  const layer = tar(entries.sort(byPath));
+  const name = BUSYBOX_IMAGE;
+  return { name, ...ociArchive(layer, { Cmd: ['sh'], Env: [PATH_ENV] }, name.split(':')[1]) };
+}
+
+export const builtinImages: Record<string, () => Promise<BuiltImage>> = {
+  [PAUSE_IMAGE]: () => buildPauseImage(),
+  [BUSYBOX_IMAGE]: () => buildBusyboxImage(),
+};
