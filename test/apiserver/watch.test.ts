@@ -203,6 +203,23 @@ t.test('watch events are in the version and form asked for', async (t) => {
   t.match(tev.object.rows[0].object, { kind: 'PartialObjectMetadata', metadata: { name: 'tabled' } });
 });
 
+t.test('a metadata-only watch gets PartialObjectMetadata events and bookmarks', async (t) => {
+  const accept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+  const w = await c.watch(`${cms}?watch=true&allowWatchBookmarks=true&resourceVersion=${await currentRV(cms)}`, { accept });
+  t.teardown(() => w.close());
+  await c.post(cms, fixtures.configMap('meta-only', { m: 'yes' }, { secret: 'data' }));
+  let ev = await w.next();
+  while (ev?.type === 'BOOKMARK') {
+    t.match(ev.object, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+    ev = await w.next();
+  }
+  t.equal(ev?.type, 'ADDED');
+  t.match(ev?.object, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'meta-only', labels: { m: 'yes' } } });
+  t.notOk('data' in (ev?.object ?? {}), 'no data in a metadata-only event');
+  const bm = await w.next(3000);
+  t.match(bm, { type: 'BOOKMARK', object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' } });
+});
+
 t.test('a cluster-wide watch sees every namespace', async (t) => {
   const rv = await currentRV(cms);
   const w = await c.watch(`/api/v1/configmaps?watch=true&resourceVersion=${rv}`);

@@ -7,7 +7,7 @@ import { fieldsMatch, matches, parseFieldSelector, parseSelector, SelectorParseE
 import { CompactedError, type WatchEvent } from '../../storage/store.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
 import { badRequest, expired } from '../errors.js';
-import { toTable } from '../table.js';
+import { partialObjectMetadata, toTable } from '../table.js';
 import { versioned, type HandlerContext } from './context.js';
 
 const defaultTimeoutSeconds = 1800;
@@ -40,10 +40,12 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   const table = h.accept === 'table';
   const res = h.res;
 
+  // Metadata-only watches (metadata informers) get PartialObjectMetadata, as lists do.
+  const metadataOnly = h.accept === 'partial-metadata';
   const encode = (type: string, obj: KubeObject): string => {
     const object = table
       ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o))
-      : versioned(h, obj);
+      : metadataOnly ? partialObjectMetadata(versioned(h, obj)) : versioned(h, obj);
     return `${JSON.stringify({ type, object })}\n`;
   };
 
@@ -108,7 +110,8 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     const tick = () => {
       if (done) return;
       const rv = Math.max(lastRV, cache.revision);
-      res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: h.reg.def.kind, apiVersion: apiVersionOf(h.reg.def.group, h.version.version), metadata: { resourceVersion: String(rv) } } })}\n`);
+      const typeMeta = metadataOnly ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' } : { kind: h.reg.def.kind, apiVersion: apiVersionOf(h.reg.def.group, h.version.version) };
+      res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { ...typeMeta, metadata: { resourceVersion: String(rv) } } })}\n`);
       timers.push(setTimeout(tick, bookmarkEveryMs));
     };
     timers.push(setTimeout(tick, bookmarkEveryMs));
