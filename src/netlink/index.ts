@@ -6,12 +6,13 @@ import { FakeNetlink } from './fake.js';
 import { IpCommandNetlink } from './ip.js';
 import type { NetlinkDriver } from './types.js';
 
-export type NetlinkImplementation = 'addon' | 'ip' | 'fake';
+export type NetlinkImplementation = 'addon' | 'ip' | 'ip-batch' | 'fake';
 
 export function createNetlinkDriver(impl: NetlinkImplementation): NetlinkDriver {
   switch (impl) {
     case 'addon': return new AddonNetlink();
     case 'ip': return new IpCommandNetlink();
+    case 'ip-batch': return new IpCommandNetlink({ ipBatch: true });
     case 'fake': return new FakeNetlink();
   }
 }

@@ -4,24 +4,47 @@ import { codeFromMessage, parseAddrs, parseLinks, parseNeighs, parseRoutes } fro
 
 /**
  * The fallback driver: each operation is one `ip` / `bridge` / `sysctl` process. Slower (a
- * process per op), but needs no native build, and it is the benchmarks' baseline.
+ * process per op), but needs no native build, and it is the benchmarks' baseline. With
+ * `ipBatch`, runs of consecutive `ip` changes go through one `ip -batch -` process instead
+ * (it stops at the first failing line, which maps back to the op).
  */
 export class IpCommandNetlink implements NetlinkDriver {
-  readonly name = 'ip';
+  readonly name: string;
+
+  constructor(private readonly options: { ipBatch?: boolean } = {}) {
+    this.name = options.ipBatch ? 'ip-batch' : 'ip';
+  }
 
   async batch(netns: NetnsPath, ops: NetlinkOp[], options: BatchOptions = {}): Promise<OpResult[]> {
     const results: OpResult[] = [];
     let failed = false;
-    for (const op of ops) {
+    for (let i = 0; i < ops.length; ) {
       if (failed && !options.continueOnError) {
         results.push({ status: 'skipped' });
+        i++;
         continue;
       }
-      const r = await this.run(netns, op);
-      if (r.status === 'error') failed = true;
-      results.push(r);
+      let run = 1;
+      if (this.options.ipBatch && !options.continueOnError) while (i + run < ops.length && batchable(ops[i + run]!) && batchable(ops[i]!)) run++;
+      const chunk = run > 1 ? await this.runBatch(netns, ops.slice(i, i + run)) : [await this.run(netns, ops[i]!)];
+      if (chunk.some((r) => r.status === 'error')) failed = true;
+      results.push(...chunk);
+      i += run;
     }
     return results;
+  }
+
+  private async runBatch(netns: NetnsPath, ops: NetlinkOp[]): Promise<OpResult[]> {
+    const script = ops.map((op) => command(op)[1].map(quoteWord).join(' ')).join('\n') + '\n';
+    const argv = inNetns(netns, 'ip', ['-batch', '-']);
+    const res = await execa(argv[0]!, argv.slice(1), { reject: false, input: script });
+    if (res.exitCode === 0) return ops.map(() => ({ status: 'ok' }));
+    const stderr = String(res.stderr).trim();
+    const line = /Command failed -:(\d+)/.exec(stderr);
+    const failedAt = line ? Number(line[1]) - 1 : 0;
+    const message = stderr.split('\n')[0] ?? stderr;
+    return ops.map((_, k): OpResult =>
+      k < failedAt ? { status: 'ok' } : k === failedAt ? { status: 'error', ...codeFromMessage(message), message } : { status: 'skipped' });
   }
 
   private async run(netns: NetnsPath, op: NetlinkOp): Promise<OpResult> {
@@ -49,6 +72,13 @@ export class IpCommandNetlink implements NetlinkDriver {
     }
   }
 }
+
+/** `ip` changes that produce no output can share one `ip -batch` process. */
+function batchable(op: NetlinkOp): boolean {
+  return command(op)[0] === 'ip' && !op.op.endsWith('List');
+}
+
+const quoteWord = (w: string): string => (/^[\w.:\/@%+=-]+$/.test(w) ? w : `"${w.replace(/(["\\])/g, '\\$1')}"`);
 
 function split(argv: string[]): [string, string[]] {
   return [argv[0]!, argv.slice(1)];

@@ -20,7 +20,7 @@ async function behaviour(t: import('tap').Test, nl: Netlink, netns: string) {
   t.match(cont, [{ status: 'error' }, { status: 'ok' }], 'continueOnError runs the rest');
 }
 
-for (const impl of ['addon', 'ip'] as const) {
+for (const impl of ['addon', 'ip', 'ip-batch'] as const) {
   t.test(`netlink errors with ${impl}`, { skip: !isRoot && 'needs root' }, async (t) => {
     const ns = await newNamespace(t, 'err');
     await behaviour(t, createNetlink(impl), ns.path);

@@ -36,7 +36,7 @@ async function behaviour(t: import('tap').Test, nl: Netlink, netns: string) {
   t.match((await nl.links(netns)).find((l) => l.name === 'renamed0'), { up: false }, 'renamed and down');
 }
 
-for (const impl of ['addon', 'ip'] as const) {
+for (const impl of ['addon', 'ip', 'ip-batch'] as const) {
   t.test(`addresses and routes with ${impl}`, { skip: !isRoot && 'needs root' }, async (t) => {
     const ns = await newNamespace(t, 'rt');
     await behaviour(t, createNetlink(impl), ns.path);

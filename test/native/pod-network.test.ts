@@ -56,7 +56,7 @@ async function checkState(t: Test, nl: Netlink, node: Namespace | null, pod: Nam
   t.equal(cali?.mac, 'ee:ee:ee:ee:ee:ee', 'host side MAC');
 }
 
-for (const impl of ['addon', 'ip'] as const) {
+for (const impl of ['addon', 'ip', 'ip-batch'] as const) {
   t.test(`pod network setup with ${impl}`, { skip: !isRoot && 'needs root' }, async (t) => {
     const nl = createNetlink(impl);
     const node = await newNamespace(t, 'node');
