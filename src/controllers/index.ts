@@ -6,6 +6,7 @@ export type ControllerFactory = (ctx: ControllerContext) => Controller | Promise
 // Each entry loads its controller lazily: `name: async () => (await import('./name/index.js')).create`.
 export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   nodeipam: async () => (await import('./nodeipam/index.js')).create,
+  nodelifecycle: async () => (await import('./nodelifecycle/index.js')).create,
   replicaset: async () => (await import('./replicaset/index.js')).create,
 };
 

@@ -1,0 +1,72 @@
+// Taints and tolerations: which taints a node's Ready condition calls for, and whether a
+// pod tolerates a taint (core/v1 ToleratesTaint semantics).
+import type { Fields, KubeObject } from '../../api/object.js';
+import { rfc3339 } from '../../api/time.js';
+
+export const TaintNodeNotReady = 'node.kubernetes.io/not-ready';
+export const TaintNodeUnreachable = 'node.kubernetes.io/unreachable';
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  timeAdded?: string;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+export function condition(obj: KubeObject, type: string): Fields | undefined {
+  return ((obj.status?.conditions ?? []) as Fields[]).find((c) => c.type === type);
+}
+
+/** 'True' | 'False' | 'Unknown', or undefined when the node never reported Ready. */
+export function readyStatus(node: KubeObject): string | undefined {
+  return condition(node, 'Ready')?.status;
+}
+
+export function tolerates(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  if (!t.key && t.operator !== 'Exists') return false;
+  if (t.operator === 'Exists') return true;
+  return (t.value ?? '') === (taint.value ?? '');
+}
+
+const managed = new Set([TaintNodeNotReady, TaintNodeUnreachable]);
+
+/** The taint key the node's Ready condition calls for, if any. */
+function readinessTaintKey(node: KubeObject): string | undefined {
+  const ready = readyStatus(node);
+  if (ready === 'False') return TaintNodeNotReady;
+  if (ready === 'Unknown') return TaintNodeUnreachable;
+  return undefined;
+}
+
+/**
+ * The node's taints with not-ready/unreachable (NoSchedule and NoExecute) matching its Ready
+ * condition; undefined when nothing changes. Taints already present keep their timeAdded.
+ */
+export function reconcileTaints(node: KubeObject, now: number): Taint[] | undefined {
+  const current = (node.spec?.taints ?? []) as Taint[];
+  const key = readinessTaintKey(node);
+  const keep = current.filter((t) => !managed.has(t.key) || (t.key === key && (t.effect === 'NoExecute' || t.effect === 'NoSchedule')));
+  const next = [...keep];
+  if (key) {
+    for (const effect of ['NoSchedule', 'NoExecute'] as const) {
+      if (next.some((t) => t.key === key && t.effect === effect)) continue;
+      next.push(effect === 'NoExecute' ? { key, effect, timeAdded: rfc3339(new Date(now)) } : { key, effect });
+    }
+  }
+  const same = next.length === current.length && next.every((t, i) => t === current[i]);
+  return same ? undefined : next;
+}
+
+export function noExecuteTaints(node: KubeObject): Taint[] {
+  return ((node.spec?.taints ?? []) as Taint[]).filter((t) => t.effect === 'NoExecute');
+}
