@@ -2,6 +2,7 @@
 // decoded like Kubernetes' Go decoder does: fields the schema does not know are dropped,
 // and a value of the wrong JSON type is an error that names its path.
 import { resolve, type Schema } from './schema.js';
+import { quantityFormatMessage, quantityValue } from './quantity.js';
 
 export interface FieldTypeError {
   /** Path in kubectl's notation: spec.template.spec.containers[0].ports[1].containerPort */
@@ -89,7 +90,9 @@ export function pruneUnknownFields(obj: unknown, schema: Schema): PruneResult {
       case 'int-or-string':
         return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value)) ? value : mismatch();
       case 'quantity':
-        return typeof value === 'string' || typeof value === 'number' ? value : mismatch();
+        if (typeof value !== 'string' && typeof value !== 'number') return mismatch();
+        if (quantityValue(value) === null) invalid.push({ path, message: quantityFormatMessage });
+        return value;
       case 'array':
         if (!Array.isArray(value)) return mismatch();
         return value.map((item, i) => walk(item, r.items, `${path}[${i}]`, false));

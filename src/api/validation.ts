@@ -1,6 +1,7 @@
 // Validators shared by every resource's strategy. They never mutate; each returns field
 // errors with Kubernetes-style paths (`metadata.name`, `spec.template.spec.containers[0].image`).
 import type { FieldError } from '../apiserver/errors.js';
+import { isIP } from 'node:net';
 import type { ObjectMeta } from './object.js';
 
 export type { FieldError };
@@ -95,6 +96,7 @@ export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, nameVa
   if (!namespaced && meta.namespace) errs.push(forbiddenField('metadata.namespace', 'not allowed on this type'));
   errs.push(...validateLabels(meta.labels, 'metadata.labels'));
   errs.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
+  errs.push(...validateOwnerReferences(meta.ownerReferences));
   if (meta.finalizers !== undefined) {
     for (const [i, f] of (meta.finalizers ?? []).entries()) {
       const e = isQualifiedName(f);
@@ -102,6 +104,33 @@ export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, nameVa
     }
   }
   return errs;
+}
+
+/** Every owner reference names its owner fully (the garbage collector keys on uid); one controller at most. */
+export function validateOwnerReferences(refs: unknown): FieldError[] {
+  if (!Array.isArray(refs)) return [];
+  const errs: FieldError[] = [];
+  const field = 'metadata.ownerReferences';
+  let controllers = 0;
+  for (const r of refs as Array<Record<string, unknown>>) {
+    if (!r.apiVersion) errs.push(invalidValue(`${field}.apiVersion`, r.apiVersion ?? '', 'version must not be empty'));
+    if (!r.kind) errs.push(invalidValue(`${field}.kind`, r.kind ?? '', 'kind must not be empty'));
+    if (!r.name) errs.push(invalidValue(`${field}.name`, r.name ?? '', 'name must not be empty'));
+    if (!r.uid) errs.push(invalidValue(`${field}.uid`, r.uid ?? '', 'uid must not be empty'));
+    if (r.controller === true) controllers++;
+  }
+  if (controllers > 1) errs.push(invalidValue(`${field}`, refs, 'Only one reference can have Controller set to true'));
+  return errs;
+}
+
+/** A CIDR such as 10.244.1.0/24 or fd00::/64. */
+export function isCIDR(v: unknown): boolean {
+  if (typeof v !== 'string') return false;
+  const [ip, bits, extra] = v.split('/');
+  if (extra !== undefined || bits === undefined || !/^\d+$/.test(bits)) return false;
+  if (isIP(ip) === 4) return Number(bits) <= 32;
+  if (isIP(ip) === 6) return Number(bits) <= 128;
+  return false;
 }
 
 export function validateNonNegative(v: unknown, field: string): FieldError[] {

@@ -1,10 +1,25 @@
 // Validation of a PodSpec, shared by Pods and pod templates. Paths are relative to `base`.
 import type { Fields } from '../object.js';
 import { duplicate, invalidValue, isDNS1123Label, notSupported, required, validatePort, type FieldError } from '../validation.js';
+import { quantityValue } from '../quantity.js';
 
 const restartPolicies = ['Always', 'OnFailure', 'Never'];
 const dnsPolicies = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'];
 const protocols = ['TCP', 'UDP', 'SCTP'];
+const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
+
+/** Each resource's request may not exceed its limit (`resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1`). */
+function validateResources(resources: Fields | undefined, base: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const requests = (resources?.requests ?? {}) as Record<string, unknown>;
+  const limits = (resources?.limits ?? {}) as Record<string, unknown>;
+  for (const [name, req] of Object.entries(requests)) {
+    if (!(name in limits)) continue;
+    const r = quantityValue(req), l = quantityValue(limits[name]);
+    if (r !== null && l !== null && r > l) errs.push(invalidValue(`${base}.requests`, String(req), `must be less than or equal to ${name} limit of ${String(limits[name])}`));
+  }
+  return errs;
+}
 
 function validateContainers(list: unknown, base: string, requireOne: boolean, seen: Set<string>): FieldError[] {
   const errs: FieldError[] = [];
@@ -21,6 +36,8 @@ function validateContainers(list: unknown, base: string, requireOne: boolean, se
       seen.add(c.name);
     }
     if (!c.image) errs.push(required(`${p}.image`));
+    if (c.imagePullPolicy !== undefined && !pullPolicies.includes(c.imagePullPolicy)) errs.push(notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, pullPolicies));
+    errs.push(...validateResources(c.resources, `${p}.resources`));
     const portNames = new Set<string>();
     (c.ports ?? []).forEach((port: Fields, j: number) => {
       const pp = `${p}.ports[${j}]`;
@@ -72,6 +89,10 @@ export function validatePodSpec(spec: Fields | undefined, base: string): FieldEr
     (list ?? []).forEach((c: Fields, i: number) => (c.volumeMounts ?? []).forEach((m: Fields, j: number) => {
       if (m.name && !volumeNames.has(m.name)) errs.push({ type: 'FieldValueNotSupported', field: `${base}.${field}[${i}].volumeMounts[${j}].name`, message: `${JSON.stringify(m.name)}: must match the name of a volume` });
     }));
+  }
+  const deadline = spec.activeDeadlineSeconds;
+  if (deadline !== undefined && deadline !== null && (typeof deadline !== 'number' || !Number.isInteger(deadline) || deadline < 1 || deadline > 2147483647)) {
+    errs.push(invalidValue(`${base}.activeDeadlineSeconds`, deadline, 'must be between 1 and 2147483647, inclusive'));
   }
   if (spec.terminationGracePeriodSeconds !== undefined && (typeof spec.terminationGracePeriodSeconds !== 'number' || spec.terminationGracePeriodSeconds < 0)) {
     errs.push(invalidValue(`${base}.terminationGracePeriodSeconds`, spec.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));

@@ -1,7 +1,7 @@
 import type { Fields, KubeObject } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, identityVersion, joinOrNone, specStrategy, statusStrategy } from '../common.js';
-import { invalidValue, notSupported, type FieldError } from '../../../api/validation.js';
+import { invalidValue, isCIDR, notSupported, type FieldError } from '../../../api/validation.js';
 
 const effects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
@@ -28,6 +28,10 @@ function validate(o: KubeObject): FieldError[] {
   ((o.spec?.taints ?? []) as Fields[]).forEach((t, i) => {
     if (!t.key) errs.push({ type: 'FieldValueRequired', field: `spec.taints[${i}].key`, message: '' });
     if (!effects.includes(t.effect)) errs.push(notSupported(`spec.taints[${i}].effect`, t.effect, effects));
+  });
+  if (o.spec?.podCIDR !== undefined && o.spec.podCIDR !== '' && !isCIDR(o.spec.podCIDR)) errs.push(invalidValue('spec.podCIDR', o.spec.podCIDR, 'must be a valid CIDR'));
+  ((o.spec?.podCIDRs ?? []) as unknown[]).forEach((c, i) => {
+    if (!isCIDR(c)) errs.push(invalidValue(`spec.podCIDRs[${i}]`, c, 'must be a valid CIDR'));
   });
   return errs;
 }

@@ -1,7 +1,7 @@
 import type { Fields, KubeObject } from '../../../api/object.js';
 import type { ResourceDef, StorageHooks } from '../types.js';
 import { ageColumn, col, identityVersion, selectorText, specStrategy, statusStrategy } from '../common.js';
-import { duplicate, invalidValue, isDNS1035Label, isDNS1123Label, notSupported, required, validatePort, type FieldError } from '../../../api/validation.js';
+import { duplicate, invalidValue, isDNS1035Label, isDNS1123Label, notSupported, required, validateLabels, validatePort, type FieldError } from '../../../api/validation.js';
 import { invalid } from '../../errors.js';
 import { Allocator, AlreadyAllocatedError, OutOfRangeError, RangeFullError } from './allocator.js';
 
@@ -152,6 +152,7 @@ function validate(o: KubeObject): FieldError[] {
       errs.push({ type: 'FieldValueForbidden', field: `${f}.nodePort`, message: 'may not be used when `type` is \'ClusterIP\'' });
     }
   });
+  errs.push(...validateLabels(s.selector, 'spec.selector'));
   if (s.sessionAffinity && !['None', 'ClientIP'].includes(s.sessionAffinity)) errs.push(notSupported('spec.sessionAffinity', s.sessionAffinity, ['None', 'ClientIP']));
   const timeout = s.sessionAffinityConfig?.clientIP?.timeoutSeconds;
   if (timeout !== undefined && (timeout < 1 || timeout > 86400)) errs.push(invalidValue('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, 'must be greater than 0 and less than 86400'));

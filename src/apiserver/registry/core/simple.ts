@@ -1,4 +1,5 @@
 // Core resources whose rules are small: ConfigMaps, Secrets, ServiceAccounts, Endpoints.
+import { isIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type { Fields } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
@@ -112,6 +113,7 @@ export const endpoints: ResourceDef = {
       ((o.subsets ?? []) as Fields[]).forEach((s, i) => {
         [...(s.addresses ?? []), ...(s.notReadyAddresses ?? [])].forEach((a: Fields, j: number) => {
           if (!a.ip) errs.push(required(`subsets[${i}].addresses[${j}].ip`));
+          else if (!isIP(a.ip)) errs.push(invalidValue(`subsets[${i}].addresses[${j}].ip`, a.ip, 'must be a valid IP address'));
         });
         ((s.ports ?? []) as Fields[]).forEach((p, j) => {
           errs.push(...validatePort(p.port, `subsets[${i}].ports[${j}].port`));

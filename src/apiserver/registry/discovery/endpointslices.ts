@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Fields, KubeObject } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, identityVersion } from '../common.js';
@@ -11,6 +12,12 @@ function validate(o: KubeObject): FieldError[] {
   ((o.endpoints ?? []) as Fields[]).forEach((e, i) => {
     if (!Array.isArray(e.addresses) || e.addresses.length === 0) errs.push(required(`endpoints[${i}].addresses`));
     else if (e.addresses.length > 100) errs.push(invalidValue(`endpoints[${i}].addresses`, e.addresses.length, 'must have at most 100 items'));
+    else if (o.addressType === 'IPv4' || o.addressType === 'IPv6') {
+      const family = o.addressType === 'IPv4' ? 4 : 6;
+      (e.addresses as unknown[]).forEach((a, j) => {
+        if (typeof a !== 'string' || isIP(a) !== family) errs.push(invalidValue(`endpoints[${i}].addresses[${j}]`, a, `must be a valid ${o.addressType} address`));
+      });
+    }
   });
   if ((o.endpoints ?? []).length > 1000) errs.push(invalidValue('endpoints', (o.endpoints ?? []).length, 'must have at most 1000 items'));
   return errs;
