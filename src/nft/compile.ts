@@ -99,7 +99,7 @@ export function compileExpr(e: Expr, family: TableRef['family']): LowExpr[] {
     case 'vmap':
       return [...loadConcat(e.fields), { type: 'lookup', sreg: 1, set: e.map, dreg: 0 }];
     case 'numgenVmap':
-      return [{ type: 'numgen', dreg: 1, modulus: e.mod, ngType: NG_RANDOM, offset: 0 }, { type: 'lookup', sreg: 1, set: e.map, dreg: 0 }];
+      return [{ type: 'numgen', dreg: 1, modulus: e.mod, ngType: NG_RANDOM, offset: e.offset ?? 0 }, { type: 'lookup', sreg: 1, set: e.map, dreg: 0 }];
     case 'counter': return [{ type: 'counter' }];
     case 'accept': case 'drop': case 'return': case 'continue': case 'jump': case 'goto':
       return [{ type: 'immediate', dreg: 0, ...verdictCode(e) }];

@@ -82,7 +82,7 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
       continue;
     }
     if (e.type === 'numgen' && at(1)?.type === 'lookup' && at(1)!.dreg === 0) {
-      out.push({ kind: 'numgenVmap', mod: Number(e.modulus), map: String(at(1)!.set) });
+      out.push({ kind: 'numgenVmap', mod: Number(e.modulus), map: String(at(1)!.set), ...(Number(e.offset ?? 0) ? { offset: Number(e.offset) } : {}) });
       i += 2;
       continue;
     }

@@ -27,7 +27,7 @@ function exprOf(x: Json): Expr | Expr[] {
   if (x.vmap) {
     const key = x.vmap.key;
     const map = String(x.vmap.data).replace(/^@/, '');
-    if (key.numgen) return { kind: 'numgenVmap', mod: key.numgen.mod, map };
+    if (key.numgen) return { kind: 'numgenVmap', mod: key.numgen.mod, map, ...(key.numgen.offset ? { offset: key.numgen.offset } : {}) };
     const fields = (key.concat ?? [key]).map(fieldOf) as Field[];
     return { kind: 'vmap', fields, map };
   }

@@ -30,7 +30,7 @@ export function renderExpr(e: Expr, family: TableRef['family']): string {
     case 'fibDaddrLocal': return 'fib daddr type local';
     case 'lookup': return `${e.fields.join(' . ')} ${e.op === '!=' ? '!= ' : ''}@${q(e.set)}`;
     case 'vmap': return `${e.fields.join(' . ')} vmap @${q(e.map)}`;
-    case 'numgenVmap': return `numgen random mod ${e.mod} vmap @${q(e.map)}`;
+    case 'numgenVmap': return `numgen random mod ${e.mod}${e.offset ? ` offset ${e.offset}` : ''} vmap @${q(e.map)}`;
     case 'counter': return 'counter';
     case 'accept': case 'drop': case 'return': case 'continue': case 'jump': case 'goto': return renderVerdict(e);
     case 'reject': {

@@ -29,7 +29,9 @@ export type Expr =
   | { kind: 'fibDaddrLocal' }
   | { kind: 'lookup'; fields: Field[]; set: string; op?: '==' | '!=' }
   | { kind: 'vmap'; fields: Field[]; map: string }
-  | { kind: 'numgenVmap'; mod: number; map: string }
+  /** `numgen random mod N [offset K] vmap @map`: with an offset, many services can share one
+   *  map (service s owns keys K..K+N-1), which keeps the number of named maps small. */
+  | { kind: 'numgenVmap'; mod: number; map: string; offset?: number }
   | { kind: 'counter' }
   | Verdict
   | { kind: 'reject'; with: 'icmp port-unreachable' | 'icmpv6 port-unreachable' | 'icmpx port-unreachable' | 'tcp reset' }
