@@ -8,6 +8,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   nodeipam: async () => (await import('./nodeipam/index.js')).create,
   nodelifecycle: async () => (await import('./nodelifecycle/index.js')).create,
   replicaset: async () => (await import('./replicaset/index.js')).create,
+  deployment: async () => (await import('./deployment/index.js')).create,
   endpointslice: async () => (await import('./endpointslice/index.js')).create,
   endpoints: async () => (await import('./endpoints/index.js')).create,
   namespace: async () => (await import('./namespace/index.js')).create,

@@ -50,7 +50,7 @@ export async function compilePause(cc = 'gcc'): Promise<Buffer> {
 export async function buildPauseImage(opts: { cc?: string } = {}): Promise<BuiltImage> {
   const layer = tar([{ type: 'file', path: 'pause', data: await compilePause(opts.cc), mode: 0o755 }]);
   const name = PAUSE_IMAGE;
-  return { name, ...ociArchive(layer, { Entrypoint: ['/pause'], Env: [PATH_ENV], User: '65535:65535' }, name.split(':')[1]) };
+  return { name, ...ociArchive(layer, { Entrypoint: ['/pause'], Env: [PATH_ENV], User: '65535:65535' }) };
 }
 
 /**
@@ -74,7 +74,7 @@ export async function buildBusyboxImage(opts: { busybox?: string } = {}): Promis
   ];
   const layer = tar(entries.sort(byPath));
   const name = BUSYBOX_IMAGE;
-  return { name, ...ociArchive(layer, { Cmd: ['sh'], Env: [PATH_ENV] }, name.split(':')[1]) };
+  return { name, ...ociArchive(layer, { Cmd: ['sh'], Env: [PATH_ENV] }) };
 }
 
 export const builtinImages: Record<string, () => Promise<BuiltImage>> = {

@@ -1,5 +1,9 @@
 // An OCI image layout archive (oci-layout, index.json, blobs/sha256/*) holding one
-// single-layer linux/amd64 image, as `ctr images import` takes it.
+// single-layer image for this machine's platform, as `ctr images import --index-name`
+// takes it. The index carries no org.opencontainers.image.ref.name annotation on purpose:
+// ctr would also create an image named import-<date>:<ref.name>, and two of capstan's
+// images sharing a tag would then overwrite each other's extra name — which leaves CRI's
+// image cache pointing at a name that now means another image ("failed to get image").
 import { createHash } from 'node:crypto';
 import { tar, type TarEntry } from './tar.js';
 
@@ -24,7 +28,7 @@ const sha256 = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('h
 const goArch = (): string => ({ x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[process.arch] ?? process.arch;
 
 /** Builds the archive for an image whose single (uncompressed) layer is `layer`. */
-export function ociArchive(layer: Buffer, spec: ImageConfigSpec, refName: string): OCIArchive {
+export function ociArchive(layer: Buffer, spec: ImageConfigSpec): OCIArchive {
   const layerDigest = sha256(layer);
   const platform = { architecture: goArch(), os: 'linux' };
   const config = Buffer.from(JSON.stringify({
@@ -49,7 +53,6 @@ export function ociArchive(layer: Buffer, spec: ImageConfigSpec, refName: string
       digest: manifestDigest,
       size: manifest.length,
       platform,
-      annotations: { 'org.opencontainers.image.ref.name': refName },
     }],
   }));
   const blob = (digest: string, data: Buffer): TarEntry => ({ type: 'file', path: `blobs/sha256/${digest.slice(7)}`, data });
