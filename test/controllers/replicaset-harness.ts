@@ -16,7 +16,7 @@ export interface Harness {
   /** Starts informers and waits for the first list. */
   start(): Promise<void>;
   /** Lets watch events arrive and reconciles until every queue is empty. */
-  settle(maxSteps?: number): Promise<void>;
+  settle(maxSteps?: number, onStep?: () => void): Promise<void>;
   /** Steps the clock and settles. */
   advance(ms: number): Promise<void>;
   pods(namespace?: string): KubeObject[];
@@ -46,9 +46,10 @@ export function harness(t: Test, controllers: (ctx: ControllerContext) => QueueC
       informers.start();
       await informers.waitForCacheSync();
     },
-    async settle(maxSteps = 500) {
+    async settle(maxSteps = 500, onStep?: () => void) {
       for (let i = 0; i < maxSteps; i++) {
         await flush();
+        onStep?.();
         const c = list.find((x) => x.queue.length > 0);
         if (!c) return;
         await c.processNext();

@@ -11,6 +11,11 @@ import { Expectations } from './expectations.js';
 import { deletionOrder, isPodActive, isPodReady } from './pod-util.js';
 import { calculateStatus, statusChanged } from './status.js';
 
+/** Events name the ReplicaSet by kind even when the cached object came from a list without one. */
+function asReplicaSet(rs: KubeObject): KubeObject {
+  return { ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' };
+}
+
 /** At most this many creates or deletes per reconcile (Kubernetes' burstReplicas). */
 export const burstReplicas = 500;
 
@@ -186,9 +191,9 @@ export class ReplicaSetController extends QueueController {
     };
     try {
       const created = await this.podsAPI.create(rs.metadata.namespace, pod);
-      this.recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
+      this.recorder.event(asReplicaSet(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
     } catch (e) {
-      this.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(e as Error).message}`);
+      this.recorder.event(asReplicaSet(rs), 'Warning', 'FailedCreate', `Error creating: ${(e as Error).message}`);
       throw e;
     }
   }
@@ -196,13 +201,13 @@ export class ReplicaSetController extends QueueController {
   private async deletePod(key: string, rs: KubeObject, pod: KubeObject): Promise<Error | undefined> {
     try {
       await this.podsAPI.delete(pod.metadata.namespace, pod.metadata.name as string);
-      this.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
+      this.recorder.event(asReplicaSet(rs), 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
       return undefined;
     } catch (e) {
       // The delete will not be observed: stop waiting for it.
       this.expectations.deletionObserved(key, objectKey(pod));
       if (isNotFound(e)) return undefined;
-      this.recorder.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${(e as Error).message}`);
+      this.recorder.event(asReplicaSet(rs), 'Warning', 'FailedDelete', `Error deleting: ${(e as Error).message}`);
       return e as Error;
     }
   }
