@@ -206,6 +206,45 @@ t.test('delete without finalizers removes at once; then 404', async (t) => {
   t.equal(twice.body.message, 'configmaps "short-lived" not found');
 });
 
+t.test('graceful pod deletion', async (t) => {
+  const rv = (await c.get(pods)).body.metadata.resourceVersion;
+  const w = await c.watch(`${pods}?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name%3Dgraceful`);
+  t.teardown(() => w.close());
+  await c.post(pods, fixtures.pod('graceful'));
+  await c.post(`${pods}/graceful/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'graceful' }, target: { kind: 'Node', name: 'node-1' } });
+  const first = await c.delete(`${pods}/graceful`);
+  t.equal(first.status, 200);
+  t.equal(first.body.metadata.deletionGracePeriodSeconds, 30, 'a bound pod waits terminationGracePeriodSeconds for its kubelet');
+  t.ok(first.body.metadata.deletionTimestamp);
+  t.equal((await c.get(`${pods}/graceful`)).status, 200, 'still there');
+  const shorter = await c.delete(`${pods}/graceful`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 5 });
+  t.equal(shorter.body.metadata.deletionGracePeriodSeconds, 5, 'a shorter grace period shortens it');
+  t.ok(Date.parse(shorter.body.metadata.deletionTimestamp) < Date.parse(first.body.metadata.deletionTimestamp));
+  const longer = await c.delete(`${pods}/graceful`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 60 });
+  t.equal(longer.body.metadata.deletionGracePeriodSeconds, 5, 'a longer one does not lengthen it');
+  const now = await c.delete(`${pods}/graceful?gracePeriodSeconds=0`);
+  t.equal(now.status, 200);
+  t.equal((await c.get(`${pods}/graceful`)).status, 404, 'gracePeriodSeconds=0 (the kubelet\'s final delete) removes it');
+  const types: string[] = [];
+  for (;;) {
+    const ev = await w.next();
+    types.push(ev!.type);
+    if (ev!.type === 'DELETED') break;
+  }
+  t.equal(types[0], 'ADDED');
+  t.equal(types[types.length - 1], 'DELETED');
+  t.ok(types.slice(1, -1).every((x) => x === 'MODIFIED'));
+
+  await c.post(pods, fixtures.pod('unbound'));
+  t.equal((await c.delete(`${pods}/unbound`)).status, 200);
+  t.equal((await c.get(`${pods}/unbound`)).status, 404, 'an unscheduled pod goes at once');
+  await c.post(pods, fixtures.pod('finished'));
+  await c.post(`${pods}/finished/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'finished' }, target: { kind: 'Node', name: 'node-1' } });
+  await c.patch(`${pods}/finished/status`, { status: { phase: 'Succeeded' } });
+  await c.delete(`${pods}/finished`);
+  t.equal((await c.get(`${pods}/finished`)).status, 404, 'a finished pod goes at once');
+});
+
 t.test('delete preconditions', async (t) => {
   const cm = (await c.post(cms, fixtures.configMap('precond'))).body;
   const wrongUID = await c.delete(`${cms}/precond`, { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: 'nope' } });
