@@ -93,4 +93,10 @@ t.test('nft addon: malformed input is a TypeError', { skip: !isRoot && 'needs ro
   await t.rejects(async () => native.nftApply(null, [{ op: 'addRule', family: 2, table: 't', chain: 'c', exprs: [{ type: 'payload', bogus: 1 }] }] as never), TypeError, 'unknown attribute');
   await t.rejects(async () => native.nftApply(null, [{ op: 'addRule', family: 2, table: 't', chain: 'c', exprs: [{ type: 'cmp', data: 'str' }] }] as never), TypeError, 'bytes must be bytes');
   await t.rejects(async () => native.nftList(null, 'x' as never, 't'), TypeError, 'family must be a number');
+  // The binary form is decoded off the JS thread; malformed bytes still come back as TypeErrors.
+  for (const bytes of [[1, 0, 0, 0], [1, 0, 0, 0, 42], [1, 0, 0, 0, 0, 2, 0, 0, 0, 5, 0, 0x61], [0, 0, 0, 0, 9]]) {
+    await t.rejects(native.nftApply(null, Uint8Array.from(bytes)), TypeError, `malformed wire ${bytes}`);
+  }
+  await t.rejects(async () => native.nftApply(null, [{ op: 'addTable', family: 2, table: 7 }] as never), TypeError, 'table must be a string');
+  await t.rejects(async () => native.nftApply(null, [{ op: 'addElements', family: 2, table: 't', set: 's', elements: [{ key: new Uint8Array(65) }] }] as never), TypeError, 'key too long');
 });
