@@ -1,0 +1,70 @@
+// Addresses hollow nodes and their pods report: node i gets an InternalIP in 10.250.0.0/16,
+// pods get addresses from their node's spec.podCIDR (set by node IPAM).
+
+function ipv4ToInt(s: string): number {
+  return s.split('.').reduce((n, p) => n * 256 + Number(p), 0);
+}
+
+function intToIPv4(n: number): string {
+  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+}
+
+/** 10.250.x.y for the i-th node (0-based), skipping .0 and .255. */
+export function nodeInternalIP(index: number): string {
+  return `10.250.${Math.floor(index / 254) % 256}.${(index % 254) + 1}`;
+}
+
+/** Hands out pod addresses from one node's pod CIDR: not the network, gateway (.1) or broadcast address. */
+export class PodIPPool {
+  private readonly first: number;
+  private readonly last: number;
+  private byPod = new Map<string, number>();
+  private used = new Set<number>();
+  private next: number;
+
+  constructor(readonly cidr: string) {
+    const [ip, len] = cidr.split('/');
+    const prefix = Number(len);
+    if (!/^\d+\.\d+\.\d+\.\d+$/.test(ip) || !(prefix >= 0 && prefix <= 30)) throw new Error(`unsupported pod CIDR "${cidr}"`);
+    const size = 2 ** (32 - prefix);
+    const base = ipv4ToInt(ip) - (ipv4ToInt(ip) % size);
+    this.first = base + 2;
+    this.last = base + size - 2;
+    this.next = this.first;
+  }
+
+  /** The pod's address: the one it already has when that is free and in range, else the next free one. */
+  assign(podKey: string, current?: string): string | undefined {
+    const held = this.byPod.get(podKey);
+    if (held !== undefined) return intToIPv4(held);
+    if (current && /^\d+\.\d+\.\d+\.\d+$/.test(current)) {
+      const n = ipv4ToInt(current);
+      if (n >= this.first && n <= this.last && !this.used.has(n)) return this.take(podKey, n);
+    }
+    const span = this.last - this.first + 1;
+    for (let k = 0; k < span; k++) {
+      const n = this.first + ((this.next - this.first + k) % span);
+      if (this.used.has(n)) continue;
+      this.next = n + 1 > this.last ? this.first : n + 1;
+      return this.take(podKey, n);
+    }
+    return undefined;
+  }
+
+  private take(podKey: string, n: number): string {
+    this.byPod.set(podKey, n);
+    this.used.add(n);
+    return intToIPv4(n);
+  }
+
+  release(podKey: string): void {
+    const n = this.byPod.get(podKey);
+    if (n === undefined) return;
+    this.byPod.delete(podKey);
+    this.used.delete(n);
+  }
+
+  get size(): number {
+    return this.byPod.size;
+  }
+}

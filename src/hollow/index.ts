@@ -1,0 +1,138 @@
+// Hollow nodes, after Kubernetes' kubemark: one process acting as N kubelets without
+// containers. Each registers a Node, renews its Lease, and "runs" the pods bound to it
+// (status Running/Ready with an address from its pod CIDR), so the control plane can be
+// exercised at thousands of nodes on one machine. See DESIGN.md.
+import type { KubeObject } from '../api/object.js';
+import { isAlreadyExists, realClock, resources, SharedInformerFactory, type ClientsetAPI, type Clock } from '../client/index.js';
+import { logger, type Logger } from '../log/index.js';
+import { nodeInternalIP } from './addresses.js';
+import { Heartbeats } from './heartbeat.js';
+import { Limiter } from './limiter.js';
+import { nodeObject, nodeStatus, type NodeShape } from './node-object.js';
+import { HollowPods } from './pods.js';
+
+export { hollowKubeletVersion } from './node-object.js';
+
+export interface HollowNodesOptions {
+  clients: ClientsetAPI;
+  count: number;
+  /** Nodes are `<prefix><i>`; default "hollow-". */
+  namePrefix?: string;
+  cpu?: string;
+  memory?: string;
+  pods?: number;
+  ephemeralStorage?: string;
+  /** Lease renewal period per node; default 10 s (the kubelet's). */
+  heartbeatIntervalMs?: number;
+  leaseDurationSeconds?: number;
+  /** Node status is re-posted at least this often; default 5 min (the kubelet's nodeStatusReportFrequency). */
+  statusReportIntervalMs?: number;
+  /** How long a deleted pod takes to "stop" before it is removed; default 1 s. */
+  terminationDelayMs?: number;
+  /** Pod workers; default 16. */
+  workers?: number;
+  /** Registration and heartbeat requests in flight at most; default 32. */
+  concurrency?: number;
+  /** Nodes that register but never renew their Lease. */
+  stopHeartbeat?: string[];
+  clock?: Clock;
+  log?: Logger;
+}
+
+export interface HollowNodesStats {
+  nodes: number;
+  leaseRenewals: number;
+  heartbeatFailures: number;
+  podsStarted: number;
+  podsDeleted: number;
+}
+
+export interface HollowNodes {
+  readonly names: readonly string[];
+  /** Stops one node's Lease renewals, status posts and pod handling, as if its kubelet died. */
+  stopHeartbeat(name: string): void;
+  resumeHeartbeat(name: string): void;
+  heartbeatStopped(name: string): boolean;
+  stats(): HollowNodesStats;
+  /** Stops everything this started (the clientset stays open: it is the caller's). */
+  stop(): Promise<void>;
+}
+
+/** Registers the nodes (and their Leases), starts heartbeats and pod workers; resolves once all are registered. */
+export async function startHollowNodes(opts: HollowNodesOptions): Promise<HollowNodes> {
+  const clock = opts.clock ?? realClock;
+  const log = opts.log ?? logger('hollow-nodes');
+  const prefix = opts.namePrefix ?? 'hollow-';
+  const shape: NodeShape = { cpu: opts.cpu ?? '4', memory: opts.memory ?? '16Gi', pods: opts.pods ?? 110, ephemeralStorage: opts.ephemeralStorage ?? '100Gi' };
+  const interval = opts.heartbeatIntervalMs ?? 10_000;
+  const names = Array.from({ length: opts.count }, (_, i) => `${prefix}${i}`);
+  const index = new Map(names.map((n, i) => [n, i]));
+  const owns = (n: string) => index.has(n);
+  const limiter = new Limiter(opts.concurrency ?? 32);
+  const nodesAPI = opts.clients.resource(resources.nodes);
+
+  const informers = new SharedInformerFactory(opts.clients, { clock, log });
+  const nodeInformer = informers.informerFor(resources.nodes, { labelSelector: 'node.kubernetes.io/instance-type=hollow' });
+  const podInformer = informers.informerFor(resources.pods, { fieldSelector: 'spec.nodeName!=' });
+  const status = (name: string, now: number, previous?: KubeObject['status']) => nodeStatus(name, index.get(name)!, shape, now, previous);
+
+  const heartbeats = new Heartbeats({
+    nodes: nodesAPI, leases: opts.clients.resource(resources.leases), clock, log, limiter,
+    intervalMs: interval, leaseDurationSeconds: opts.leaseDurationSeconds ?? 40,
+    statusReportIntervalMs: opts.statusReportIntervalMs ?? 5 * 60_000,
+    cachedNode: (name) => nodeInformer.lister.get(undefined, name),
+    status,
+  });
+  const pods = new HollowPods({
+    pods: opts.clients.resource(resources.pods), podInformer, nodeInformer, clock, log, owns,
+    heartbeatStopped: (n) => heartbeats.isStopped(n),
+    hostIP: (n) => nodeInternalIP(index.get(n)!),
+    terminationDelayMs: opts.terminationDelayMs ?? 1000,
+  });
+
+  const register = async (name: string, i: number): Promise<KubeObject> => {
+    const now = clock.now();
+    try {
+      return await nodesAPI.create(undefined, nodeObject(name, i, shape, now));
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+      // Re-registration: the Node stays (with its pod CIDR); the kubelet reports fresh status.
+      const cur = await nodesAPI.get(undefined, name);
+      return nodesAPI.patch(undefined, name, 'merge', { status: status(name, now, cur.status) }, 'status');
+    }
+  };
+  const registered = await Promise.all(names.map((name, i) => limiter.run(() => register(name, i))));
+  for (const n of opts.stopHeartbeat ?? []) heartbeats.stopHeartbeat(n);
+  // Every node gets its Lease now; later renewals are spread evenly over the interval.
+  await Promise.all(registered.map((node, i) => {
+    heartbeats.add(node, interval + Math.floor((i * interval) / names.length));
+    return limiter.run(() => heartbeats.beat(node.metadata.name as string));
+  }));
+  informers.start();
+  await informers.waitForCacheSync();
+  heartbeats.start();
+  pods.run(opts.workers ?? 16);
+  log.info('hollow nodes running', { nodes: names.length, first: names[0], last: names[names.length - 1] });
+
+  return {
+    names,
+    stopHeartbeat: (name) => {
+      if (!owns(name)) throw new Error(`no hollow node named "${name}"`);
+      heartbeats.stopHeartbeat(name);
+      log.info('heartbeat stopped', { node: name });
+    },
+    resumeHeartbeat: (name) => {
+      if (!owns(name)) throw new Error(`no hollow node named "${name}"`);
+      heartbeats.resumeHeartbeat(name);
+      pods.enqueueNode(name);
+      log.info('heartbeat resumed', { node: name });
+    },
+    heartbeatStopped: (name) => heartbeats.isStopped(name),
+    stats: () => ({ nodes: names.length, leaseRenewals: heartbeats.renewals, heartbeatFailures: heartbeats.failures, podsStarted: pods.started, podsDeleted: pods.deleted }),
+    async stop() {
+      await heartbeats.stop();
+      await pods.stop();
+      await informers.stop();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// Hollow nodes against the in-memory API with a fake clock: registration, spread lease
+// renewals, pods turning Running once the node has a pod CIDR, termination, stopped heartbeats.
+import t, { type Test } from 'tap';
+import { FakeClientset, FakeClock, resources } from '../../src/client/index.js';
+import { startHollowNodes, type HollowNodesOptions } from '../../src/hollow/index.js';
+import { PodIPPool, nodeInternalIP } from '../../src/hollow/addresses.js';
+import { logger } from '../../src/log/index.js';
+import { rfc3339 } from '../../src/api/time.js';
+
+const settle = async () => { for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 2)); };
+
+async function setup(t: Test, extra: Partial<HollowNodesOptions> = {}) {
+  const clock = new FakeClock();
+  const fake = new FakeClientset(clock);
+  const hollow = await startHollowNodes({ clients: fake, count: 3, clock, log: logger('test', {}, () => undefined), heartbeatIntervalMs: 10_000, terminationDelayMs: 1000, ...extra });
+  t.teardown(async () => { await hollow.stop(); fake.close(); });
+  const advance = async (ms: number) => {
+    for (let left = ms; left > 0; left -= 250) { clock.step(Math.min(250, left)); await settle(); }
+  };
+  return { clock, fake, hollow, advance };
+}
+
+const renewTimes = (fake: FakeClientset) => Object.fromEntries(fake.list(resources.leases, 'kube-node-lease').map((l) => [l.metadata.name, l.spec.renewTime]));
+const pod = (name: string, nodeName: string) => ({ metadata: { name, namespace: 'default' }, spec: { nodeName, containers: [{ name: 'app', image: 'nginx:1.27' }, { name: 'side', image: 'busybox' }] } });
+const getPod = (fake: FakeClientset, name: string) => fake.get(resources.pods, 'default', name);
+
+t.test('PodIPPool hands out addresses inside the block, keeps existing ones, reuses released ones', async (t) => {
+  const p = new PodIPPool('10.244.3.0/30');
+  t.equal(p.assign('a'), '10.244.3.2');
+  t.equal(p.assign('a'), '10.244.3.2', 'stable per pod');
+  t.equal(p.assign('b'), undefined, 'a /30 has one usable pod address');
+  p.release('a');
+  t.equal(p.assign('b'), '10.244.3.2');
+  const q = new PodIPPool('10.244.1.0/24');
+  t.equal(q.assign('x', '10.244.1.77'), '10.244.1.77', 'an address the pod already has is kept');
+  t.equal(q.assign('y', '10.244.9.9'), '10.244.1.2', 'one outside the block is not');
+  t.equal(nodeInternalIP(0), '10.250.0.1');
+  t.equal(nodeInternalIP(254), '10.250.1.1');
+});
+
+t.test('nodes register like kubelets and renew their leases at spread offsets', async (t) => {
+  const { fake, hollow, advance, clock } = await setup(t);
+  t.same(hollow.names, ['hollow-0', 'hollow-1', 'hollow-2']);
+  const n = fake.get(resources.nodes, undefined, 'hollow-1')!;
+  t.equal(n.metadata.labels!['kubernetes.io/hostname'], 'hollow-1');
+  t.equal(n.metadata.labels!['node.kubernetes.io/instance-type'], 'hollow');
+  t.same(n.status.capacity, { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' });
+  t.same(n.status.addresses[0], { type: 'InternalIP', address: '10.250.0.2' });
+  t.equal(n.status.nodeInfo.kubeletVersion, 'v1.32.0-capstan-hollow');
+  t.equal(n.status.nodeInfo.containerRuntimeVersion, 'hollow://1');
+  t.same(n.status.conditions.map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status}/${c.reason}`),
+    ['MemoryPressure=False/KubeletHasSufficientMemory', 'DiskPressure=False/KubeletHasNoDiskPressure', 'PIDPressure=False/KubeletHasSufficientPID', 'Ready=True/KubeletReady']);
+  const leases = fake.list(resources.leases, 'kube-node-lease');
+  t.equal(leases.length, 3);
+  t.same(leases[0].metadata.ownerReferences?.[0].kind, 'Node');
+  const first = renewTimes(fake);
+  const start = clock.now();
+  const renewedAt: Record<string, number> = {};
+  for (let i = 0; i < 4 * 20; i++) {
+    await advance(250);
+    for (const [name, at] of Object.entries(renewTimes(fake))) if (at !== first[name] && !renewedAt[name]) renewedAt[name] = clock.now() - start;
+  }
+  t.same(Object.keys(renewedAt).sort(), hollow.names, 'every lease renewed within 20 s');
+  const offsets = Object.values(renewedAt).sort((a, b) => a - b);
+  t.ok(offsets[2] - offsets[0] >= 5000, `renewals are spread over the interval (${offsets.join(', ')} ms)`);
+  await advance(10_000);
+  t.ok(hollow.stats().leaseRenewals >= 9);
+});
+
+t.test('a bound pod runs once its node has a pod CIDR; a deleted one goes after the simulated termination', async (t) => {
+  const { fake, advance } = await setup(t);
+  await fake.resource(resources.pods).create('default', pod('web', 'hollow-0'));
+  await advance(1000);
+  t.equal(getPod(fake, 'web')!.status?.phase, undefined, 'waits for node IPAM');
+  await fake.resource(resources.nodes).patch(undefined, 'hollow-0', 'merge', { spec: { podCIDR: '10.244.7.0/24', podCIDRs: ['10.244.7.0/24'] } });
+  await advance(1000);
+  const s = getPod(fake, 'web')!.status;
+  t.equal(s.phase, 'Running');
+  t.equal(s.podIP, '10.244.7.2');
+  t.equal(s.hostIP, '10.250.0.1');
+  t.ok(s.startTime);
+  t.same(s.conditions.filter((c: { status: string }) => c.status === 'True').map((c: { type: string }) => c.type).sort(), ['ContainersReady', 'Initialized', 'PodReadyToStartContainers', 'PodScheduled', 'Ready']);
+  t.same(s.containerStatuses.map((c: { name: string; ready: boolean; started: boolean; state: object; image: string; imageID: string; containerID: string }) =>
+    [c.name, c.ready, c.started, Object.keys(c.state)[0], c.image, c.imageID, c.containerID.startsWith('hollow://')]),
+  [['app', true, true, 'running', 'nginx:1.27', 'hollow://nginx:1.27', true], ['side', true, true, 'running', 'busybox', 'hollow://busybox', true]]);
+  const writes = fake.actions.filter((a) => a.resource === 'pods').length;
+  await advance(2000);
+  t.equal(fake.actions.filter((a) => a.resource === 'pods').length, writes, 'a running pod is not written again');
+
+  // A pod being deleted (the API server set deletionTimestamp and waits for the kubelet).
+  fake.seed(resources.pods, { ...getPod(fake, 'web')!, metadata: { ...getPod(fake, 'web')!.metadata, deletionTimestamp: rfc3339(new Date()), deletionGracePeriodSeconds: 30 } });
+  await advance(500);
+  t.ok(getPod(fake, 'web'), 'still terminating');
+  await advance(1000);
+  t.equal(getPod(fake, 'web'), undefined, 'removed after the simulated termination');
+  t.equal(fake.actions.filter((a) => a.verb === 'delete').length, 1);
+});
+
+t.test('a node with stopped heartbeats renews nothing and runs nothing until resumed; an Unknown status is re-posted', async (t) => {
+  const { fake, hollow, advance } = await setup(t, { stopHeartbeat: ['hollow-2'] });
+  for (const n of hollow.names) await fake.resource(resources.nodes).patch(undefined, n, 'merge', { spec: { podCIDR: `10.244.${n.slice(-1)}.0/24` } });
+  await fake.resource(resources.pods).create('default', pod('p2', 'hollow-2'));
+  const before = renewTimes(fake);
+  await advance(21_000);
+  const after = renewTimes(fake);
+  t.equal(after['hollow-2'], before['hollow-2'], 'no renewal while stopped');
+  t.not(after['hollow-0'], before['hollow-0']);
+  t.equal(getPod(fake, 'p2')!.status?.phase, undefined, 'a dead kubelet starts no pods');
+  // The node lifecycle controller would mark it Unknown meanwhile.
+  await fake.resource(resources.nodes).patch(undefined, 'hollow-2', 'merge', { status: { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown' }] } }, 'status');
+  hollow.resumeHeartbeat('hollow-2');
+  await advance(1000);
+  t.not(renewTimes(fake)['hollow-2'], before['hollow-2'], 'renewed at once on resume');
+  const ready = fake.get(resources.nodes, undefined, 'hollow-2')!.status.conditions.find((c: { type: string }) => c.type === 'Ready');
+  t.equal(ready.status, 'True', 'Ready re-posted');
+  t.equal(getPod(fake, 'p2')!.status.phase, 'Running');
+  t.throws(() => hollow.stopHeartbeat('nope'));
+});
