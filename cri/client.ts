@@ -63,6 +63,16 @@ function loadPackage(): grpc.GrpcObject {
   return packageCache;
 }
 
+/** The RuntimeService and ImageService definitions, e.g. to serve a fake runtime in tests
+ *  with grpc.Server.addService. */
+export function criServices(): { RuntimeService: grpc.ServiceDefinition; ImageService: grpc.ServiceDefinition } {
+  const v1 = (loadPackage().runtime as grpc.GrpcObject).v1 as grpc.GrpcObject;
+  return {
+    RuntimeService: (v1.RuntimeService as grpc.ServiceClientConstructor).service,
+    ImageService: (v1.ImageService as grpc.ServiceClientConstructor).service,
+  };
+}
+
 type Unary = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions,
   cb: (err: grpc.ServiceError | null, res: unknown) => void) => void;
 

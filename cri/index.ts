@@ -1,5 +1,5 @@
 // The CRI runtime.v1 protocol (api.proto) and its typed client.
-export { CRIClient, protoPath } from './client.js';
+export { CRIClient, criServices, protoPath } from './client.js';
 export type { CRIClientOptions, CRIMethod, CRIRuntime } from './client.js';
 export { CRIError, CRIStatus, isCRIError, isNotFound, isUnavailable, isDeadlineExceeded } from './errors.js';
 export type { CRICodeName } from './errors.js';

@@ -1,0 +1,108 @@
+// Image building and containerd configuration, checked with the standard tools and no
+// daemon: tar lists our archives, the OCI layout is self-consistent, builds are
+// reproducible, and containerd itself parses the config to what capstan asked for.
+import t from 'tap';
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildBusyboxImage, buildPauseImage, ociArchive, tar } from '../../src/kubelet/images/index.js';
+import { containerdConfig, containerdPaths } from '../../src/kubelet/containerd/index.js';
+
+const run = promisify(execFile);
+const has = (bin: string) => { try { execFileSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }); return true; } catch { return false; } };
+
+async function list(archive: Buffer, dir: string, verbose = true): Promise<string[]> {
+  const file = join(dir, `a-${Math.random()}.tar`);
+  writeFileSync(file, archive);
+  const { stdout } = await run('tar', [verbose ? '-tvf' : '-tf', file, '--numeric-owner', '--full-time']);
+  return stdout.trim().split('\n');
+}
+
+async function extract(archive: Buffer, dir: string, name: string): Promise<Buffer> {
+  const file = join(dir, `x-${Math.random()}.tar`);
+  writeFileSync(file, archive);
+  return (await run('tar', ['-xOf', file, name], { encoding: 'buffer', maxBuffer: 64 << 20 })).stdout;
+}
+
+t.test('images and config', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-images-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+  t.test('tar writes what GNU tar reads', async (t) => {
+    const long = `${'d'.repeat(60)}/${'e'.repeat(60)}/file`;
+    const archive = tar([
+      { type: 'dir', path: 'tmp', mode: 0o1777 },
+      { type: 'file', path: 'bin/x', data: Buffer.from('#!/bin/sh\n'), mode: 0o755 },
+      { type: 'symlink', path: 'bin/y', target: '/bin/x' },
+      { type: 'file', path: long, data: Buffer.alloc(1000, 1) },
+    ]);
+    t.equal(archive.length % 512, 0);
+    const lines = await list(archive, dir);
+    t.match(lines[0], /^drwxrwxrwt 0\/0 +0 2000-01-01 00:00:00 tmp\/$/);
+    t.match(lines[1], /^-rwxr-xr-x 0\/0 +10 .* bin\/x$/);
+    t.match(lines[2], /^lrwxrwxrwx 0\/0 +0 .* bin\/y -> \/bin\/x$/);
+    t.match(lines[3], new RegExp(`^-rw-r--r-- 0/0 +1000 .* ${long}$`), 'a path over 100 bytes uses the ustar prefix');
+    t.same(await extract(archive, dir, long), Buffer.alloc(1000, 1));
+  });
+
+  t.test('the OCI layout is self-consistent', async (t) => {
+    const layer = tar([{ type: 'file', path: 'hello', data: Buffer.from('hi') }]);
+    const img = ociArchive(layer, { Cmd: ['/hello'] });
+    const names = await list(img.archive, dir, false);
+    t.same(names.slice(0, 2), ['oci-layout', 'index.json']);
+    for (const name of names.filter((n) => n.startsWith('blobs/sha256/') && !n.endsWith('/'))) {
+      const data = await extract(img.archive, dir, name);
+      t.equal(createHash('sha256').update(data).digest('hex'), name.slice('blobs/sha256/'.length), `${name} content matches its name`);
+    }
+    const index = JSON.parse((await extract(img.archive, dir, 'index.json')).toString());
+    t.equal(index.manifests[0].digest, img.manifestDigest);
+    t.equal(index.manifests[0].platform.os, 'linux');
+    t.notOk(index.manifests[0].annotations, 'no ref.name: ctr would invent a colliding import-<date> name');
+    const manifest = JSON.parse((await extract(img.archive, dir, `blobs/sha256/${img.manifestDigest.slice(7)}`)).toString());
+    t.equal(manifest.config.digest, img.configDigest);
+    const config = JSON.parse((await extract(img.archive, dir, `blobs/sha256/${img.configDigest.slice(7)}`)).toString());
+    t.same(config.rootfs.diff_ids, [manifest.layers[0].digest]);
+    t.same(config.config.Cmd, ['/hello']);
+  });
+
+  t.test('pause image: a static PID 1, reproducible', { skip: has('gcc') ? false : 'gcc not installed' }, async (t) => {
+    const [a, b] = [await buildPauseImage(), await buildPauseImage()];
+    t.equal(a.configDigest, b.configDigest, 'same source, same digest: re-import is skipped');
+    t.equal(a.name, 'localhost/capstan/pause:1');
+    const pause = await extract(a.archive, dir, `blobs/sha256/${(JSON.parse((await extract(a.archive, dir, `blobs/sha256/${a.manifestDigest.slice(7)}`)).toString()).layers[0].digest as string).slice(7)}`);
+    const bin = join(dir, 'pause');
+    writeFileSync(bin, await extract(pause, dir, 'pause'), { mode: 0o755 });
+    const { stdout: file } = await run('file', [bin]).catch(() => ({ stdout: 'statically linked (file(1) missing)' }));
+    t.match(file, /statically linked|static-pie/);
+    t.equal((await run(bin, ['-v'])).stdout, 'capstan-pause 1\n');
+  });
+
+  t.test('busybox image: applets as symlinks', { skip: has('busybox') ? false : 'busybox-static not installed' }, async (t) => {
+    const img = await buildBusyboxImage();
+    t.equal((await buildBusyboxImage()).configDigest, img.configDigest, 'reproducible');
+    const manifest = JSON.parse((await extract(img.archive, dir, `blobs/sha256/${img.manifestDigest.slice(7)}`)).toString());
+    const layer = await extract(img.archive, dir, `blobs/sha256/${(manifest.layers[0].digest as string).slice(7)}`);
+    const lines = await list(layer, dir);
+    for (const applet of ['bin/sh', 'usr/sbin/httpd', 'usr/bin/nc', 'bin/sleep', 'bin/cat', 'bin/echo', 'bin/ls', 'usr/bin/env', 'usr/bin/wget']) {
+      t.ok(lines.some((l) => l.endsWith(` ${applet} -> /bin/busybox`)), applet);
+    }
+    t.ok(lines.some((l) => /^drwxrwxrwt .* tmp\/$/.test(l)), '/tmp is 1777');
+    t.ok(lines.some((l) => l.endsWith(' etc/passwd')));
+  });
+
+  t.test('containerd parses the config to what capstan asked for', { skip: has('containerd') ? false : 'containerd not installed' }, async (t) => {
+    const paths = containerdPaths(join(dir, 'ctrd'));
+    const file = join(dir, 'config.toml');
+    writeFileSync(file, containerdConfig({ paths, cniBinDir: '/usr/lib/cni', cniConfDir: join(dir, 'net.d'), streamServerAddress: '127.0.0.1', streamServerPort: 10010 }));
+    const { stdout } = await run('containerd', ['--config', file, 'config', 'dump']);
+    for (const want of [
+      `root = "${paths.root}"`, `state = "${paths.state}"`, `address = "${paths.socket}"`, `address = "${paths.ttrpc}"`,
+      'sandbox_image = "localhost/capstan/pause:1"', 'SystemdCgroup = false', 'restrict_oom_score_adj = true',
+      'netns_mounts_under_state_dir = true', `Root = "${paths.runcRoot}"`, `path = "${paths.opt}"`,
+      'bin_dir = "/usr/lib/cni"', `conf_dir = "${join(dir, 'net.d')}"`, 'stream_server_port = "10010"',
+    ]) t.ok(stdout.includes(want), want);
+  });
+});
