@@ -1,25 +1,29 @@
 // nftables at service-proxy scale, addon vs `nft -f`, side by side in one run: full load of
 // N services × 10 endpoints, then a one-endpoint delta at that size, then reading the table
 // back (time and memory). Runs in scratch namespaces.
-//   node dist/bench/nft-services.js [sizes=100,1000,10000] [nftTimeoutSeconds=300]
+//   node dist/bench/nft-services.js [sizes (default per shape)] [nftTimeoutSeconds=300] [shapes=map-per-service,shared-map]
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createNftDriver, NftCommand, NftError, NftTable, renderScript } from '../src/nft/index.js';
 import { addNamespace, removeNamespace } from './lib/netns.js';
 import { fmtBytes, fmtMs, fmtRatio, summarize, timeMs } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
-import { endpointDelta, fullLoad } from './nft-service-shape.js';
+import { endpointDelta, fullLoad, type Shape } from './nft-service-shape.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const SIZES = (process.argv[2] ?? '100,1000,10000').split(',').map(Number);
+// By default the shared-map variant stops at 1,000: its validation cost is quadratic (see DESIGN).
+const SIZES = process.argv[2] ? process.argv[2].split(',').map(Number) : undefined;
+const DEFAULT_SIZES: Record<Shape, number[]> = { 'map-per-service': [100, 1000, 10000], 'shared-map': [100, 1000] };
 const NFT_TIMEOUT_S = Number(process.argv[3] ?? 300);
+const SHAPES = (process.argv[4] ?? 'map-per-service,shared-map').split(',') as Shape[];
 const ENDPOINTS = 10;
 const DELTAS = 20;
 const TABLE = { family: 'ip' as const, name: 'capstan-bench' };
 
 interface Row {
+  shape: Shape;
   services: number;
   messages: number;
   scriptBytes: number;
@@ -34,15 +38,15 @@ interface Row {
   rules: number;
 }
 
-async function measure(services: number): Promise<Row> {
-  const ops = fullLoad(services, ENDPOINTS);
+async function measure(shape: Shape, services: number): Promise<Row> {
+  const ops = fullLoad(services, ENDPOINTS, shape);
   const script = renderScript(TABLE, ops);
   const addonNs = await addNamespace();
   const nftNs = await addNamespace();
   try {
     const addon = new NftTable(createNftDriver('addon'), TABLE, addonNs.path);
     const nft = new NftTable(new NftCommand({ timeoutMs: NFT_TIMEOUT_S * 1000 }), TABLE, nftNs.path);
-    const row: Row = { services, messages: ops.length, scriptBytes: script.length, loadAddon: 0, listAddon: 0, listAddonHeap: 0, rules: 0 };
+    const row: Row = { shape, services, messages: ops.length, scriptBytes: script.length, loadAddon: 0, listAddon: 0, listAddonHeap: 0, rules: 0 };
 
     row.loadAddon = await timeMs(() => addon.apply(ops));
     try {
@@ -78,29 +82,31 @@ async function measure(services: number): Promise<Row> {
 
 async function main() {
   const rows: Row[] = [];
-  for (const n of SIZES) {
-    console.error(`services=${n} ...`);
-    rows.push(await measure(n));
-    console.error(JSON.stringify(rows[rows.length - 1]));
+  for (const shape of SHAPES) {
+    for (const n of SIZES ?? DEFAULT_SIZES[shape]) {
+      console.error(`${shape} services=${n} ...`);
+      rows.push(await measure(shape, n));
+      console.error(JSON.stringify(rows[rows.length - 1]));
+    }
   }
   const opt = (v: number | undefined, note?: string) => (v === undefined ? note ?? 'n/a' : fmtMs(v));
   const ratio = (base: number | undefined, cand: number | undefined) => (base === undefined || cand === undefined ? '—' : fmtRatio(base, cand));
-  const body = `Shape: dispatch verdict map \`ip daddr . meta l4proto . th dport\`, per service a chain with \`numgen random mod 10 vmap @svc-N-eps\` (a named map, no anonymous sets) and 10 endpoint chains each with \`meta l4proto tcp dnat to addr:port\`. One transaction per load. Delta = flush one endpoint chain + add its new rule (p50 of ${DELTAS}). Read-back = whole table (chains, rules, maps with elements) decoded to the rule vocabulary; the nft column is \`nft -j list table\` parsed into the same vocabulary.
+  const body = `Shape: dispatch verdict map \`ip daddr . meta l4proto . th dport\`, per service a chain choosing an endpoint with numgen through a verdict map, and 10 endpoint chains each with \`meta l4proto tcp dnat to addr:port\`; no anonymous sets. Two variants: *map-per-service* (\`numgen random mod 10 vmap @svc-N-eps\`, one named map per service) and *shared-map* (\`numgen random mod 10 offset N*16 vmap @endpoints\`, one map for all services). One transaction per load. Delta = flush one endpoint chain + add its new rule (p50 of ${DELTAS}). Read-back = whole table (chains, rules, maps with elements) decoded to the rule vocabulary; the nft column is \`nft -j list table\` parsed into the same vocabulary.
 
 ### Full load
 
-${table(['services × 10 eps', 'operations', 'nft script', 'addon', 'nft -f', 'nft/addon'], rows.map((r) => [
-    r.services, r.messages, fmtBytes(r.scriptBytes), fmtMs(r.loadAddon), opt(r.loadNft, r.nftNote), ratio(r.loadNft, r.loadAddon),
+${table(['shape', 'services × 10 eps', 'operations', 'nft script', 'addon', 'nft -f', 'nft/addon'], rows.map((r) => [
+    r.shape, r.services, r.messages, fmtBytes(r.scriptBytes), fmtMs(r.loadAddon), opt(r.loadNft, r.nftNote), ratio(r.loadNft, r.loadAddon),
   ]))}
 
 ### One endpoint changed, at that size
 
-${table(['services', 'addon p50', 'nft -f p50', 'nft/addon'], rows.map((r) => [r.services, opt(r.deltaAddon), opt(r.deltaNft), ratio(r.deltaNft, r.deltaAddon)]))}
+${table(['shape', 'services', 'addon p50', 'nft -f p50', 'nft/addon'], rows.map((r) => [r.shape, r.services, opt(r.deltaAddon), opt(r.deltaNft), ratio(r.deltaNft, r.deltaAddon)]))}
 
 ### Reading the table back
 
-${table(['services', 'rules', 'addon list', 'JS heap for the result', 'nft -j list', 'nft/addon'], rows.map((r) => [
-    r.services, r.rules, fmtMs(r.listAddon), fmtBytes(r.listAddonHeap), opt(r.listNft), ratio(r.listNft, r.listAddon),
+${table(['shape', 'services', 'rules', 'addon list', 'JS heap for the result', 'nft -j list', 'nft/addon'], rows.map((r) => [
+    r.shape, r.services, r.rules, fmtMs(r.listAddon), fmtBytes(r.listAddonHeap), opt(r.listNft), ratio(r.listNft, r.listAddon),
   ]))}
 `;
   writeReport('nft-services', 'nftables service-proxy load: addon vs nft -f', body);
