@@ -1,11 +1,16 @@
-// `capstan up`: a whole cluster in the foreground. Writes <data-dir>/admin.kubeconfig before
-// it says it is ready, and shuts down in order on SIGINT/SIGTERM.
+// `capstan up`: a whole cluster in the foreground — API server, controller-manager and
+// scheduler (each talking to the API server over HTTPS with its own identity), and
+// optionally hollow nodes. Writes <data-dir>/admin.kubeconfig before it says it is ready,
+// and shuts down in order on SIGINT/SIGTERM.
 import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { APIServer } from '../apiserver/server.js';
-import { ensureClusterPKI, writeAdminKubeconfig } from './pki-files.js';
+import { clientsetFromKubeconfig } from '../client/index.js';
+import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
+import { startControllerManager } from './controller-manager.js';
+import { startScheduler } from './scheduler.js';
 import { untilSignal } from './signals.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -18,7 +23,9 @@ export async function run(argv: string[]): Promise<number> {
       'bind-address': { type: 'string', default: '127.0.0.1' },
       store: { type: 'string' },
       'no-node': { type: 'boolean', default: false },
+      'hollow-nodes': { type: 'string', default: '0' },
       'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
+      'cluster-cidr': { type: 'string', default: '10.244.0.0/16' },
     },
   });
   const dataDir = resolve(values['data-dir']);
@@ -33,6 +40,10 @@ export async function run(argv: string[]): Promise<number> {
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'],
   });
+  const stops: (() => Promise<void>)[] = [];
+  const shutdown = async () => {
+    for (const stop of stops.reverse()) await stop().catch((e) => process.stderr.write(`capstan: shutdown: ${(e as Error).message}\n`));
+  };
   let port: number;
   try {
     ({ port } = await server.start());
@@ -40,16 +51,35 @@ export async function run(argv: string[]): Promise<number> {
     await store.close();
     throw new Error(`capstan up: cannot start the API server: ${(e as Error).message}`);
   }
-  const kubeconfig = writeAdminKubeconfig(dataDir, pki, `https://${advertise}:${port}`);
+  stops.push(() => store.close(), () => server.stop());
+  const url = `https://${advertise}:${port}`;
+  try {
+    const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
+    const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0']);
+    stops.push(() => cm.stop());
+    const schedKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
+    const sched = await startScheduler(['--kubeconfig', schedKubeconfig, '--secure-port', '0']);
+    stops.push(() => sched.stop());
+    const hollow = Number(values['hollow-nodes']);
+    if (hollow > 0) {
+      const { startHollowNodes } = await import('../hollow/index.js');
+      const clients = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-hollow-nodes');
+      const nodes = await startHollowNodes({ clients, count: hollow });
+      stops.push(async () => { await nodes.stop(); clients.close(); });
+    }
+  } catch (e) {
+    await shutdown();
+    throw e;
+  }
+  const kubeconfig = writeAdminKubeconfig(dataDir, pki, url);
   process.stdout.write([
-    `capstan is ready: API server https://${advertise}:${port} (store ${storeURL.split('?')[0]})`,
+    `capstan is ready: API server ${url} (store ${storeURL.split('?')[0]}), controller-manager and scheduler running`,
     `  export KUBECONFIG=${kubeconfig}`,
     '  kubectl get namespaces',
     '',
   ].join('\n'));
   const sig = await untilSignal();
   process.stdout.write(`capstan: ${sig}, shutting down\n`);
-  await server.stop();
-  await store.close();
+  await shutdown();
   return 0;
 }
