@@ -157,3 +157,14 @@ t.test('Endpoints of a deleted Service are removed; selectorless and API-server 
   await drain();
   t.notOk(ep(), 'gone with its Service');
 });
+
+t.test('over 1000 addresses the object is cut, ready ones first, and says so', async (t) => {
+  const { desiredSubsets } = await import('../../src/controllers/endpoints/index.js');
+  const pods = Array.from({ length: 1005 }, (_, i) => pod(`p${i}`, `10.${Math.floor(i / 250)}.0.${i % 250}`, { ready: i >= 10 }));
+  const { subsets, truncated } = desiredSubsets(service(), pods);
+  t.ok(truncated);
+  t.equal(subsets[0].addresses!.length, 995, 'every ready address kept');
+  t.equal(subsets[0].notReadyAddresses!.length, 5);
+  const small = desiredSubsets(service(), pods.slice(0, 20));
+  t.notOk(small.truncated);
+});

@@ -330,3 +330,12 @@ t.test('a cache that has not seen our own create does not make a second slice', 
   t.ok(again && again.requeueAfterMs! > 0, 'asks to look again later');
   t.equal(x.slices().length, 1, 'no duplicate slice');
 });
+
+t.test('a dual-stack Service gets slices per address family', async (t) => {
+  const { slices } = await setup(t, (f) => {
+    f.seed(resources.services, service('web', { ipFamilies: ['IPv4', 'IPv6'] }));
+    f.seed(resources.pods, pod('a', { ip: '10.3.0.1', ips: ['10.3.0.1', 'fd00::1'] }), pod('b', { ip: '10.3.0.2' }));
+  });
+  const byType = Object.fromEntries(slices().map((s) => [s.addressType, s.endpoints.map((e: KubeObject) => e.addresses[0]).sort()]));
+  t.strictSame(byType, { IPv4: ['10.3.0.1', '10.3.0.2'], IPv6: ['fd00::1'] });
+});
