@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { isNotFound, type ContainerConfig, type PodSandboxConfig } from '../../cri/index.js';
+import { CRIClient, isNotFound, type ContainerConfig, type PodSandboxConfig } from '../../cri/index.js';
 import { BUSYBOX_IMAGE, PAUSE_IMAGE } from '../../src/kubelet/images/index.js';
 import { cgroupHierarchies } from '../../src/kubelet/containerd/index.js';
 import { formatStats, runtimeUnavailable, startRuntimeEnv } from './runtime-env.js';
@@ -149,6 +149,23 @@ t.test('pod lifecycle on a private containerd', { skip: why ?? false, timeout: 1
     const after = await cri.listContainers({ pod_sandbox_id: sandboxId });
     t.same(after.map((c) => [c.id, c.state]).sort(), before.map((id) => [id, 'CONTAINER_RUNNING']).sort());
     t.equal((await cri.execSync(shellId, ['echo', 'still'], 10)).stdout.toString(), 'still\n', 'shim reached after restart');
+  });
+
+  t.test('a crashed containerd is reported, and restart() brings back its pods', async (t) => {
+    const exits: (string | null)[] = [];
+    const off = env.containerd.onExit((_code, signal) => exits.push(signal));
+    process.kill(env.containerd.pid, 'SIGKILL');
+    await eventually(() => (exits.length ? true : undefined), 5000, 'the exit report');
+    t.same(exits, ['SIGKILL']);
+    const probe = new CRIClient({ socket: env.containerd.socket, timeouts: { short: 300 } });
+    // Calls wait for the runtime, so a dead one shows as a deadline, not UNAVAILABLE.
+    await t.rejects(probe.version(), { name: 'CRIError', codeName: 'DEADLINE_EXCEEDED' }, 'no runtime answering');
+    probe.close();
+    await env.containerd.restart();
+    off();
+    t.same(exits, ['SIGKILL'], 'a restart is not reported as a crash');
+    t.equal((await cri.containerStatus(shellId)).status?.state, 'CONTAINER_RUNNING');
+    t.equal((await cri.execSync(shellId, ['echo', 'back'], 10)).stdout.toString(), 'back\n');
   });
 
   t.test('StopContainer honours the grace period', async (t) => {

@@ -50,6 +50,9 @@ export interface ContainerdHandle {
   readonly pid: number;
   /** The containerd version line and CRI runtime version it reported at start. */
   readonly runtimeVersion: string;
+  /** Calls `listener` when the daemon exits without stop()/restart()/destroy() asking
+   *  (a crash): the kubelet can then restart() it. Returns an unsubscribe function. */
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): () => void;
   /** Stops the daemon only (SIGTERM, then SIGKILL): shims and containers keep running,
    *  and a later restart() picks them up again. */
   stop(): Promise<void>;
@@ -105,6 +108,8 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   let child: ChildProcess | undefined;
   let runtimeVersion = '';
   let destroyed = false;
+  let stopping = false;
+  const exitListeners = new Set<(code: number | null, signal: NodeJS.Signals | null) => void>();
 
   const launch = async () => {
     rmSync(paths.socket, { force: true });
@@ -126,6 +131,10 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
     const proc = child;
     proc.unref();
     proc.on('error', () => { /* surfaced below through exitCode / the deadline */ });
+    proc.once('exit', (code, signal) => {
+      if (proc !== child || stopping || destroyed) return;
+      for (const l of exitListeners) l(code, signal);
+    });
     const client = new CRIClient({ socket: paths.socket, timeouts: { short: 1000 } });
     const deadline = Date.now() + readyTimeoutMs;
     try {
@@ -154,10 +163,15 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   const stopDaemon = async () => {
     const proc = child;
     if (!proc || exited(proc) || proc.pid === undefined) return;
-    proc.kill('SIGTERM');
-    if (!(await waitExit(proc, stopTimeoutMs))) {
-      proc.kill('SIGKILL');
-      await waitExit(proc, 5000);
+    stopping = true;
+    try {
+      proc.kill('SIGTERM');
+      if (!(await waitExit(proc, stopTimeoutMs))) {
+        proc.kill('SIGKILL');
+        await waitExit(proc, 5000);
+      }
+    } finally {
+      stopping = false;
     }
   };
 
@@ -181,6 +195,10 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
     socket: paths.socket,
     get pid() { return child?.pid ?? 0; },
     get runtimeVersion() { return runtimeVersion; },
+    onExit(listener) {
+      exitListeners.add(listener);
+      return () => exitListeners.delete(listener);
+    },
     stop: stopDaemon,
     async restart() {
       if (destroyed) throw new Error('containerd: restart after destroy');
