@@ -80,6 +80,7 @@ t.test('the pod-template-hash is stable and changes with the template and the co
   t.equal(podTemplateHash(a), podTemplateHash(reordered), 'key order does not matter');
   t.not(podTemplateHash(a), podTemplateHash({ ...a, spec: { containers: [{ name: 'c', image: 'nginx:2' }] } }));
   t.not(podTemplateHash(a), podTemplateHash(a, 1));
+  t.equal(podTemplateHash(a), podTemplateHash({ ...a, metadata: { ...a.metadata, creationTimestamp: null } }), 'Go zero values (as kubectl sends) do not count');
 });
 
 t.test('a new Deployment gets a ReplicaSet <name>-<hash> with revision annotations, pods, status and conditions', async (t) => {
@@ -212,8 +213,13 @@ t.test('revisions: a template seen before takes the next revision; history beyon
   const revs = () => Object.fromEntries(h.replicaSets().map((rs) => [rs.spec.template.spec.containers[0].image, rs.metadata.annotations!['deployment.kubernetes.io/revision']]));
   t.same(revs(), { 'nginx:1': '1', 'nginx:2': '2' });
   t.equal(h.replicaSets().find((rs) => rs.spec.template.spec.containers[0].image === 'nginx:2')!.metadata.annotations!['kubernetes.io/change-cause'], 'second');
-  // what kubectl rollout undo does: put the old template back
-  await h.setImage('nginx:1');
+  // what kubectl rollout undo does: the old ReplicaSet's template, without the hash label,
+  // serialised by Go (creationTimestamp: null)
+  const rs1 = h.replicaSets().find((rs) => rs.spec.template.spec.containers[0].image === 'nginx:1')!;
+  const undone = structuredClone(rs1.spec.template);
+  delete undone.metadata.labels['pod-template-hash'];
+  undone.metadata.creationTimestamp = null;
+  await h.dAPI.update({ ...h.deployment(), spec: { ...h.deployment().spec, template: undone } });
   await complete();
   t.same(revs(), { 'nginx:1': '3', 'nginx:2': '2' }, 'the old ReplicaSet is reused with the next revision');
   const old = h.replicaSets().find((rs) => rs.spec.template.spec.containers[0].image === 'nginx:1')!;

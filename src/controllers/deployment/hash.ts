@@ -4,6 +4,7 @@
 // form spelled in an alphabet without vowels (so it never spells words); unlike Kubernetes
 // the input is canonical JSON with sorted keys rather than Go's spew dump, so the values
 // differ but are just as stable.
+import { pruneZero } from './util.js';
 
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -32,7 +33,7 @@ export function safeEncode(s: string): string {
 }
 
 export function podTemplateHash(template: unknown, collisionCount?: number): string {
-  let input = canonical(template);
+  let input = canonical(pruneZero(template) ?? {});
   if (collisionCount !== undefined && collisionCount !== null) input += `#${collisionCount}`;
   return safeEncode(String(fnv32a(input)));
 }

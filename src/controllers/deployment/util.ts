@@ -98,17 +98,33 @@ export function byRevision(a: KubeObject, b: KubeObject): number {
   return revision(a) - revision(b) || byCreation(a, b);
 }
 
+/**
+ * A JSON value without nulls, empty objects and empty lists: what Go's zero values look like
+ * either way. kubectl sends `"creationTimestamp": null` in templates (rollout undo does), and
+ * the same template must compare equal with and without it.
+ */
+export function pruneZero(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    const out = v.map(pruneZero).filter((x) => x !== undefined);
+    return out.length ? out : undefined;
+  }
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const p = pruneZero(x);
+      if (p !== undefined) out[k] = p;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+  return v === null ? undefined : v;
+}
+
 /** Pod templates compared without the pod-template-hash label the ReplicaSet carries. */
 export function equalIgnoreHash(a: KubeObject | undefined, b: KubeObject | undefined): boolean {
   const strip = (t: KubeObject | undefined) => {
     const c = structuredClone(t ?? {}) as KubeObject;
-    c.metadata ??= {};
-    if (c.metadata.labels) {
-      delete c.metadata.labels[podTemplateHashLabel];
-      if (!Object.keys(c.metadata.labels).length) delete c.metadata.labels;
-    }
-    if (!Object.keys(c.metadata).length) delete (c as Partial<KubeObject>).metadata;
-    return c;
+    if (c.metadata?.labels) delete c.metadata.labels[podTemplateHashLabel];
+    return pruneZero(c);
   };
   return isDeepStrictEqual(strip(a), strip(b));
 }
