@@ -21,6 +21,8 @@ export class SchedulerCache {
   private list: NodeInfo[] = [];
   private listIndex = new Map<string, number>();
   private pods = new Map<string, PodState>();
+  /** Per controlling owner UID, its pods per node: spreading reads this instead of every node's counts. */
+  private owners = new Map<string, Map<NodeInfo, number>>();
 
   get nodeCount(): number {
     return this.list.length;
@@ -70,6 +72,29 @@ export class SchedulerCache {
     if (!n.pods.size) this.nodes.delete(name);
   }
 
+  /** Pods of an owner per node (do not modify). */
+  ownerNodes(ownerUID: string): ReadonlyMap<NodeInfo, number> | undefined {
+    return this.owners.get(ownerUID);
+  }
+
+  private place(info: PodInfo, n: NodeInfo): void {
+    n.addPod(info);
+    if (!info.ownerUID) return;
+    let m = this.owners.get(info.ownerUID);
+    if (!m) this.owners.set(info.ownerUID, (m = new Map()));
+    m.set(n, (m.get(n) ?? 0) + 1);
+  }
+
+  private unplace(info: PodInfo, n: NodeInfo): void {
+    n.removePod(info);
+    if (!info.ownerUID) return;
+    const m = this.owners.get(info.ownerUID);
+    const c = (m?.get(n) ?? 0) - 1;
+    if (c > 0) m!.set(n, c);
+    else m?.delete(n);
+    if (m && !m.size) this.owners.delete(info.ownerUID);
+  }
+
   isAssumed(uid: string): boolean {
     return this.pods.get(uid)?.assumed ?? false;
   }
@@ -81,7 +106,7 @@ export class SchedulerCache {
   assumePod(info: PodInfo, nodeName: string): void {
     if (this.pods.has(info.uid)) throw new Error(`pod ${info.key} is already in the cache`);
     this.pods.set(info.uid, { info, nodeName, assumed: true });
-    this.nodeInfo(nodeName).addPod(info);
+    this.place(info, this.nodeInfo(nodeName));
   }
 
   /** Undoes assumePod after a failed bind; a pod the informer has confirmed stays. */
@@ -95,7 +120,7 @@ export class SchedulerCache {
     this.pods.delete(uid);
     const n = this.nodes.get(s.nodeName);
     if (!n) return;
-    n.removePod(s.info);
+    this.unplace(s.info, n);
     if (!n.node && !n.pods.size) this.nodes.delete(s.nodeName);
   }
 
@@ -111,7 +136,7 @@ export class SchedulerCache {
     if (s) this.drop(uid, s);
     const info = newPodInfo(pod);
     this.pods.set(uid, { info, nodeName, assumed: false });
-    this.nodeInfo(nodeName).addPod(info);
+    this.place(info, this.nodeInfo(nodeName));
   }
 
   removePod(pod: KubeObject): void {

@@ -12,6 +12,7 @@ import type { Logger } from '../log/index.js';
 import { Algorithm, FitError } from './algorithm.js';
 import { Binder } from './binder.js';
 import { SchedulerCache } from './cache.js';
+import type { NodeInfo } from './nodeinfo.js';
 import { schedulerMetrics, type SchedulerMetrics } from './metrics.js';
 import { newPodInfo } from './podinfo.js';
 import { defaultFilters, defaultScorers, type CycleState, type FilterPlugin, type ScorePlugin } from './plugins/index.js';
@@ -188,7 +189,7 @@ export class Scheduler {
     }
     if (info.invalid) { this.failed(q, `Pod is invalid for scheduling: ${info.invalid}`, true); return; }
     const t0 = performance.now();
-    const state: CycleState = { serviceSelectors: this.serviceSelectors(info.pod) };
+    const state: CycleState = { serviceSelectors: this.serviceSelectors(info.pod), ownerNodes: info.ownerUID ? this.cache.ownerNodes(info.ownerUID) ?? noPods : undefined };
     const result = this.algorithm.schedule(info, this.cache.nodeList(), state);
     const ms = performance.now() - t0;
     this.stats.algorithmMs += ms;
@@ -243,6 +244,8 @@ export class Scheduler {
       .catch((e: Error) => this.opts.log?.warn('pod condition not updated', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, error: e.message }));
   }
 }
+
+const noPods: ReadonlyMap<NodeInfo, number> = new Map<NodeInfo, number>();
 
 function podRef(pod: KubeObject): KubeObject {
   return { ...pod, apiVersion: 'v1', kind: 'Pod' };

@@ -5,19 +5,23 @@ import { maxNodeScore, type FilterPlugin, type ScorePlugin } from './types.js';
 export const nodeResourcesFit: FilterPlugin = {
   name: 'NodeResourcesFit',
   filter(pod, node) {
-    let reasons: string[] | null = null;
-    const add = (r: string) => { (reasons ??= []).push(r); };
-    if (node.pods.size + 1 > node.allocatable.pods) add('Too many pods');
-    const want = pod.requests, a = node.allocatable, used = node.requested;
-    if (want.milliCPU > 0 && want.milliCPU > a.milliCPU - used.milliCPU) add('Insufficient cpu');
-    if (want.memory > 0 && want.memory > a.memory - used.memory) add('Insufficient memory');
-    if (want.ephemeralStorage > 0 && want.ephemeralStorage > a.ephemeralStorage - used.ephemeralStorage) add('Insufficient ephemeral-storage');
-    if (want.scalar) {
-      for (const [name, q] of Object.entries(want.scalar)) {
-        if (q > 0 && q > (a.scalar?.[name] ?? 0) - (used.scalar?.[name] ?? 0)) add(`Insufficient ${name}`);
-      }
+    const want = pod.requests;
+    const pods = node.freePods < 1;
+    const cpu = want.milliCPU > 0 && want.milliCPU > node.freeMilliCPU;
+    const memory = want.memory > 0 && want.memory > node.freeMemory;
+    const storage = want.ephemeralStorage > 0 && want.ephemeralStorage > node.freeEphemeralStorage;
+    if (!pods && !cpu && !memory && !storage && !want.scalar) return null;
+    const a = node.allocatable, used = node.requested;
+    // The uncommon path: say everything that is short, as Kubernetes does.
+    const reasons: string[] = [];
+    if (pods) reasons.push('Too many pods');
+    if (cpu) reasons.push('Insufficient cpu');
+    if (memory) reasons.push('Insufficient memory');
+    if (storage) reasons.push('Insufficient ephemeral-storage');
+    for (const [name, q] of Object.entries(want.scalar ?? {})) {
+      if (q > 0 && q > (a.scalar?.[name] ?? 0) - (used.scalar?.[name] ?? 0)) reasons.push(`Insufficient ${name}`);
     }
-    return reasons;
+    return reasons.length ? reasons : null;
   },
 };
 
@@ -34,7 +38,7 @@ export const leastAllocated: ScorePlugin = {
     const cpu = pod.nonZero.milliCPU, mem = pod.nonZero.memory;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i];
-      out[i] = (least(n.nonZeroRequested.milliCPU + cpu, n.allocatable.milliCPU) + least(n.nonZeroRequested.memory + mem, n.allocatable.memory)) / 2;
+      out[i] = (least(n.nonZeroMilliCPU + cpu, n.allocMilliCPU) + least(n.nonZeroMemory + mem, n.allocMemory)) / 2;
     }
   },
 };
@@ -46,8 +50,8 @@ export const balancedAllocation: ScorePlugin = {
     const cpu = pod.requests.milliCPU, mem = pod.requests.memory;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i];
-      const fc = n.allocatable.milliCPU > 0 ? Math.min(1, (n.requested.milliCPU + cpu) / n.allocatable.milliCPU) : 1;
-      const fm = n.allocatable.memory > 0 ? Math.min(1, (n.requested.memory + mem) / n.allocatable.memory) : 1;
+      const fc = n.allocMilliCPU > 0 ? Math.min(1, (n.reqMilliCPU + cpu) / n.allocMilliCPU) : 1;
+      const fm = n.allocMemory > 0 ? Math.min(1, (n.reqMemory + mem) / n.allocMemory) : 1;
       // The standard deviation of two fractions is half their difference.
       out[i] = (1 - Math.abs(fc - fm) / 2) * maxNodeScore;
     }

@@ -13,7 +13,10 @@ const zoneWeighting = 2 / 3;
 
 function countOn(pod: PodInfo, node: NodeInfo, state: CycleState): number {
   const owner = pod.ownerUID;
-  if (!state.serviceSelectors.length) return owner ? node.ownerCounts.get(owner) ?? 0 : 0;
+  if (!state.serviceSelectors.length) {
+    if (!owner) return 0;
+    return state.ownerNodes ? state.ownerNodes.get(node) ?? 0 : node.ownerCounts.get(owner) ?? 0;
+  }
   let count = 0;
   for (const other of node.pods.values()) {
     if (owner && other.ownerUID === owner) { count++; continue; }
@@ -29,7 +32,9 @@ export const selectorSpread: ScorePlugin = {
   weight: 2,
   score(pod, nodes, out, state) {
     const n = nodes.length;
-    if (!pod.ownerUID && !state.serviceSelectors.length) { out.fill(maxNodeScore, 0, n); return; }
+    const noGroup = !pod.ownerUID && !state.serviceSelectors.length;
+    const noneYet = !state.serviceSelectors.length && state.ownerNodes !== undefined && state.ownerNodes.size === 0;
+    if (noGroup || noneYet) { out.fill(maxNodeScore, 0, n); return; }
     let maxNode = 0;
     let zones: Map<string, number> | undefined;
     for (let i = 0; i < n; i++) {

@@ -17,6 +17,11 @@ export interface FilterPlugin {
 export interface CycleState {
   /** Selectors of Services in the pod's namespace that select it (spreading). */
   serviceSelectors: Selector[];
+  /**
+   * Pods of the pod's controlling owner per node, when the caller keeps that index (the
+   * scheduler's cache does); without it spreading reads each node's own counts.
+   */
+  ownerNodes?: ReadonlyMap<NodeInfo, number>;
 }
 
 export interface ScorePlugin {
