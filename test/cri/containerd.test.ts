@@ -168,6 +168,19 @@ t.test('pod lifecycle on a private containerd', { skip: why ?? false, timeout: 1
     t.equal((await cri.execSync(shellId, ['echo', 'back'], 10)).stdout.toString(), 'back\n');
   });
 
+  t.test('a new start on the same root replaces a daemon an earlier process left', async (t) => {
+    const { startContainerd } = await import('../../src/kubelet/containerd/index.js');
+    const abandoned = env.containerd.pid;
+    const successor = await startContainerd(env.options);
+    t.not(successor.pid, abandoned);
+    t.equal(existsSync(`/proc/${abandoned}/cmdline`) && readFileSync(`/proc/${abandoned}/cmdline`, 'utf8') !== '', false, 'the old daemon was stopped');
+    t.equal((await cri.containerStatus(shellId)).status?.state, 'CONTAINER_RUNNING', 'its pods were adopted');
+    // Hand the root back to the environment's handle (which tears everything down).
+    await successor.stop();
+    await env.containerd.restart();
+    t.equal((await cri.execSync(shellId, ['echo', 'ok'], 10)).stdout.toString(), 'ok\n');
+  });
+
   t.test('StopContainer honours the grace period', async (t) => {
     // The pause program exits on SIGTERM: well under its 10 s grace period.
     const [, pauseStopMs] = await timed(() => cri.stopContainer(pauseId, 10));
@@ -175,12 +188,14 @@ t.test('pod lifecycle on a private containerd', { skip: why ?? false, timeout: 1
     const ps = (await cri.containerStatus(pauseId)).status!;
     t.equal(ps.state, 'CONTAINER_EXITED');
     t.equal(ps.exit_code, 0);
+    t.equal(ps.reason, 'Completed');
     // sh as PID 1 has no SIGTERM handler: the runtime waits the timeout, then SIGKILLs.
     const [, shStopMs] = await timed(() => cri.stopContainer(shellId, 2));
     t.ok(shStopMs >= 1900 && shStopMs < 6000, `sh stopped after ${shStopMs} ms (timeout 2 s)`);
     const ss = (await cri.containerStatus(shellId)).status!;
     t.equal(ss.state, 'CONTAINER_EXITED');
     t.equal(ss.exit_code, 137);
+    t.equal(ss.reason, 'Error');
     t.not(ss.finished_at, '0');
     await cri.stopContainer(shellId, 2); // idempotent
   });

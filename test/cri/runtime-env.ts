@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CRIClient, type CRIMethod } from '../../cri/index.js';
-import { startContainerd, type ContainerdHandle } from '../../src/kubelet/containerd/index.js';
+import { startContainerd, type ContainerdHandle, type StartContainerdOptions } from '../../src/kubelet/containerd/index.js';
 import { ensureBuiltinImages, type ImportResult } from '../../src/kubelet/images/index.js';
 
 const run = promisify(execFile);
@@ -36,6 +36,8 @@ export interface RuntimeEnv {
   dir: string;
   netns: string;
   containerd: ContainerdHandle;
+  /** What containerd was started with (to start another daemon on the same root). */
+  options: StartContainerdOptions;
   client: CRIClient;
   images: ImportResult[];
   /** cgroupfs parent every pod in the test should live under; removed at teardown. */
@@ -86,14 +88,15 @@ export async function startRuntimeEnv(t: Teardown, opts: { subnetOctet?: number 
 
   await run('ip', ['netns', 'add', netns]);
   await run('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
-  containerd = await startContainerd({ root: join(dir, 'c'), netns, isolateMounts: true, cniBinDir, cniConfDir });
+  const options: StartContainerdOptions = { root: join(dir, 'c'), netns, isolateMounts: true, cniBinDir, cniConfDir };
+  containerd = await startContainerd(options);
   const stats: CallStats = { samples: new Map() };
   client = new CRIClient({
     socket: containerd.socket,
     observe: (m, ms) => { const s = stats.samples.get(m) ?? []; s.push(ms); stats.samples.set(m, s); },
   });
   const images = await ensureBuiltinImages(containerd.socket);
-  return { dir, netns, containerd, client, images, cgroupParent, subnet, stats, destroy };
+  return { dir, netns, containerd, options, client, images, cgroupParent, subnet, stats, destroy };
 }
 
 /** "Method: p50 x ms (n)" lines for a test comment or a report. */

@@ -20,6 +20,8 @@ export interface ContainerdPaths {
   /** runc's --root (container state json). */
   runcRoot: string;
   log: string;
+  /** The daemon's PID, so a restarted kubelet can stop a daemon its predecessor left. */
+  pidFile: string;
   /** Bind-mount of the pinned private mount namespace (when mounts are isolated). */
   mountNamespace: string;
 }
@@ -36,6 +38,7 @@ export function containerdPaths(base: string): ContainerdPaths {
     opt: join(base, 'opt'),
     runcRoot: join(base, 'runc'),
     log: join(base, 'containerd.log'),
+    pidFile: join(base, 'containerd.pid'),
     mountNamespace: join(base, 'mntns'),
   };
 }

@@ -85,6 +85,43 @@ function mountsUnder(dir: string): string[] {
     .sort((a, b) => b.length - a.length);
 }
 
+function processArgs(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A daemon left running on this root by an earlier capstan process (which crashed or was
+ * killed) would hold the metadata lock: stop it by the PID it recorded, if that PID is
+ * still containerd with our config. Its shims keep running and the new daemon adopts them.
+ */
+async function stopStaleDaemon(paths: ContainerdPaths, graceMs: number): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(paths.pidFile, 'utf8'), 10);
+  } catch {
+    return;
+  }
+  const args = processArgs(pid);
+  if (!(args[0] ?? '').endsWith('containerd') || args[args.indexOf('--config') + 1] !== paths.config) return;
+  const gone = async (ms: number) => {
+    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
+      if (processArgs(pid).length === 0 || processArgs(pid)[0] === '') return true;
+    }
+    return false;
+  };
+  try {
+    process.kill(pid, 'SIGTERM');
+    if (!(await gone(graceMs))) {
+      process.kill(pid, 'SIGKILL');
+      await gone(5000);
+    }
+  } catch { /* already gone */ }
+}
+
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 async function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
@@ -112,6 +149,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   const exitListeners = new Set<(code: number | null, signal: NodeJS.Signals | null) => void>();
 
   const launch = async () => {
+    await stopStaleDaemon(paths, stopTimeoutMs);
     rmSync(paths.socket, { force: true });
     const bin = opts.binary ?? 'containerd';
     const enter = [
@@ -129,6 +167,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
       closeSync(log);
     }
     const proc = child;
+    if (proc.pid !== undefined) writeFileSync(paths.pidFile, `${proc.pid}\n`);
     proc.unref();
     proc.on('error', () => { /* surfaced below through exitCode / the deadline */ });
     proc.once('exit', (code, signal) => {
