@@ -18,6 +18,18 @@ export const taintUnschedulable = 'node.kubernetes.io/unschedulable';
 export const zoneLabels = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
 export const regionLabels = ['topology.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/region'];
 
+// Zones as small integers, so per-pod zone tallies are array slots rather than map entries.
+const zoneIds = new Map<string, number>();
+export function zoneCount(): number {
+  return zoneIds.size;
+}
+function zoneId(zone: string): number {
+  if (!zone) return -1;
+  let id = zoneIds.get(zone);
+  if (id === undefined) zoneIds.set(zone, (id = zoneIds.size));
+  return id;
+}
+
 export interface Allocatable extends Resources {
   pods: number;
 }
@@ -49,6 +61,8 @@ export class NodeInfo {
   unschedulable = false;
   /** "region:zone" when the node is labelled with a zone, else "". */
   zone = '';
+  /** The zone as an index below zoneCount(), or -1. */
+  zoneId = -1;
   allocatable: Allocatable = { ...emptyResources(), pods: 0 };
   readonly requested: Resources = emptyResources();
   readonly nonZeroRequested: Resources = emptyResources();
@@ -89,6 +103,7 @@ export class NodeInfo {
     const zone = zoneLabels.map((l) => this.labels[l]).find(Boolean) ?? '';
     const region = regionLabels.map((l) => this.labels[l]).find(Boolean) ?? '';
     this.zone = zone || region ? `${region}:${zone}` : '';
+    this.zoneId = zoneId(this.zone);
     this.updateFree();
   }
 

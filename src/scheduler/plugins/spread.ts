@@ -5,11 +5,19 @@
 // node's pods, done only when a Service selects the pod. Zones weigh 2/3 when nodes carry
 // zone labels, as in kube-scheduler's SelectorSpread.
 import { matches } from '../../api/labels.js';
-import type { NodeInfo } from '../nodeinfo.js';
+import { zoneCount, type NodeInfo } from '../nodeinfo.js';
 import type { PodInfo } from '../podinfo.js';
 import { maxNodeScore, type CycleState, type ScorePlugin } from './types.js';
 
 const zoneWeighting = 2 / 3;
+
+let tally = new Float64Array(16);
+/** A zeroed scratch array of at least `n` zone slots (reused: scoring is single-threaded). */
+function zoneTally(n: number): Float64Array {
+  if (tally.length < n) tally = new Float64Array(n * 2);
+  tally.fill(0, 0, n);
+  return n === tally.length ? tally : tally.subarray(0, n);
+}
 
 function countOn(pod: PodInfo, node: NodeInfo, state: CycleState): number {
   const owner = pod.ownerUID;
@@ -36,21 +44,22 @@ export const selectorSpread: ScorePlugin = {
     const noneYet = !state.serviceSelectors.length && state.ownerNodes !== undefined && state.ownerNodes.size === 0;
     if (noGroup || noneYet) { out.fill(maxNodeScore, 0, n); return; }
     let maxNode = 0;
-    let zones: Map<string, number> | undefined;
+    const zones = zoneTally(zoneCount());
+    let zoned = false;
     for (let i = 0; i < n; i++) {
       const c = countOn(pod, nodes[i], state);
       out[i] = c;
       if (c > maxNode) maxNode = c;
-      const z = nodes[i].zone;
-      if (z) (zones ??= new Map()).set(z, (zones.get(z) ?? 0) + c);
+      const z = nodes[i].zoneId;
+      if (z >= 0) { zones[z] += c; zoned = true; }
     }
     let maxZone = 0;
-    if (zones) for (const c of zones.values()) if (c > maxZone) maxZone = c;
+    if (zoned) for (const c of zones) if (c > maxZone) maxZone = c;
     for (let i = 0; i < n; i++) {
       let s = maxNode > 0 ? (maxNodeScore * (maxNode - out[i])) / maxNode : maxNodeScore;
-      const z = nodes[i].zone;
-      if (zones && z) {
-        const zs = maxZone > 0 ? (maxNodeScore * (maxZone - zones.get(z)!)) / maxZone : maxNodeScore;
+      const z = nodes[i].zoneId;
+      if (zoned && z >= 0) {
+        const zs = maxZone > 0 ? (maxNodeScore * (maxZone - zones[z])) / maxZone : maxNodeScore;
         s = s * (1 - zoneWeighting) + zs * zoneWeighting;
       }
       out[i] = s;
