@@ -175,3 +175,15 @@ t.test('a deleted pod is replaced', async (t) => {
   t.equal(h.pods().length, 2);
   t.notOk(h.pods().some((p) => p.metadata.name === first.metadata.name));
 });
+
+t.test('status right after a scale-down no longer counts the deleted pods, even before the cache shows it', async (t) => {
+  const h = setup(t);
+  const rs = rsObject('web', 1);
+  h.fake.seed(resources.replicasets, rs);
+  h.fake.seed(resources.pods, ...['a', 'b', 'c'].map((n) => podObject(n, { app: 'web' }, { owner: rs, phase: 'Running', ready: '2023-11-14T22:01:00Z' })));
+  await h.start();
+  await h.informers.informerFor(resources.pods).stop();
+  await h.ctrl().reconcile('default/web');
+  t.equal(deletes(h.fake).length, 2);
+  t.match(h.fake.get(resources.replicasets, 'default', 'web')!.status, { replicas: 1, readyReplicas: 1, availableReplicas: 1 });
+});

@@ -130,12 +130,16 @@ export class ReplicaSetController extends QueueController {
 
     let manageError: Error | undefined;
     let createError: Error | undefined;
+    let counted = pods;
     if (needsSync && !rs.metadata.deletionTimestamp) {
       const r = await this.manageReplicas(key, rs, pods);
       manageError = r.error;
       createError = r.createError;
+      // Pods just deleted no longer count: a Deployment reading this status must not think
+      // they are still available while it scales other ReplicaSets down.
+      if (r.deleted?.size) counted = pods.filter((p) => !r.deleted!.has(objectKey(p)));
     }
-    const { status, requeueAfterMs } = calculateStatus(rs, pods, this.ctx.clock.now(), createError);
+    const { status, requeueAfterMs } = calculateStatus(rs, counted, this.ctx.clock.now(), createError);
     if (statusChanged(rs, status)) await this.writeStatus(rs, status);
     if (manageError) throw manageError;
     // Requeue a little after the earliest pod becomes available, so availableReplicas moves.
@@ -154,7 +158,7 @@ export class ReplicaSetController extends QueueController {
     }
   }
 
-  private async manageReplicas(key: string, rs: KubeObject, pods: KubeObject[]): Promise<{ error?: Error; createError?: Error }> {
+  private async manageReplicas(key: string, rs: KubeObject, pods: KubeObject[]): Promise<{ error?: Error; createError?: Error; deleted?: Set<string> }> {
     const want: number = rs.spec?.replicas ?? 1;
     const diff = pods.length - want;
     if (diff < 0) {
@@ -170,7 +174,8 @@ export class ReplicaSetController extends QueueController {
       this.expectations.expectDeletions(key, victims.map(objectKey));
       const errors = await Promise.all(victims.map((p) => this.deletePod(key, rs, p)));
       const error = errors.find((e) => e !== undefined);
-      return { error };
+      const deleted = new Set(victims.filter((_, i) => errors[i] === undefined).map(objectKey));
+      return { error, deleted };
     }
     return {};
   }
