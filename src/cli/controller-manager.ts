@@ -32,6 +32,7 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'node-monitor-grace-period': { type: 'string', default: '40s' },
       'pod-eviction-timeout': { type: 'string', default: '5m' },
       'concurrent-workers': { type: 'string', default: String(defaultControllerConfig.workers) },
+      'max-endpoints-per-slice': { type: 'string', default: String(defaultControllerConfig.maxEndpointsPerSlice) },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '10257' },
     },
@@ -52,6 +53,7 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']),
       podEvictionTimeoutMs: parseDuration(values['pod-eviction-timeout']),
       workers: Number(values['concurrent-workers']),
+      maxEndpointsPerSlice: Number(values['max-endpoints-per-slice']),
     },
   };
   const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);

@@ -19,6 +19,8 @@ export interface ControllerConfig {
   podEvictionTimeoutMs: number;
   /** Workers per controller. */
   workers: number;
+  /** Endpoints per EndpointSlice (Kubernetes' --max-endpoints-per-slice). */
+  maxEndpointsPerSlice: number;
 }
 
 export const defaultControllerConfig: ControllerConfig = {
@@ -27,6 +29,7 @@ export const defaultControllerConfig: ControllerConfig = {
   nodeMonitorGracePeriodMs: 40_000,
   podEvictionTimeoutMs: 300_000,
   workers: 5,
+  maxEndpointsPerSlice: 100,
 };
 
 export interface ControllerContext {

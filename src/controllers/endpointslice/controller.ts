@@ -32,7 +32,7 @@ export class EndpointSliceController extends QueueController {
 
   constructor(ctx: ControllerContext, opts: EndpointSliceOptions = {}) {
     super('endpointslice', ctx);
-    const configured = (ctx.config as { maxEndpointsPerSlice?: number }).maxEndpointsPerSlice;
+    const configured = ctx.config.maxEndpointsPerSlice;
     this.maxEndpointsPerSlice = Math.min(1000, Math.max(1, opts.maxEndpointsPerSlice ?? configured ?? 100));
     this.tracker = new SliceTracker(ctx.clock);
     this.recorder = ctx.recorder('endpoint-slice-controller');
