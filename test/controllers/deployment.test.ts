@@ -329,3 +329,19 @@ t.test('a Deployment with an empty selector only reports SelectingAll', async (t
   t.equal(h.replicaSets().length, 0);
   t.match(h.events('SelectingAll'), [{ type: 'Warning' }]);
 });
+
+t.test('a stale desired-replicas annotation is repaired and does not block the next rollout', async (t) => {
+  const h = setup(t);
+  await h.start();
+  await h.dAPI.create('default', deployment(3));
+  await h.settle();
+  const [rs] = h.replicaSets();
+  await h.fake.resource(resources.replicasets).patch('default', rs.metadata.name as string, 'merge', { metadata: { annotations: { 'deployment.kubernetes.io/desired-replicas': '5' } } });
+  await h.settle();
+  t.equal(h.replicaSets()[0].metadata.annotations!['deployment.kubernetes.io/desired-replicas'], '3');
+  t.equal(h.replicaSets()[0].spec.replicas, 3);
+  await h.markReady();
+  await h.setImage('nginx:2');
+  await h.settle();
+  t.ok(h.sizes()['nginx:2'] > 0, 'the new template rolls out');
+});

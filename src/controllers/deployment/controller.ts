@@ -162,7 +162,8 @@ export class DeploymentController extends QueueController {
     // One active ReplicaSet (or none: the newest) simply takes the whole count.
     const single = active.length === 1 ? active[0] : active.length === 0 ? (newRS ?? [...oldRSs].pop()) : undefined;
     if (single || active.length <= 1) {
-      if (single) replace((await this.ops.scaleAndRecord(single, want, d)).rs);
+      // Also when the size is right: stale desired-replicas would keep this a "scaling event".
+      if (single) replace((await this.ops.scale(single, want, d, (single.spec?.replicas ?? 0) < want ? 'up' : 'down')).rs);
       return { newRS, oldRSs };
     }
     const saturated = newRS && (newRS.spec?.replicas ?? 0) === want && newRS.metadata.annotations?.[desiredReplicasAnnotation] === String(want)
