@@ -1,0 +1,85 @@
+// The control plane end to end: `capstan up` with hollow nodes, driven by real kubectl.
+import t from 'tap';
+import { startCapstanUp } from '../helpers/capstan-up.js';
+import { eventually, kubectlFor } from '../helpers/kubectl.js';
+
+const deployment = (image: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 10
+  strategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2, maxSurge: 3}}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: ${image}}
+`;
+
+t.test('capstan up with hollow nodes runs Deployments end to end', async (t) => {
+  const up = await startCapstanUp(t, ['--hollow-nodes', '3']);
+  const k = kubectlFor(t, up.kubeconfig);
+
+  await t.test('a Deployment of 10 spreads over the nodes and runs', async (t) => {
+    await eventually(async () => (await k.ok(['get', 'nodes', '--no-headers'])).split('\n').filter((l) => /\sReady\s/.test(l)).length === 3, 60_000, 'three Ready nodes');
+    await k.ok(['apply', '-f', '-'], deployment('localhost/capstan/busybox:1'));
+    await k.ok(['rollout', 'status', 'deploy/web', '--timeout=120s']);
+    const pods = (await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={range .items[*]}{.spec.nodeName} {.status.phase}{"\\n"}{end}'])).trim().split('\n');
+    t.equal(pods.length, 10);
+    t.ok(pods.every((p) => p.endsWith(' Running')), 'all Running');
+    const perNode = new Map<string, number>();
+    for (const p of pods) perNode.set(p.split(' ')[0], (perNode.get(p.split(' ')[0]) ?? 0) + 1);
+    t.equal(perNode.size, 3, `spread over every node: ${JSON.stringify([...perNode])}`);
+    t.ok([...perNode.values()].every((n) => n >= 2 && n <= 5), 'roughly even');
+  });
+
+  await t.test('a rolling update keeps availability above replicas - maxUnavailable, and undo restores', async (t) => {
+    let minAvailable = Infinity;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const r = await k(['get', 'deploy', 'web', '-o', 'jsonpath={.status.availableReplicas}']);
+        if (r.code === 0 && r.stdout) minAvailable = Math.min(minAvailable, Number(r.stdout));
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    })();
+    await k.ok(['set', 'image', 'deploy/web', 'web=localhost/capstan/busybox:2']);
+    await k.ok(['rollout', 'status', 'deploy/web', '--timeout=120s']);
+    sampling = false;
+    await sampler;
+    t.ok(minAvailable >= 8, `available never below 10 - 2 (min seen ${minAvailable})`);
+    const history = await k.ok(['rollout', 'history', 'deploy/web']);
+    t.match(history, /^1\s/m);
+    t.match(history, /^2\s/m);
+    await k.ok(['rollout', 'undo', 'deploy/web']);
+    await k.ok(['rollout', 'status', 'deploy/web', '--timeout=120s']);
+    t.equal(await k.ok(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}']), 'localhost/capstan/busybox:1');
+    // Pods of the replaced ReplicaSet may still be terminating for a moment.
+    await eventually(async () => {
+      const images = (await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={range .items[*]}{.spec.containers[0].image}{"\\n"}{end}'])).trim().split('\n');
+      return images.length === 10 && images.every((i) => i === 'localhost/capstan/busybox:1');
+    }, 30_000, 'every pod back on the old image');
+    const rs = (await k.ok(['get', 'rs', '-l', 'app=web', '--no-headers'])).trim().split('\n');
+    t.equal(rs.length, 2, `undo reuses the first ReplicaSet instead of making a third: ${rs.join(' | ')}`);
+  });
+
+  await t.test('deleting the Deployment removes its ReplicaSets and Pods', async (t) => {
+    await k.ok(['delete', 'deploy', 'web']);
+    await eventually(async () => (await k.ok(['get', 'rs,pods', '-l', 'app=web', '-o', 'name'])).trim() === '', 60_000, 'ReplicaSets and Pods gone');
+    t.pass('nothing left');
+  });
+
+  await t.test('a Service gets EndpointSlices of the ready pods', async (t) => {
+    await k.ok(['apply', '-f', '-'], deployment('localhost/capstan/busybox:1').replace('replicas: 10', 'replicas: 3'));
+    await k.ok(['apply', '-f', '-'], 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n');
+    await k.ok(['rollout', 'status', 'deploy/web', '--timeout=120s']);
+    await eventually(async () => {
+      const addrs = (await k.ok(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={range .items[*].endpoints[*]}{.addresses[0]} {.conditions.ready}{"\\n"}{end}'])).trim().split('\n').filter(Boolean);
+      return addrs.length === 3 && addrs.every((a) => a.endsWith(' true'));
+    }, 30_000, 'three ready endpoints');
+    const podIPs = (await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].status.podIP}'])).split(' ').sort();
+    const sliceIPs = (await k.ok(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[*].endpoints[*].addresses[0]}'])).split(' ').sort();
+    t.same(sliceIPs, podIPs);
+  });
+});

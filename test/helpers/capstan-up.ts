@@ -1,0 +1,54 @@
+// Runs `capstan up` as users do, in a temp data dir on free ports, for end-to-end tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { capstanBin, type Teardownable } from './apiserver-process.js';
+
+export interface CapstanUp {
+  dataDir: string;
+  kubeconfig: string;
+  port: number;
+  pid: number;
+  stdout(): string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+export async function startCapstanUp(t: Teardownable, args: string[] = []): Promise<CapstanUp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'capstan-up-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '', err = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-8000); });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  t.teardown(stop);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`capstan up not ready in 90 s:\n${err}`)), 90_000);
+    const check = () => { if (out.includes('capstan is ready')) { clearTimeout(timer); resolve(); } };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`capstan up exited with ${code}:\n${err}`)); });
+  });
+  return { dataDir, kubeconfig: join(dataDir, 'admin.kubeconfig'), port, pid: child.pid!, stdout: () => out, stop };
+}
