@@ -6,6 +6,8 @@
 // * Calls wait for the channel to be ready (gRPC wait-for-ready), so a call made while the
 //   runtime restarts is sent once the socket answers again, within its deadline. The pick
 //   happens before anything is written, so this is safe for every RPC.
+// * containerd's "server is not initialized yet" (the socket answers before the CRI service
+//   is ready, right after a (re)start) is retried for every RPC until the deadline.
 // * A call that fails with UNAVAILABLE after it was sent (the runtime died mid-call) is
 //   retried until the deadline only when the RPC is idempotent (status, list, stop, remove,
 //   pull, ...). RunPodSandbox, CreateContainer, StartContainer and ExecSync are not
@@ -146,7 +148,11 @@ export class CRIClient {
       } catch (e) {
         const err = e as grpc.ServiceError;
         const code = typeof err.code === 'number' ? err.code : grpc.status.UNKNOWN;
-        const retry = code === grpc.status.UNAVAILABLE && !NOT_RETRIED.has(method) && Date.now() + 50 < deadline;
+        // containerd serves its socket a moment before the CRI service is initialized and
+        // answers "server is not initialized yet" (UNKNOWN) meanwhile: nothing ran, so any
+        // RPC may be retried.
+        const notInitialized = code === grpc.status.UNKNOWN && /server is not initialized yet/.test(err.details ?? '');
+        const retry = (notInitialized || (code === grpc.status.UNAVAILABLE && !NOT_RETRIED.has(method))) && Date.now() + 50 < deadline;
         if (retry) {
           await sleep(Math.min(50 * 2 ** attempt, 500, Math.max(0, deadline - Date.now() - 10)));
           continue;

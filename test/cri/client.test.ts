@@ -124,6 +124,22 @@ t.test('CRI client', async (t) => {
     t.same(calls, ['ListPodSandbox', 'ListPodSandbox', 'CreateContainer']);
   });
 
+  t.test('"server is not initialized yet" (containerd just started) is retried for every RPC', async (t) => {
+    const socket = socketPath();
+    let calls = 0;
+    const server = await serve(socket, {
+      RunPodSandbox: () => {
+        if (++calls <= 2) throw statusError(grpc.status.UNKNOWN, 'server is not initialized yet');
+        return { pod_sandbox_id: 'sb1' };
+      },
+    });
+    t.teardown(() => stop(server));
+    const cri = new CRIClient({ socket });
+    t.teardown(() => cri.close());
+    t.equal(await cri.runPodSandbox({ metadata: { name: 'p', uid: 'u', namespace: 'n' } }), 'sb1');
+    t.equal(calls, 3);
+  });
+
   t.test('a call made while the runtime is down completes once it is back', async (t) => {
     const socket = socketPath();
     const version = { version: 'v1', runtime_name: 'fake', runtime_version: '1', runtime_api_version: 'v1' };

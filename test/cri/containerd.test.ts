@@ -10,6 +10,7 @@ import { CRIClient, isNotFound, type ContainerConfig, type PodSandboxConfig } fr
 import { BUSYBOX_IMAGE, PAUSE_IMAGE } from '../../src/kubelet/images/index.js';
 import { cgroupHierarchies } from '../../src/kubelet/containerd/index.js';
 import { formatStats, runtimeUnavailable, startRuntimeEnv } from './runtime-env.js';
+import { runtimeConformance } from './conformance.js';
 
 const run = promisify(execFile);
 const why = runtimeUnavailable();
@@ -215,6 +216,10 @@ t.test('pod lifecycle on a private containerd', { skip: why ?? false, timeout: 1
     t.same(await cri.listPodSandbox(), []);
     const gone = await cri.podSandboxStatus(sandboxId).then(() => undefined, (e: unknown) => e);
     t.ok(isNotFound(gone), 'PodSandboxStatus of a removed sandbox is NOT_FOUND');
+  });
+
+  t.test('conformance: what the kubelet relies on (FakeRuntime passes the same)', async (t) => {
+    await runtimeConformance(t, cri, { image: BUSYBOX_IMAGE, command: ['sleep', '3600'], logDirectory: join(env.dir, 'logs'), cgroupParent: env.cgroupParent });
   });
 
   t.test('teardown leaves nothing behind', async (t) => {
