@@ -8,6 +8,7 @@
 //   scheduling cost; "algorithm only" counts just the filter/score time.
 // Usage: node dist/bench/scheduler.js [--pods 10000] [--nodes 1000,5000] [--skip-api] [--skip-fake]
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../src/api/object.js';
@@ -56,6 +57,17 @@ function boundCounter(): { onBound: () => void; until: (n: number) => Promise<nu
     onBound: () => { bound++; if (waiter && bound >= waiter.n) waiter.r(performance.now()); },
     until: (n) => new Promise((r) => { if (bound >= n) r(performance.now()); else waiter = { n, r }; }),
   };
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid?: number): number {
+  if (pid === undefined) { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+function cpuNote(pid: number, before: [number, number]): string {
+  return `CPU: API server ${(cpuSeconds(pid) - before[0]).toFixed(1)} s, scheduler + clients ${(cpuSeconds() - before[1]).toFixed(1)} s`;
 }
 
 interface Row { nodes: number; mode: string; seconds: number; podsPerSec: number; note: string }
@@ -115,12 +127,13 @@ async function runAPI(nodes: number): Promise<{ rows: Row[]; latency: ReturnType
     onBound();
   };
   void scheduler.run();
+  const cpu0: [number, number] = [cpuSeconds(api.pid), cpuSeconds()];
   const t0 = performance.now();
   let createdAll = 0;
   await pool(podCount, 32, async (i) => { created.set(`pod-${i}`, performance.now()); await podsAPI.create('bench-a', benchPod('bench-a', i)); });
   createdAll = performance.now();
   const t1 = await counter.until(podCount);
-  rows.push({ nodes, mode: 'API, created while scheduling', seconds: (t1 - t0) / 1000, podsPerSec: podCount / ((t1 - t0) / 1000), note: `creates alone took ${((createdAll - t0) / 1000).toFixed(1)} s; algorithm ${(scheduler.stats.algorithmMs / 1000).toFixed(2)} s` });
+  rows.push({ nodes, mode: 'API, created while scheduling', seconds: (t1 - t0) / 1000, podsPerSec: podCount / ((t1 - t0) / 1000), note: `creates alone took ${((createdAll - t0) / 1000).toFixed(1)} s; algorithm ${(scheduler.stats.algorithmMs / 1000).toFixed(2)} s; ${cpuNote(api.pid, cpu0)}` });
   await scheduler.stop();
   await informers.stop();
 
@@ -129,10 +142,11 @@ async function runAPI(nodes: number): Promise<{ rows: Row[]; latency: ReturnType
   const counter2 = boundCounter();
   const second = await newScheduler(schedClients, eventClients, counter2.onBound);
   while (second.scheduler.pending() < podCount) await new Promise((r) => setTimeout(r, 100));
+  const cpu2: [number, number] = [cpuSeconds(api.pid), cpuSeconds()];
   const t2 = performance.now();
   void second.scheduler.run();
   const t3 = await counter2.until(podCount);
-  rows.push({ nodes, mode: 'API, queued → all bound', seconds: (t3 - t2) / 1000, podsPerSec: podCount / ((t3 - t2) / 1000), note: `${podCount} pods already bound in the cluster; algorithm ${(second.scheduler.stats.algorithmMs / 1000).toFixed(2)} s` });
+  rows.push({ nodes, mode: 'API, queued → all bound', seconds: (t3 - t2) / 1000, podsPerSec: podCount / ((t3 - t2) / 1000), note: `${podCount} pods already bound in the cluster; algorithm ${(second.scheduler.stats.algorithmMs / 1000).toFixed(2)} s; ${cpuNote(api.pid, cpu2)}` });
   await second.scheduler.stop();
   await second.informers.stop();
   admin.close(); schedClients.close(); eventClients.close();
@@ -146,9 +160,13 @@ try {
   for (const nodes of nodeCounts) {
     if (!values['skip-fake']) rows.push(...await runFake(nodes));
     if (!values['skip-api']) {
-      const r = await runAPI(nodes);
-      rows.push(...r.rows);
-      notes.push(`* ${nodes} nodes: creating the Nodes took ${r.nodeCreateSec.toFixed(1)} s; pod create → bound latency while creating: p50 ${r.latency.p50.toFixed(0)} ms, p99 ${r.latency.p99.toFixed(0)} ms.`);
+      try {
+        const r = await runAPI(nodes);
+        rows.push(...r.rows);
+        notes.push(`* ${nodes} nodes: creating the Nodes took ${r.nodeCreateSec.toFixed(1)} s; pod create → bound latency while creating: p50 ${r.latency.p50.toFixed(0)} ms, p99 ${r.latency.p99.toFixed(0)} ms.`);
+      } catch (e) {
+        notes.push(`* ${nodes} nodes, API: failed: ${(e as Error).message.split('\n').slice(0, 2).join(' ')}`);
+      }
     }
     console.log(rows.filter((r) => r.nodes === nodes));
   }
