@@ -186,12 +186,13 @@ export class CRIClient {
     return res.pod_sandbox_id;
   }
 
-  /** Idempotent: stopping a stopped or absent sandbox succeeds. */
+  /** Stopping a stopped sandbox succeeds; kills its containers (exit 137). An unknown id is
+   *  NOT_FOUND in containerd 1.6, although the CRI comments call the RPC idempotent. */
   async stopPodSandbox(podSandboxId: string): Promise<void> {
     await this.call('StopPodSandbox', { pod_sandbox_id: podSandboxId });
   }
 
-  /** Idempotent: removing an absent sandbox succeeds. */
+  /** Removes the sandbox and its containers, running or not. An unknown id succeeds. */
   async removePodSandbox(podSandboxId: string): Promise<void> {
     await this.call('RemovePodSandbox', { pod_sandbox_id: podSandboxId });
   }
@@ -217,12 +218,13 @@ export class CRIClient {
     await this.call('StartContainer', { container_id: containerId });
   }
 
-  /** SIGTERM (or the image's stop signal), SIGKILL after `timeoutSeconds`. Idempotent. */
+  /** SIGTERM (or the image's stop signal), SIGKILL after `timeoutSeconds`. Stopping an
+   *  exited container succeeds; an unknown id is NOT_FOUND (containerd 1.6). */
   async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
     await this.call('StopContainer', { container_id: containerId, timeout: timeoutSeconds }, timeoutSeconds * 1000);
   }
 
-  /** Idempotent; a running container is killed first. */
+  /** A running container is killed first. An unknown id succeeds. */
   async removeContainer(containerId: string): Promise<void> {
     await this.call('RemoveContainer', { container_id: containerId });
   }
