@@ -50,7 +50,7 @@ export async function run(argv: string[]): Promise<number> {
       'heartbeat-interval': { type: 'string', default: '10s' },
       'termination-delay': { type: 'string', default: '1s' },
       workers: { type: 'string', default: '16' },
-      concurrency: { type: 'string', default: '32' },
+      concurrency: { type: 'string', default: '64' },
       'stop-heartbeat': { type: 'string', multiple: true, default: [] },
       'control-port': { type: 'string' },
     },

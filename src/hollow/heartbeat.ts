@@ -70,7 +70,11 @@ export class Heartbeats {
   }
 
   /** One heartbeat: renew the Lease, and post status when it is due. Never throws. */
-  async beat(name: string): Promise<void> {
+  async beat(name: string, registered?: KubeObject): Promise<void> {
+    if (registered) {
+      this.uids.set(name, registered.metadata.uid as string);
+      this.lastStatus.set(name, this.d.clock.now());
+    }
     try {
       await this.renew(name);
       await this.maybePostStatus(name);

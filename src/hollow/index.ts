@@ -31,7 +31,7 @@ export interface HollowNodesOptions {
   terminationDelayMs?: number;
   /** Pod workers; default 16. */
   workers?: number;
-  /** Registration and heartbeat requests in flight at most; default 32. */
+  /** Heartbeat (and, separately, registration) requests in flight at most; default 64, the client's socket pool. */
   concurrency?: number;
   /** Nodes that register but never renew their Lease. */
   stopHeartbeat?: string[];
@@ -68,7 +68,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const names = Array.from({ length: opts.count }, (_, i) => `${prefix}${i}`);
   const index = new Map(names.map((n, i) => [n, i]));
   const owns = (n: string) => index.has(n);
-  const limiter = new Limiter(opts.concurrency ?? 32);
+  const limiter = new Limiter(opts.concurrency ?? 64);
   const nodesAPI = opts.clients.resource(resources.nodes);
 
   const informers = new SharedInformerFactory(opts.clients, { clock, log });
@@ -101,16 +101,21 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
       return nodesAPI.patch(undefined, name, 'merge', { status: status(name, now, cur.status) }, 'status');
     }
   };
-  const registered = await Promise.all(names.map((name, i) => limiter.run(() => register(name, i))));
   for (const n of opts.stopHeartbeat ?? []) heartbeats.stopHeartbeat(n);
-  // Every node gets its Lease now; later renewals are spread evenly over the interval.
-  await Promise.all(registered.map((node, i) => {
-    heartbeats.add(node, interval + Math.floor((i * interval) / names.length));
-    return limiter.run(() => heartbeats.beat(node.metadata.name as string));
-  }));
   informers.start();
   await informers.waitForCacheSync();
+  // Renewals run while later nodes are still registering (thousands take a while).
   heartbeats.start();
+  // Each node gets its Lease right after its Node (a node registered long before its first
+  // Lease would look silent); later renewals are spread evenly over the interval.
+  // Registration has its own limiter: queued behind thousands of registrations, the first
+  // nodes' renewals would come too late.
+  const registration = new Limiter(opts.concurrency ?? 64);
+  await Promise.all(names.map((name, i) => registration.run(async () => {
+    const node = await register(name, i);
+    await heartbeats.beat(name, node);
+    heartbeats.add(node, interval + Math.floor((i * interval) / names.length));
+  })));
   pods.run(opts.workers ?? 16);
   log.info('hollow nodes running', { nodes: names.length, first: names[0], last: names[names.length - 1] });
 

@@ -82,6 +82,7 @@ export function leaseObject(node: KubeObject, now: number, durationSeconds: numb
 
 /** True when what the API has would make the node look unhealthy or stale to the control plane. */
 export function needsStatusPost(node: KubeObject | undefined): boolean {
+  if (!node) return false; // not in the cache yet: nothing says it looks unhealthy
   const ready = ((node?.status?.conditions ?? []) as Fields[]).find((c) => c.type === 'Ready');
   return !ready || ready.status !== 'True';
 }
