@@ -238,3 +238,22 @@ t.test('pod lifecycle on a private containerd', { skip: why ?? false, timeout: 1
     t.same(cgroups, [], 'pod cgroups removed');
   });
 });
+
+t.test('without a private mount namespace, teardown unmounts what containerd mounted', { skip: why ?? false, timeout: 60_000 }, async (t) => {
+  const env = await startRuntimeEnv(t, { isolateMounts: false });
+  const cri = env.client;
+  const sc: PodSandboxConfig = {
+    metadata: { name: 'shared', uid: `u-${Date.now()}`, namespace: 'default' },
+    log_directory: join(env.dir, 'logs'), dns_config: {}, linux: { cgroup_parent: `${env.cgroupParent}/pod` },
+  };
+  const sb = await cri.runPodSandbox(sc);
+  const id = await cri.createContainer(sb, { metadata: { name: 'c' }, image: { image: BUSYBOX_IMAGE }, command: ['sleep', '3600'], log_path: 'c.log' }, sc);
+  await cri.startContainer(id);
+  const base = env.containerd.paths.base;
+  const mounts = () => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.split(' ')[4]?.startsWith(`${base}/`));
+  t.ok(mounts().length > 0, 'rootfs, shm and netns mounts live in the host namespace');
+  await env.destroy();
+  t.same(mounts(), [], 'all unmounted');
+  t.same(processesMentioning(base), []);
+  t.notOk(existsSync(env.dir));
+});

@@ -52,7 +52,15 @@ export interface RuntimeEnv {
 
 interface Teardown { teardown(fn: () => unknown): void }
 
-export async function startRuntimeEnv(t: Teardown, opts: { subnetOctet?: number } = {}): Promise<RuntimeEnv> {
+export interface RuntimeEnvOptions {
+  subnetOctet?: number;
+  /** Private mount namespace for containerd (default true). */
+  isolateMounts?: boolean;
+  /** Built-in images to import (default all). */
+  images?: string[];
+}
+
+export async function startRuntimeEnv(t: Teardown, opts: RuntimeEnvOptions = {}): Promise<RuntimeEnv> {
   const rand = Math.random().toString(36).slice(2, 8);
   const netns = `capstan-cri-${rand}`;
   // Short: containerd's socket paths live under it.
@@ -88,14 +96,14 @@ export async function startRuntimeEnv(t: Teardown, opts: { subnetOctet?: number 
 
   await run('ip', ['netns', 'add', netns]);
   await run('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
-  const options: StartContainerdOptions = { root: join(dir, 'c'), netns, isolateMounts: true, cniBinDir, cniConfDir };
+  const options: StartContainerdOptions = { root: join(dir, 'c'), netns, isolateMounts: opts.isolateMounts ?? true, cniBinDir, cniConfDir };
   containerd = await startContainerd(options);
   const stats: CallStats = { samples: new Map() };
   client = new CRIClient({
     socket: containerd.socket,
     observe: (m, ms) => { const s = stats.samples.get(m) ?? []; s.push(ms); stats.samples.set(m, s); },
   });
-  const images = await ensureBuiltinImages(containerd.socket);
+  const images = await ensureBuiltinImages(containerd.socket, opts.images);
   return { dir, netns, containerd, options, client, images, cgroupParent, subnet, stats, destroy };
 }
 
