@@ -9,7 +9,7 @@
 // Usage: node dist/bench/scheduler.js [--pods 10000] [--nodes 1000,5000] [--skip-api] [--skip-fake]
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../src/api/object.js';
 import { clientsetFromKubeconfig, EventRecorder, FakeClientset, realClock, resources, SharedInformerFactory, type ClientsetAPI } from '../src/client/index.js';
@@ -156,6 +156,7 @@ async function runAPI(nodes: number): Promise<{ rows: Row[]; latency: ReturnType
 
 const rows: Row[] = [];
 const notes: string[] = [];
+const loadBefore = loadavg()[0];
 try {
   for (const nodes of nodeCounts) {
     if (!values['skip-fake']) rows.push(...await runFake(nodes));
@@ -181,5 +182,5 @@ ${table(['nodes', 'what', 'seconds', 'pods/s', 'note'], rows.map((r) => [r.nodes
 
 ${notes.join('\n')}
 
-"API" rows run against a \`capstan apiserver\` process on SQLite (the same machine's 2 cores serve the API server, the scheduler and the pod-creating clients); each bind is a POST pods/binding, each pod also gets a Scheduled Event. The FakeClientset row replaces the API with the in-memory fake (structured clones on every write and watch event); "algorithm only" is the filter and score time alone.
+"API" rows run against a \`capstan apiserver\` process on SQLite (the same machine's 2 cores serve the API server, the scheduler and the pod-creating clients); each bind is a POST pods/binding, each pod also gets a Scheduled Event. Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end: the machine is shared, so figures move between runs. The FakeClientset row replaces the API with the in-memory fake (structured clones on every write and watch event); "algorithm only" is the filter and score time alone.
 `);
