@@ -33,5 +33,12 @@ if [ -f binding.gyp ] && [ ! -f build/Release/capstan.node ]; then
   npx --no-install node-gyp rebuild >/dev/null
 fi
 
+# The thin CNI plugin (a static C client of the network agent; containerd execs it per pod).
+if [ ! -x build/cni/capstan ] || [ cni/capstan-cni.c -nt build/cni/capstan ]; then
+  echo "capstan setup: building the CNI plugin"
+  mkdir -p build/cni
+  gcc -static -Os -s -o build/cni/capstan.tmp cni/capstan-cni.c && mv build/cni/capstan.tmp build/cni/capstan
+fi
+
 # TypeScript, incrementally.
 node_modules/.bin/tsc -p tsconfig.json

@@ -6,6 +6,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   up: { summary: 'run a whole cluster in the foreground', load: async () => (await import('./up.js')).run },
   'controller-manager': { summary: 'run the built-in controllers', load: async () => (await import('./controller-manager.js')).run },
   'hollow-nodes': { summary: 'run N hollow kubelets (no containers) for scale tests', load: async () => (await import('./hollow-nodes.js')).run },
+  'network-agent': { summary: 'run the node network agent (CNI plugin backend, IPAM)', load: async () => (await import('./network-agent.js')).run },
   scheduler: { summary: 'run the scheduler', load: async () => (await import('./scheduler.js')).run },
 };
 

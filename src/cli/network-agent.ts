@@ -1,0 +1,87 @@
+// `capstan network-agent`: the node's network agent. Installs the thin CNI plugin and its
+// conflist where containerd looks, serves the plugin's calls on a unix socket (IPAM and
+// netlink through the addon), and learns the node's pod CIDR from its Node object.
+import { parseArgs } from 'node:util';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { CRIClient } from '../../cri/index.js';
+import { clientsetFromKubeconfig, type Clientset } from '../client/index.js';
+import { logger } from '../log/index.js';
+import { createNetlink } from '../netlink/index.js';
+import { DEFAULT_SOCKET, NetworkAgent } from '../network/index.js';
+import { startHealthServer } from './health-server.js';
+import { untilSignal } from './signals.js';
+import { parseDuration } from './duration.js';
+
+export interface NetworkAgentHandle {
+  agent: NetworkAgent;
+  healthPort?: number;
+  stop(): Promise<void>;
+}
+
+export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHandle> {
+  const { values } = parseArgs({
+    args: argv, strict: true,
+    options: {
+      kubeconfig: { type: 'string' },
+      'node-name': { type: 'string' },
+      'pod-cidr': { type: 'string' },
+      'cni-bin-dir': { type: 'string', default: '/opt/cni/bin' },
+      'cni-conf-dir': { type: 'string', default: '/etc/cni/net.d' },
+      socket: { type: 'string', default: DEFAULT_SOCKET },
+      'state-dir': { type: 'string', default: '/var/lib/capstan/network' },
+      mtu: { type: 'string', default: '1500' },
+      netns: { type: 'string' },
+      'container-runtime-endpoint': { type: 'string' },
+      'gc-interval': { type: 'string', default: '1m' },
+      'gc-grace': { type: 'string', default: '2m' },
+      'bind-address': { type: 'string', default: '127.0.0.1' },
+      'health-port': { type: 'string', default: '9099' },
+    },
+  });
+  if (!values['pod-cidr'] && !(values.kubeconfig && values['node-name'])) {
+    throw new Error('--kubeconfig and --node-name are required (or --pod-cidr for a node without an API server)');
+  }
+  const mtu = Number(values.mtu);
+  if (!Number.isInteger(mtu) || mtu < 576) throw new Error(`invalid --mtu ${values.mtu}`);
+  const log = logger('network-agent', values['node-name'] ? { node: values['node-name'] } : {});
+  const clients: Clientset | undefined = values.kubeconfig ? clientsetFromKubeconfig(values.kubeconfig, 'capstan-network-agent') : undefined;
+  const endpoint = values['container-runtime-endpoint']?.replace(/^unix:\/\//, '');
+  const cri = endpoint ? new CRIClient({ socket: endpoint }) : undefined;
+  const agent = new NetworkAgent({
+    netlink: createNetlink('addon'),
+    hostNetns: values.netns ?? null,
+    stateDir: values['state-dir'],
+    socket: values.socket,
+    clients, nodeName: values['node-name'],
+    podCIDR: values['pod-cidr'],
+    cniBinDir: values['cni-bin-dir'] || undefined,
+    cniConfDir: values['cni-conf-dir'] || undefined,
+    mtu,
+    listSandboxIDs: cri ? async () => (await cri.listPodSandbox()).map((s) => s.id) : undefined,
+    gcIntervalMs: parseDuration(values['gc-interval']),
+    gcGraceMs: parseDuration(values['gc-grace']),
+    log,
+  });
+  await agent.start();
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const port = Number(values['health-port']);
+  const health = port >= 0 ? await startHealthServer({ address: values['bind-address'], port, registry, ready: () => agent.ready() }) : undefined;
+  return {
+    agent, healthPort: health?.port,
+    async stop() {
+      await agent.stop();
+      health?.server.close();
+      cri?.close();
+      clients?.close();
+    },
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const h = await startNetworkAgent(argv);
+  process.stdout.write(`capstan network-agent running${h.healthPort !== undefined ? ` (healthz on :${h.healthPort})` : ''}\n`);
+  await untilSignal();
+  await h.stop();
+  return 0;
+}

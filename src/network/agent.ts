@@ -1,0 +1,152 @@
+// The node network agent: owns the node's pod IPAM and does the netlink work for the thin
+// CNI plugin; learns the node's block from its Node object.
+//
+//   Node informer (all Nodes) ──► syncNode(): own spec.podCIDR ──► conflist written once known
+//   cni.sock ──► cni/server ──► cni/handler (ADD/DEL/CHECK) ──► IPAM (disk) + Netlink (addon)
+//   every gcIntervalMs ──► gc: records of sandboxes the runtime no longer has
+//
+// Routes to other nodes hang off the same informer (`nodes`) and apply through the same
+// `netlink` in `hostNetns`.
+import type { KubeObject } from '../api/object.js';
+import { resources, SharedInformerFactory, type ClientsetAPI, type SharedInformer } from '../client/index.js';
+import type { Logger } from '../log/index.js';
+import type { Netlink } from '../netlink/index.js';
+import { formatCidr, parseCidr, type Cidr } from './cidr.js';
+import { serveCNI, type CNIServer } from './cni/server.js';
+import { collectGarbage } from './gc.js';
+import { installPlugin, writeConflist } from './install.js';
+import { IPAM } from './ipam.js';
+import { nodeNetworkOps } from './podnet.js';
+import { join } from 'node:path';
+
+export interface NetworkAgentOptions {
+  netlink: Netlink;
+  /** The node's network namespace (null: the agent's own). */
+  hostNetns: string | null;
+  /** IPAM records live under <stateDir>/ipam. */
+  stateDir: string;
+  socket: string;
+  /** Watch Nodes through the API; the own block comes from nodeName's spec.podCIDR. */
+  clients?: ClientsetAPI;
+  nodeName?: string;
+  /** A fixed block instead of the Node's (standalone use). */
+  podCIDR?: string;
+  /** Where to install the plugin binary and the conflist; skipped when absent. */
+  cniBinDir?: string;
+  cniConfDir?: string;
+  /** The thin plugin to install (default: build/cni/capstan, compiled if missing). */
+  pluginBinary?: string;
+  mtu: number;
+  /** Sandbox IDs the runtime knows, for the GC pass; no GC without it. */
+  listSandboxIDs?: () => Promise<string[]>;
+  gcIntervalMs?: number;
+  gcGraceMs?: number;
+  log: Logger;
+}
+
+export class NetworkAgent {
+  readonly ipam: IPAM;
+  readonly netlink: Netlink;
+  readonly hostNetns: string | null;
+  readonly informers?: SharedInformerFactory;
+  /** Every Node of the cluster (routes to other nodes' blocks are derived from it). */
+  readonly nodes?: SharedInformer;
+  private block?: Cidr;
+  private server?: CNIServer;
+  private conflistWritten = false;
+  private gcTimer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(private readonly o: NetworkAgentOptions) {
+    this.netlink = o.netlink;
+    this.hostNetns = o.hostNetns;
+    this.ipam = new IPAM(join(o.stateDir, 'ipam'));
+    if (o.podCIDR) {
+      const block = parseCidr(o.podCIDR);
+      if (!block) throw new Error(`invalid pod CIDR ${o.podCIDR}`);
+      this.block = block;
+    }
+    if (o.clients && o.nodeName) {
+      this.informers = new SharedInformerFactory(o.clients, { log: o.log, resyncMs: 0 });
+      this.nodes = this.informers.informerFor(resources.nodes);
+      const changed = (n: KubeObject) => { if (n.metadata.name === o.nodeName) this.syncNode(); };
+      this.nodes.addEventHandler({ onAdd: changed, onUpdate: (_, n) => changed(n), onDelete: changed });
+    }
+  }
+
+  /** The node's block, once known. */
+  podCIDR(): Cidr | undefined {
+    return this.block;
+  }
+
+  /** Serving, and the conflist is in place (what containerd's NetworkReady waits for). */
+  ready(): boolean {
+    return !!this.server && (this.conflistWritten || !this.o.cniConfDir) && !!this.block;
+  }
+
+  async start(): Promise<void> {
+    await this.netlink.apply(this.hostNetns, nodeNetworkOps());
+    if (this.o.cniBinDir) {
+      const r = await installPlugin(this.o.cniBinDir, this.o.pluginBinary);
+      this.o.log.info('installed the CNI plugin', { path: r.plugin, loopback: r.loopback });
+    }
+    this.server = await serveCNI({
+      netlink: this.netlink, ipam: this.ipam, hostNetns: this.hostNetns, mtu: this.o.mtu, log: this.o.log,
+      podCIDR: () => this.block,
+    }, this.o.socket);
+    this.o.log.info('serving CNI requests', { socket: this.o.socket, allocations: this.ipam.list().length });
+    this.informers?.start();
+    this.syncNode();
+    if (this.o.listSandboxIDs) this.scheduleGC();
+  }
+
+  /** Level-based: re-reads the own Node from the cache, whatever event woke it. */
+  private syncNode(): void {
+    if (this.o.nodeName && this.nodes) {
+      const node = this.nodes.lister.get(undefined, this.o.nodeName) as (KubeObject & { spec?: { podCIDR?: string } }) | undefined;
+      const raw = node?.spec?.podCIDR;
+      const block = raw ? parseCidr(raw) : undefined;
+      if (raw && !block) this.o.log.warn('node has an invalid podCIDR', { node: this.o.nodeName, podCIDR: raw });
+      if (!this.o.podCIDR && block && (!this.block || formatCidr(block) !== formatCidr(this.block))) {
+        this.o.log.info('pod CIDR of this node', { node: this.o.nodeName, podCIDR: formatCidr(block) });
+        this.block = block;
+      }
+    }
+    // The conflist is what tells containerd the network is ready: only once ADD can succeed.
+    if (this.block && !this.conflistWritten && this.o.cniConfDir && this.server) {
+      const path = writeConflist(this.o.cniConfDir, { socket: this.o.socket, mtu: this.o.mtu });
+      this.conflistWritten = true;
+      this.o.log.info('wrote the CNI network config', { path });
+    }
+  }
+
+  private scheduleGC(): void {
+    if (this.stopped) return;
+    this.gcTimer = setTimeout(() => {
+      void this.gc().finally(() => this.scheduleGC());
+    }, this.o.gcIntervalMs ?? 60_000);
+    this.gcTimer.unref();
+  }
+
+  /** One GC pass (also callable directly). */
+  async gc(nowMs = Date.now()) {
+    if (!this.o.listSandboxIDs) return [];
+    try {
+      return await collectGarbage(this, this.o.listSandboxIDs, nowMs, this.o.gcGraceMs ?? 120_000);
+    } catch (e) {
+      this.o.log.warn('address GC failed', { error: (e as Error).message });
+      return [];
+    }
+  }
+
+  get log(): Logger {
+    return this.o.log;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.gcTimer) clearTimeout(this.gcTimer);
+    await this.server?.close();
+    await this.informers?.stop();
+  }
+}
