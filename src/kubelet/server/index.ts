@@ -1,0 +1,202 @@
+// The kubelet's HTTPS server (port 10250): container logs and exec for the API server's
+// pods/log and pods/exec, /healthz and /pods. Clients must present a certificate of the
+// cluster CA (the API server comes as kube-apiserver-kubelet-client); containers are found
+// through CRI labels, so the server keeps no state and can start before the pod workers.
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { isAbsolute, join } from 'node:path';
+import { WebSocketServer } from 'ws';
+import type { CRIRuntime } from '../../../cri/index.js';
+import { logger, type Logger } from '../../log/index.js';
+import { pickProtocol } from './channels.js';
+import { ContainerLookupError, findContainer, LABELS } from './containers.js';
+import { bridgeExec } from './exec.js';
+import { LogQueryError, parseLogQuery, readLogFile } from './logs.js';
+import { openRemoteCommand, tcpDialer, type Dialer } from './remote-command.js';
+
+export { LABELS } from './containers.js';
+export { netnsDialer } from './dial.js';
+export type { Dialer } from './remote-command.js';
+
+export interface KubeletServerOptions {
+  cri: Pick<CRIRuntime, 'listContainers' | 'containerStatus' | 'exec' | 'listPodSandbox'>;
+  /** Default 0.0.0.0. */
+  address?: string;
+  /** Default 10250; 0 picks a free port. */
+  port?: number;
+  tls: { certPem: string; keyPem: string };
+  /** PEM of the CA whose client certificates are accepted (the cluster CA). */
+  clientCA: string;
+  /** Where relative CRI log paths are resolved (CRI reports absolute ones). */
+  logRoot?: string;
+  nodeName: string;
+  /** How to reach the CRI stream server (default: plain TCP from this process). */
+  streamDialer?: Dialer;
+  /** The pods this kubelet runs, for /pods; by default derived from CRI sandboxes. */
+  pods?: () => Promise<unknown[]> | unknown[];
+  log?: Logger;
+  /** Follow-mode polling (tests shorten it). */
+  logPollMs?: number;
+}
+
+export interface KubeletServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startKubeletServer(opts: KubeletServerOptions): Promise<KubeletServer> {
+  const log = opts.log ?? logger('kubelet-server', { node: opts.nodeName });
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => pickProtocol(offered) });
+  const server: Server = createServer({
+    cert: opts.tls.certPem, key: opts.tls.keyPem, ca: opts.clientCA,
+    requestCert: true, rejectUnauthorized: true,
+    requestTimeout: 0,
+  }, (req, res) => void handle(req, res).catch((e: Error) => {
+    log.error('request failed', { path: req.url, error: e.message });
+    if (!res.headersSent) sendText(res, 500, e.message);
+    else res.destroy();
+  }));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void handleUpgrade(req, socket, head).catch((e: Error) => {
+    log.error('upgrade failed', { path: req.url, error: e.message });
+    rejectUpgrade(socket, 500, e.message);
+  }));
+  server.on('tlsClientError', () => undefined);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://kubelet');
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && parts[0] !== 'exec') return sendText(res, 405, 'method not allowed');
+    switch (parts[0]) {
+      case 'healthz': return sendText(res, 200, 'ok');
+      case 'pods': return sendJSON(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await listPods() });
+      case 'containerLogs': return containerLogs(req, res, url, parts.slice(1));
+      case 'exec': return sendText(res, 400, 'exec needs a WebSocket upgrade (Upgrade: websocket, Sec-WebSocket-Protocol: v5.channel.k8s.io)');
+    }
+    sendText(res, 404, '404 page not found');
+  }
+
+  async function containerLogs(req: IncomingMessage, res: ServerResponse, url: URL, p: string[]): Promise<void> {
+    if (p.length !== 3) return sendText(res, 400, 'expected /containerLogs/{namespace}/{pod}/{container}');
+    const [namespace, pod, container] = p;
+    let q;
+    try {
+      q = parseLogQuery(url.searchParams);
+    } catch (e) {
+      if (e instanceof LogQueryError) return sendText(res, 400, e.message);
+      throw e;
+    }
+    let c;
+    try {
+      c = await findContainer(opts.cri, namespace, pod, container, { previous: q.previous });
+    } catch (e) {
+      if (e instanceof ContainerLookupError) return sendText(res, e.code, e.message);
+      throw e;
+    }
+    const st = (await opts.cri.containerStatus(c.id)).status;
+    const path = st?.log_path ? (isAbsolute(st.log_path) || !opts.logRoot ? st.log_path : join(opts.logRoot, st.log_path)) : '';
+    if (!path) return sendText(res, 404, `container "${container}" in pod "${pod}" has no log file`);
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+    if (req.method === 'HEAD') return void res.end();
+    // Headers go out at once: a follow on a quiet container must still answer.
+    res.flushHeaders();
+    const write = (chunk: string) => new Promise<void>((resolve) => {
+      if (res.destroyed || res.write(chunk)) return resolve();
+      res.once('drain', resolve);
+      res.once('close', resolve);
+    });
+    const running = async () => {
+      const s = await opts.cri.containerStatus(c.id).catch(() => null);
+      return s?.status?.state === 'CONTAINER_RUNNING' || s?.status?.state === 'CONTAINER_CREATED';
+    };
+    await readLogFile(path, q, write, { signal: abort.signal, running, pollMs: opts.logPollMs });
+    res.end();
+  }
+
+  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://kubelet');
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    if (parts[0] !== 'exec' || parts.length !== 4) return rejectUpgrade(socket, 404, '404 page not found');
+    if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return rejectUpgrade(socket, 400, `unsupported upgrade protocol ${JSON.stringify(req.headers.upgrade)}: only websocket (v5.channel.k8s.io, v4.channel.k8s.io)`);
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const protocol = pickProtocol(offered);
+    if (!protocol) return rejectUpgrade(socket, 400, `unsupported subprotocols ${JSON.stringify(offered)}; supported: v5.channel.k8s.io, v4.channel.k8s.io`);
+    const [, namespace, pod, container] = parts;
+    const q = url.searchParams;
+    const flag = (k: string) => ['true', '1'].includes(q.get(k) ?? '');
+    const command = q.getAll('command');
+    const streams = { stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
+    if (!command.length) return rejectUpgrade(socket, 400, 'you must specify at least one command for the container');
+    if (!streams.stdin && !streams.stdout && !streams.stderr) return rejectUpgrade(socket, 400, 'you must specify at least one of stdin, stdout, stderr');
+    if (streams.tty && streams.stderr) streams.stderr = false; // a terminal merges stderr into stdout
+    let c;
+    try {
+      c = await findContainer(opts.cri, namespace, pod, container);
+    } catch (e) {
+      if (e instanceof ContainerLookupError) return rejectUpgrade(socket, e.code, e.message);
+      throw e;
+    }
+    if (c.state !== 'CONTAINER_RUNNING') return rejectUpgrade(socket, 400, `container ${container} is not running`);
+    const id = c.id;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      log.info('exec', { namespace, pod, container, command: command.join(' '), protocol, user: peer(req) });
+      void bridgeExec(ws, protocol, streams, async () => {
+        const streamURL = await opts.cri.exec({ container_id: id, cmd: command, ...streams });
+        return openRemoteCommand(streamURL, streams, opts.streamDialer ?? tcpDialer);
+      }, (m, f) => log.error(m, { namespace, pod, container, ...f }));
+    });
+  }
+
+  async function listPods(): Promise<unknown[]> {
+    if (opts.pods) return opts.pods();
+    const sandboxes = await opts.cri.listPodSandbox({ state: { state: 'SANDBOX_READY' } });
+    return sandboxes.map((s) => ({
+      kind: 'Pod', apiVersion: 'v1',
+      metadata: { name: s.labels[LABELS.podName] ?? s.metadata?.name, namespace: s.labels[LABELS.podNamespace] ?? s.metadata?.namespace, uid: s.labels[LABELS.podUID] ?? s.metadata?.uid },
+      spec: { nodeName: opts.nodeName },
+    }));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 10250, opts.address ?? '0.0.0.0', () => { server.off('error', reject); resolve(); });
+  });
+  const port = (server.address() as AddressInfo).port;
+  log.info('serving', { address: opts.address ?? '0.0.0.0', port });
+  return {
+    port,
+    async stop() {
+      for (const ws of wss.clients) ws.terminate();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function peer(req: IncomingMessage): string {
+  const cert = (req.socket as TLSSocket).getPeerCertificate?.();
+  return cert?.subject?.CN ? String(cert.subject.CN) : '';
+}
+
+function sendText(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text + '\n') });
+  res.end(text + '\n');
+}
+
+function sendJSON(res: ServerResponse, code: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error' };
+
+function rejectUpgrade(socket: Duplex, code: number, message: string): void {
+  if (socket.destroyed) return;
+  const body = message + '\n';
+  socket.end(`HTTP/1.1 ${code} ${REASONS[code] ?? 'Error'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

@@ -1,0 +1,127 @@
+// The process side of exec/attach: the CRI stream server URL (from CRI Exec/Attach) spoken
+// to over SPDY/3.1 with the v4 remote-command protocol — error, stdin, stdout, stderr and
+// resize streams. containerd 1.6's stream server also speaks WebSocket, but only up to
+// v4.channel.k8s.io, which has no way to close stdin: `echo hi | kubectl exec -i -- cat`
+// would never end. SPDY half-closes the stdin stream.
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { SpdySession, type SpdyStream } from './spdy.js';
+
+/** Opens a byte stream to host:port (the stream server may live in another netns). */
+export type Dialer = (host: string, port: number) => Promise<Duplex>;
+
+export const tcpDialer: Dialer = (host, port) => new Promise((resolve, reject) => {
+  const s: Socket = connect({ host, port });
+  s.once('connect', () => { s.off('error', reject); resolve(s); });
+  s.once('error', reject);
+});
+
+export interface RemoteCommandOptions {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
+}
+
+export interface RemoteCommand {
+  stdin(data: Buffer): void;
+  closeStdin(): void;
+  /** Terminal size as the resize stream carries it: `{"Width":80,"Height":24}`. */
+  resize(json: Buffer): void;
+  onStdout(fn: (d: Buffer) => void): void;
+  onStderr(fn: (d: Buffer) => void): void;
+  /** Resolves when the stream server is done, with the v4 Status JSON of the error stream
+   *  (empty when it sent none). */
+  done: Promise<Buffer>;
+  abort(): void;
+}
+
+const PROTOCOLS = ['v4.channel.k8s.io'];
+
+export async function openRemoteCommand(url: string, opts: RemoteCommandOptions, dial: Dialer = tcpDialer): Promise<RemoteCommand> {
+  const u = new URL(url);
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  if (u.protocol !== 'http:') throw new Error(`stream server URL ${url}: only http is supported`);
+  const socket = await dial(u.hostname, port);
+  let rest: Buffer;
+  try {
+    rest = await upgrade(socket, u, PROTOCOLS);
+  } catch (e) {
+    socket.destroy();
+    throw e;
+  }
+  const session = new SpdySession(socket, rest);
+  session.on('error', () => session.close());
+  const open = (type: string) => session.openStream({ streamtype: type });
+  // The same order as client-go's v4 protocol: the error stream first.
+  const error = open('error');
+  const stdin = opts.stdin ? open('stdin') : null;
+  const stdout = opts.stdout ? open('stdout') : null;
+  const stderr = opts.stderr && !opts.tty ? open('stderr') : null;
+  const resize = opts.tty ? open('resize') : null;
+  const streams = [error, stdin, stdout, stderr, resize].filter((s): s is SpdyStream => s !== null);
+  try {
+    await Promise.race([
+      Promise.all(streams.map((s) => s.replied())),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('stream server did not accept the streams within 30s')), 30_000).unref()),
+    ]);
+  } catch (e) {
+    session.close();
+    throw e;
+  }
+  const status: Buffer[] = [];
+  error.on('data', (d: Buffer) => status.push(d));
+  const done = new Promise<Buffer>((resolve) => session.once('close', () => resolve(Buffer.concat(status))));
+  return {
+    stdin: (d) => stdin?.write(d),
+    closeStdin: () => stdin?.end(),
+    resize: (json) => resize?.write(json),
+    onStdout: (fn) => stdout?.on('data', fn),
+    onStderr: (fn) => stderr?.on('data', fn),
+    done,
+    abort: () => session.close(),
+  };
+}
+
+/** Sends the SPDY upgrade request and returns whatever arrived after the 101 headers. */
+function upgrade(socket: Duplex, u: URL, protocols: string[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    const onData = (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) {
+        if (buf.length > 64 * 1024) fail(new Error('stream server: response headers too large'));
+        return;
+      }
+      cleanup();
+      const head = buf.subarray(0, end).toString('latin1');
+      const statusLine = head.split('\r\n')[0];
+      const code = Number(statusLine.split(' ')[1]);
+      if (code !== 101) {
+        reject(new Error(`stream server answered ${statusLine.trim()}: ${buf.subarray(end + 4).toString().trim()}`));
+        return;
+      }
+      resolve(buf.subarray(end + 4));
+    };
+    const onEnd = () => fail(new Error('stream server closed the connection during the upgrade'));
+    const fail = (e: Error) => { cleanup(); reject(e); };
+    const cleanup = () => {
+      socket.off('data', onData);
+      socket.off('end', onEnd);
+      socket.off('error', fail);
+    };
+    socket.on('data', onData);
+    socket.once('end', onEnd);
+    socket.once('error', fail);
+    socket.write([
+      `POST ${u.pathname}${u.search} HTTP/1.1`,
+      `Host: ${u.host}`,
+      'Connection: Upgrade',
+      'Upgrade: SPDY/3.1',
+      ...protocols.map((p) => `X-Stream-Protocol-Version: ${p}`),
+      'Content-Length: 0',
+      '', '',
+    ].join('\r\n'));
+  });
+}
