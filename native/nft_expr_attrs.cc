@@ -43,6 +43,10 @@ const std::map<std::string, std::vector<AttrSpec>>& Table() {
                  {"from", NFTNL_EXPR_RANGE_FROM_DATA, K::Data}, {"to", NFTNL_EXPR_RANGE_TO_DATA, K::Data}}},
       {"log", {{"prefix", NFTNL_EXPR_LOG_PREFIX, K::Str}, {"group", NFTNL_EXPR_LOG_GROUP, K::U16}}},
       {"notrack", {}},
+      // The service proxy's ClientIP affinity: `update @set { ip saddr }` (op 1 = update).
+      {"dynset", {{"sregKey", NFTNL_EXPR_DYNSET_SREG_KEY, K::U32}, {"sregData", NFTNL_EXPR_DYNSET_SREG_DATA, K::U32},
+                  {"dynsetOp", NFTNL_EXPR_DYNSET_OP, K::U32}, {"timeout", NFTNL_EXPR_DYNSET_TIMEOUT, K::U64},
+                  {"set", NFTNL_EXPR_DYNSET_SET_NAME, K::Str}}},
   };
   return t;
 }

@@ -34,15 +34,17 @@ const fieldLen = (f: Field): number => {
   return t === 'nfproto' ? 1 : KEY_LEN[t];
 };
 
-/** Loads fields into consecutive registers, as a concatenated key; returns the source register. */
-function loadConcat(fields: Field[]): LowExpr[] {
-  if (fields.length === 1) return [loadField(fields[0]!, 1)];
+/** Loads fields (and optionally a numgen after them) into consecutive registers, as a
+ *  concatenated key starting at register 1. */
+function loadConcat(fields: Field[], numgen?: number): LowExpr[] {
+  if (fields.length === 1 && numgen === undefined) return [loadField(fields[0]!, 1)];
   const out: LowExpr[] = [];
   let slot = 0; // 32-bit register index
   for (const f of fields) {
     out.push(loadField(f, slot === 0 ? 1 : 8 + slot));
     slot += align4(fieldLen(f)) / 4;
   }
+  if (numgen !== undefined) out.push({ type: 'numgen', dreg: slot === 0 ? 1 : 8 + slot, modulus: numgen, ngType: NG_RANDOM, offset: 0 });
   return out;
 }
 
@@ -101,6 +103,24 @@ export function compileExpr(e: Expr, family: TableRef['family']): LowExpr[] {
     case 'numgenVmap':
       return [{ type: 'numgen', dreg: 1, modulus: e.mod, ngType: NG_RANDOM, offset: e.offset ?? 0 }, { type: 'lookup', sreg: 1, set: e.map, dreg: 0 }];
     case 'counter': return [{ type: 'counter' }];
+    case 'dnatMap':
+      if (family !== 'ip') throw new TypeError('dnatMap is only supported in ip tables');
+      // Data `ipv4_addr . inet_service` lands in registers 8 (address) and 9 (port), as nft does it.
+      return [
+        ...loadConcat(e.fields, e.numgen),
+        { type: 'lookup', sreg: 1, set: e.map, dreg: 1 },
+        { type: 'nat', natType: NAT_DNAT, family: FAMILY.ip, regAddrMin: 1, regAddrMax: 1, regProtoMin: 9, regProtoMax: 9, flags: 3 },
+      ];
+    case 'markOr':
+      return [
+        { type: 'meta', key: META.mark, dreg: 1 },
+        { type: 'bitwise', sreg: 1, dreg: 1, len: 4, mask: u32le(~e.value >>> 0), xor: u32le(e.value) },
+        { type: 'meta', key: META.mark, sreg: 1 },
+      ];
+    case 'numgenMatch':
+      return [{ type: 'numgen', dreg: 1, modulus: e.mod, ngType: NG_RANDOM, offset: 0 }, { type: 'cmp', sreg: 1, op: 0, data: u32le(e.value) }];
+    case 'setUpdate':
+      return [...loadConcat(e.fields), { type: 'dynset', sregKey: 1, dynsetOp: 1, set: e.set, ...(e.timeout !== undefined ? { timeout: e.timeout * 1000 } : {}) }];
     case 'accept': case 'drop': case 'return': case 'continue': case 'jump': case 'goto':
       return [{ type: 'immediate', dreg: 0, ...verdictCode(e) }];
     case 'reject': return [{ type: 'reject', rejectType: REJECT[e.with].type, code: REJECT[e.with].code }];
@@ -127,8 +147,15 @@ function comment(text: string | undefined): Uint8Array | undefined {
   return Uint8Array.of(0, bytes.length + 1, ...bytes, 0);
 }
 
-function compileElements(types: Parameters<typeof encodeKey>[0], elements: Element[]): LowElement[] {
-  return elements.map((el) => ({ key: encodeKey(types, el.key), ...(el.verdict ? verdictCode(el.verdict) : {}) }));
+function compileElements(types: Parameters<typeof encodeKey>[0], elements: Element[], dataTypes?: Parameters<typeof encodeKey>[0]): LowElement[] {
+  return elements.map((el) => {
+    if (el.data && !dataTypes) throw new TypeError('element data without the map\'s data type');
+    return {
+      key: encodeKey(types, el.key),
+      ...(el.verdict ? verdictCode(el.verdict) : {}),
+      ...(el.data ? { data: encodeKey(dataTypes!, el.data) } : {}),
+    };
+  });
 }
 
 export function compileOps(table: TableRef, ops: NftOp[]): LowOp[] {
@@ -155,15 +182,17 @@ export function compileOp(table: TableRef, op: NftOp): LowOp {
     case 'addSet': {
       const s = op.set;
       let flags = (s.flags ?? []).reduce((n, f) => n | SET_FLAG[f], 0);
-      if (s.map) flags |= SET_FLAG.map;
+      if (s.map && s.data) throw new TypeError(`set ${s.name}: a verdict map cannot also have data`);
+      if (s.map || s.data) flags |= SET_FLAG.map;
       return {
         ...base, op: 'addSet', set: s.name, flags, keyType: keyTypeId(s.keyType), keyLen: keyLen(s.keyType),
         ...(s.map ? { dataType: NFT_DATA_VERDICT, dataLen: 0 } : {}),
+        ...(s.data ? { dataType: keyTypeId(s.data), dataLen: keyLen(s.data) } : {}),
       };
     }
     case 'deleteSet': return { ...base, op: 'delSet', set: op.set };
     case 'flushSet': return { ...base, op: 'flushSet', set: op.set };
-    case 'addElements': return { ...base, op: 'addElements', set: op.set, elements: compileElements(op.keyType, op.elements) };
+    case 'addElements': return { ...base, op: 'addElements', set: op.set, elements: compileElements(op.keyType, op.elements, op.dataType) };
     case 'deleteElements': return { ...base, op: 'delElements', set: op.set, elements: compileElements(op.keyType, op.elements.map((e) => ({ key: e.key }))) };
   }
 }

@@ -39,11 +39,28 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
   while (i < low.length) {
     const e = low[i]!;
     const field = fieldOf(e);
+    if (field === 'meta mark' && at(1)?.type === 'bitwise' && at(2)?.type === 'meta' && at(2)!.sreg === 1 && at(2)!.key === 3) {
+      out.push({ kind: 'markOr', value: u32(bytes(at(1)!.xor)) });
+      i += 3;
+      continue;
+    }
     if (field) {
       // Consecutive loads feed a lookup (concatenation) or a single compare.
       const fields: Field[] = [field];
       let j = i + 1;
       while (j < low.length && fieldOf(low[j]!)) fields.push(fieldOf(low[j++]!)!);
+      const dm = dnatMapAt(low, j, fields);
+      if (dm) {
+        out.push(dm.expr);
+        i = dm.next;
+        continue;
+      }
+      if (low[j]?.type === 'dynset') {
+        const d = low[j]!;
+        out.push({ kind: 'setUpdate', fields, set: String(d.set), ...(Number(d.timeout ?? 0) ? { timeout: Number(d.timeout) / 1000 } : {}) });
+        i = j + 1;
+        continue;
+      }
       const next = low[j];
       if (next?.type === 'lookup') {
         if (next.dreg === 0) out.push({ kind: 'vmap', fields, map: String(next.set) });
@@ -78,6 +95,17 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
     }
     if (e.type === 'fib' && e.result === 3 && at(1)?.type === 'cmp' && u32(bytes(at(1)!.data)) === 2) {
       out.push({ kind: 'fibDaddrLocal' });
+      i += 2;
+      continue;
+    }
+    const dm = dnatMapAt(low, i, []);
+    if (dm) {
+      out.push(dm.expr);
+      i = dm.next;
+      continue;
+    }
+    if (e.type === 'numgen' && at(1)?.type === 'cmp' && at(1)!.op === 0) {
+      out.push({ kind: 'numgenMatch', mod: Number(e.modulus), value: u32(bytes(at(1)!.data)) });
       i += 2;
       continue;
     }
@@ -118,6 +146,16 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
   return out;
 }
 
+/** `[numgen] lookup dreg 1; nat dnat` at index j (after the field loads) → dnatMap. */
+function dnatMapAt(low: LowExpr[], j: number, fields: Field[]): { expr: Expr; next: number } | undefined {
+  let k = j;
+  const ng = low[k]?.type === 'numgen' && !Number(low[k]!.offset ?? 0) ? low[k++] : undefined;
+  const lookup = low[k], nat = low[k + 1];
+  if (lookup?.type !== 'lookup' || lookup.dreg !== 1 || nat?.type !== 'nat' || nat.natType !== 1 || nat.regProtoMin !== 9) return undefined;
+  if (!ng && !fields.length) return undefined;
+  return { expr: { kind: 'dnatMap', fields, ...(ng ? { numgen: Number(ng.modulus) } : {}), map: String(lookup.set) }, next: k + 2 };
+}
+
 function commentOf(hex: string | undefined): string | undefined {
   if (!hex) return undefined;
   const userdata = bytes(hex);
@@ -136,14 +174,17 @@ const hookName = (n: number): Hook => (Object.entries(HOOK).find(([, v]) => v ==
 export function decompileTable(t: LowTable): TableState {
   const sets: SetState[] = t.sets.map((s) => {
     const keyType = keyTypesOf(s.keyType);
-    const flags = (['constant', 'interval', 'timeout'] as SetFlag[]).filter((f) => s.flags & SET_FLAG[f]);
+    const flags = (['constant', 'interval', 'timeout', 'dynamic'] as SetFlag[]).filter((f) => s.flags & SET_FLAG[f]);
+    const data = s.flags & SET_FLAG.map && s.dataType !== undefined && s.dataType !== NFT_DATA_VERDICT ? keyTypesOf(s.dataType) : undefined;
     const elements: Element[] = s.elements.map((el) => ({
       key: decodeKey(keyType, bytes(el.key)),
       ...(el.verdict !== undefined ? { verdict: verdictOf(el.verdict, el.chain) } : {}),
+      ...(data && el.data !== undefined ? { data: decodeKey(data, bytes(el.data)) } : {}),
     }));
     return {
       name: s.name, keyType, elements,
       ...(s.flags & SET_FLAG.map && s.dataType === NFT_DATA_VERDICT ? { map: 'verdict' as const } : {}),
+      ...(data ? { data } : {}),
       ...(flags.length ? { flags } : {}),
     };
   });

@@ -7,7 +7,7 @@ export const FAMILY: Record<Family, number> = { inet: 1, ip: 2, ip6: 10 };
 export const HOOK = { prerouting: 0, input: 1, forward: 2, output: 3, postrouting: 4 } as const;
 export const VERDICT = { drop: 0, accept: 1, continue: -1, jump: -3, goto: -4, return: -5 } as const;
 export const NFT_DATA_VERDICT = 0xffffff00;
-export const SET_FLAG = { anonymous: 1, constant: 2, interval: 4, map: 8, timeout: 16 } as const;
+export const SET_FLAG = { anonymous: 1, constant: 2, interval: 4, map: 8, timeout: 16, dynamic: 32 } as const;
 /** nft's datatype ids (datatype.h); a concatenation packs them 6 bits apart. */
 export const KEY_TYPE_ID: Record<KeyType, number> = { integer: 4, ipv4_addr: 7, ipv6_addr: 8, inet_proto: 12, inet_service: 13, mark: 19 };
 const TYPE_BITS = 6;
@@ -26,7 +26,11 @@ export const FIELD_TYPE: Record<Field, KeyType | 'nfproto'> = {
 };
 
 export function keyTypeId(types: KeyType[]): number {
-  return types.reduce((acc, t) => (acc << TYPE_BITS) | KEY_TYPE_ID[t], 0);
+  // nft cannot split a concatenation containing the sizeless `integer` unless the set carries
+  // nft's own typeof userdata (which the addon does not write): `nft list` would abort. In a
+  // concatenation an integer slot is declared as a mark (also 32 bits), which nft can list.
+  const id = (t: KeyType) => (t === 'integer' && types.length > 1 ? KEY_TYPE_ID.mark : KEY_TYPE_ID[t]);
+  return types.reduce((acc, t) => (acc << TYPE_BITS) | id(t), 0);
 }
 
 export function keyTypesOf(id: number, count?: number): KeyType[] {

@@ -113,7 +113,8 @@ export class FakeNft implements NftDriver {
           }
           if (el.verdict && 'chain' in el.verdict) chain(el.verdict.chain);
           if (i >= 0) {
-            if (JSON.stringify(s.elements[i]!.verdict) !== JSON.stringify(el.verdict)) throw new Failure('EEXIST', `element ${el.key.join(' . ')} exists`);
+            if (JSON.stringify(s.elements[i]!.verdict) !== JSON.stringify(el.verdict) || JSON.stringify(s.elements[i]!.data) !== JSON.stringify(el.data))
+              throw new Failure('EEXIST', `element ${el.key.join(' . ')} exists`);
             continue;
           }
           s.elements.push(structuredClone(el));
@@ -127,7 +128,8 @@ export class FakeNft implements NftDriver {
 function checkRefs(e: Expr, chain: (n: string) => unknown, set: (n: string) => unknown): void {
   if (e.kind === 'jump' || e.kind === 'goto') chain(e.chain);
   if (e.kind === 'lookup') set(e.set);
-  if (e.kind === 'vmap' || e.kind === 'numgenVmap') set(e.map);
+  if (e.kind === 'vmap' || e.kind === 'numgenVmap' || e.kind === 'dnatMap') set(e.map);
+  if (e.kind === 'setUpdate') set(e.set);
 }
 
 const tableKey = (netns: string | null, t: TableRef) => `${netns ?? ''}|${t.family}|${t.name}`;

@@ -31,6 +31,18 @@ function exprOf(x: Json): Expr | Expr[] {
     const fields = (key.concat ?? [key]).map(fieldOf) as Field[];
     return { kind: 'vmap', fields, map };
   }
+  if (x.dnat?.addr?.map) {
+    const parts: Json[] = x.dnat.addr.map.key.concat ?? [x.dnat.addr.map.key];
+    const ng = parts.find((p) => p.numgen);
+    return { kind: 'dnatMap', fields: parts.filter((p) => !p.numgen).map(fieldOf) as Field[], ...(ng ? { numgen: ng.numgen.mod } : {}), map: String(x.dnat.addr.map.data).replace(/^@/, '') };
+  }
+  if (x.set?.op === 'update') {
+    const elem = x.set.elem;
+    const key = elem.elem ? elem.elem.val : elem; // `{ key timeout Ns }` is wrapped in an elem object
+    const timeout = elem.elem?.timeout;
+    return { kind: 'setUpdate', fields: (key.concat ?? [key]).map(fieldOf) as Field[], set: String(x.set.set).replace(/^@/, ''), ...(timeout ? { timeout } : {}) };
+  }
+  if (x.mangle && x.mangle.key?.meta?.key === 'mark' && x.mangle.value?.['|']) return { kind: 'markOr', value: x.mangle.value['|'][1] };
   if (x.dnat) return { kind: 'dnat', addr: x.dnat.addr, ...(x.dnat.port !== undefined ? { port: x.dnat.port } : {}) };
   if (x.mangle && x.mangle.key?.meta?.key === 'mark') return { kind: 'setMark', value: x.mangle.value };
   if (x.reject) {
@@ -41,6 +53,7 @@ function exprOf(x: Json): Expr | Expr[] {
   if (x.match) {
     const { op, left, right } = x.match;
     const neg = op === '!=' ? { op: '!=' as const } : {};
+    if (left.numgen) return { kind: 'numgenMatch', mod: left.numgen.mod, value: right };
     if (left.ct?.key === 'state') return { kind: 'ctState', states: ([] as CtState[]).concat(right) };
     if (left.fib && right === 'local') return { kind: 'fibDaddrLocal' };
     if (typeof right === 'string' && right.startsWith('@')) {
@@ -68,11 +81,14 @@ function exprOf(x: Json): Expr | Expr[] {
   return { kind: 'raw', text: JSON.stringify(x) };
 }
 
+function partsOf(k: Json): Value[] {
+  return (k && typeof k === 'object' && Array.isArray(k.concat) ? k.concat : [k]).map((p: Json) => (typeof p === 'object' && p?.prefix ? `${p.prefix.addr}/${p.prefix.len}` : num(p)));
+}
+
 function elementOf(e: Json, isMap: boolean): Element {
   const [k, data] = isMap ? e : [e, undefined];
-  const keyParts: Value[] = (k && typeof k === 'object' && Array.isArray(k.concat) ? k.concat : [k]).map((p: Json) => (typeof p === 'object' && p?.prefix ? `${p.prefix.addr}/${p.prefix.len}` : num(p)));
   const verdict = verdictOf(data);
-  return { key: keyParts, ...(verdict ? { verdict } : {}) };
+  return { key: partsOf(k), ...(verdict ? { verdict } : isMap && data !== undefined ? { data: partsOf(data) } : {}) };
 }
 
 export function tableFromNftJson(doc: Json, family: Family, name: string): TableState {
@@ -86,10 +102,11 @@ export function tableFromNftJson(doc: Json, family: Family, name: string): Table
     } else if (it.set || it.map) {
       const s = it.set ?? it.map;
       const keyType = ([] as KeyType[]).concat(s.type);
-      const flags = ([] as SetFlag[]).concat(s.flags ?? []).filter((f) => f === 'constant' || f === 'interval' || f === 'timeout');
+      const flags = ([] as SetFlag[]).concat(s.flags ?? []).filter((f) => f === 'constant' || f === 'interval' || f === 'timeout' || f === 'dynamic');
+      const data = it.map && s.map !== 'verdict' ? (String(s.map).split(' . ') as KeyType[]) : undefined;
       const set: SetState = {
         name: s.name, keyType, elements: (s.elem ?? []).map((e: Json) => elementOf(e, Boolean(it.map))),
-        ...(it.map ? { map: 'verdict' as const } : {}), ...(flags.length ? { flags } : {}),
+        ...(it.map && !data ? { map: 'verdict' as const } : {}), ...(data ? { data } : {}), ...(flags.length ? { flags } : {}),
       };
       state.sets.push(set);
     } else if (it.rule) {

@@ -32,6 +32,13 @@ export function renderExpr(e: Expr, family: TableRef['family']): string {
     case 'vmap': return `${e.fields.join(' . ')} vmap @${q(e.map)}`;
     case 'numgenVmap': return `numgen random mod ${e.mod}${e.offset ? ` offset ${e.offset}` : ''} vmap @${q(e.map)}`;
     case 'counter': return 'counter';
+    case 'dnatMap': {
+      const key = [...e.fields, ...(e.numgen !== undefined ? [`numgen random mod ${e.numgen}`] : [])].join(' . ');
+      return `dnat ip to ${key} map @${q(e.map)}`;
+    }
+    case 'markOr': return `meta mark set meta mark or 0x${e.value.toString(16)}`;
+    case 'numgenMatch': return `numgen random mod ${e.mod} == ${e.value}`;
+    case 'setUpdate': return `update @${q(e.set)} { ${e.fields.join(' . ')}${e.timeout !== undefined ? ` timeout ${e.timeout}s` : ''} }`;
     case 'accept': case 'drop': case 'return': case 'continue': case 'jump': case 'goto': return renderVerdict(e);
     case 'reject': {
       const w = { 'icmp port-unreachable': 'icmp type port-unreachable', 'icmpv6 port-unreachable': 'icmpv6 type port-unreachable', 'icmpx port-unreachable': 'icmpx type port-unreachable', 'tcp reset': 'tcp reset' }[e.with];
@@ -49,15 +56,29 @@ export function renderExpr(e: Expr, family: TableRef['family']): string {
   }
 }
 
+// `integer` has no size in nft's type syntax, so a key containing one is declared with
+// typeof and an expression of each type (data too: typeof covers both sides).
+const TYPEOF: Record<KeyType, string> = {
+  ipv4_addr: 'ip daddr', ipv6_addr: 'ip6 daddr', inet_proto: 'meta l4proto', inet_service: 'th dport', mark: 'meta mark', integer: 'numgen random mod 1',
+};
+
 function renderSetBody(s: SetSpec): string {
-  const key = s.keyType.length === 1 && s.keyType[0] === 'integer' ? 'typeof numgen random mod 1' : `type ${s.keyType.join(' . ')}`;
+  const useTypeof = s.keyType.includes('integer') || Boolean(s.data?.includes('integer'));
+  const key = useTypeof ? `typeof ${s.keyType.map((t) => TYPEOF[t]).join(' . ')}` : `type ${s.keyType.join(' . ')}`;
+  const data = s.map ? ' : verdict' : s.data ? ` : ${s.data.map((t) => (useTypeof ? TYPEOF[t] : t)).join(' . ')}` : '';
   const flags = s.flags?.length ? ` flags ${s.flags.join(',')};` : '';
-  return `{ ${key}${s.map ? ' : verdict' : ''};${flags} }`;
+  return `{ ${key}${data};${flags} }`;
 }
 
-function renderElements(types: KeyType[], elements: Element[], withData: boolean): string {
+function renderElements(types: KeyType[], elements: Element[], withData: boolean, dataTypes?: KeyType[]): string {
   return elements
-    .map((el) => el.key.map((k, i) => value(types[i]!, k)).join(' . ') + (withData && el.verdict ? ` : ${renderVerdict(el.verdict)}` : ''))
+    .map((el) => {
+      const key = el.key.map((k, i) => value(types[i]!, k)).join(' . ');
+      if (!withData) return key;
+      if (el.verdict) return `${key} : ${renderVerdict(el.verdict)}`;
+      if (el.data) return `${key} : ${el.data.map((d, i) => value(dataTypes?.[i] ?? 'integer', d)).join(' . ')}`;
+      return key;
+    })
     .join(', ');
 }
 
@@ -78,11 +99,11 @@ export function renderOp(t: TableRef, op: NftOp): string {
       return `add rule ${tbl} ${q(op.chain)} ${op.exprs.map((e) => renderExpr(e, t.family)).join(' ')}${comment}`;
     }
     case 'deleteRule': return `delete rule ${tbl} ${q(op.chain)} handle ${op.handle}`;
-    case 'addSet': return `add ${op.set.map ? 'map' : 'set'} ${tbl} ${q(op.set.name)} ${renderSetBody(op.set)}`;
+    case 'addSet': return `add ${op.set.map || op.set.data ? 'map' : 'set'} ${tbl} ${q(op.set.name)} ${renderSetBody(op.set)}`;
     case 'deleteSet': return `delete ${op.map ? 'map' : 'set'} ${tbl} ${q(op.set)}`;
     case 'flushSet': return `flush ${op.map ? 'map' : 'set'} ${tbl} ${q(op.set)}`;
     case 'addElements':
-      return op.elements.length ? `add element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, true)} }` : '';
+      return op.elements.length ? `add element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, true, op.dataType)} }` : '';
     case 'deleteElements':
       return op.elements.length ? `delete element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, false)} }` : '';
   }

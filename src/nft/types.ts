@@ -33,6 +33,16 @@ export type Expr =
    *  map (service s owns keys K..K+N-1), which keeps the number of named maps small. */
   | { kind: 'numgenVmap'; mod: number; map: string; offset?: number }
   | { kind: 'counter' }
+  /** `dnat ip to <fields> [. numgen random mod N] map @map`: the map's data is `ipv4_addr .
+   *  inet_service`, so one shared data map can hold every service's endpoints (no jumps, so
+   *  changing its elements never makes the kernel re-validate the table). */
+  | { kind: 'dnatMap'; fields: Field[]; numgen?: number; map: string }
+  /** `meta mark set meta mark or V`: sets bits without clobbering the rest of the mark. */
+  | { kind: 'markOr'; value: number }
+  /** `numgen random mod N == V`: a probability cascade without a map. */
+  | { kind: 'numgenMatch'; mod: number; value: number }
+  /** `update @set { fields [timeout Ns] }`: adds the key or refreshes its timeout (affinity). */
+  | { kind: 'setUpdate'; fields: Field[]; set: string; timeout?: number }
   | Verdict
   | { kind: 'reject'; with: 'icmp port-unreachable' | 'icmpv6 port-unreachable' | 'icmpx port-unreachable' | 'tcp reset' }
   | { kind: 'dnat'; addr: string; port?: number }
@@ -55,7 +65,7 @@ export interface ChainSpec {
   base?: BaseChain;
 }
 
-export type SetFlag = 'constant' | 'interval' | 'timeout';
+export type SetFlag = 'constant' | 'interval' | 'timeout' | 'dynamic';
 
 export interface SetSpec {
   name: string;
@@ -63,12 +73,16 @@ export interface SetSpec {
   keyType: KeyType[];
   /** Present for maps; only verdict maps are needed so far. */
   map?: 'verdict';
+  /** For data maps: the type of each element's data (e.g. `ipv4_addr . inet_service`). */
+  data?: KeyType[];
   flags?: SetFlag[];
 }
 
 export interface Element {
   key: Value[];
   verdict?: Verdict;
+  /** A data map's value, one part per SetSpec.data type. */
+  data?: Value[];
 }
 
 export interface TableRef {
@@ -87,7 +101,7 @@ export type NftOp =
   | { op: 'addSet'; set: SetSpec }
   /** `map: true` for maps: the nft -f fallback must say `flush map` / `delete map`. */
   | { op: 'deleteSet' | 'flushSet'; set: string; map?: boolean }
-  | { op: 'addElements' | 'deleteElements'; set: string; keyType: KeyType[]; elements: Element[] };
+  | { op: 'addElements' | 'deleteElements'; set: string; keyType: KeyType[]; dataType?: KeyType[]; elements: Element[] };
 
 export interface RuleState {
   chain: string;
