@@ -48,6 +48,11 @@ export function resourceInfos(registries: GenericRegistry[], extra: ExtraResourc
         if (s === 'binding') subs.push({ name: 'binding', kind: 'Binding', group: '', version: 'v1', verbs: ['create'] });
         if (s === 'finalize') subs.push({ name: 'finalize', kind: d.kind, group: d.group, version: v.version, verbs: ['update'] });
       }
+      // Served by proxying to the pod's kubelet (handlers/proxy.ts).
+      if (d.group === '' && d.resource === 'pods') {
+        subs.push({ name: 'log', kind: 'Pod', group: '', version: v.version, verbs: ['get'] });
+        subs.push({ name: 'exec', kind: 'PodExecOptions', group: '', version: v.version, verbs: ['create', 'get'] });
+      }
       out.push({ group: d.group, version: v.version, resource: d.resource, singular: d.singular, kind: d.kind, namespaced: d.namespaced, verbs: allVerbs, shortNames: d.shortNames, categories: d.categories, subresources: subs });
     }
   }

@@ -22,6 +22,8 @@ import { createResource, deleteCollection, deleteResource, getResource, listReso
 import { subresourceHandler } from './handlers/subresources.js';
 import { watchResource } from './handlers/watch.js';
 import { readBody } from './body.js';
+import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, type KubeletClientConfig } from './handlers/proxy.js';
+import type { Duplex } from 'node:stream';
 
 export interface HandlerDeps {
   registries: Registries;
@@ -37,6 +39,8 @@ export interface HandlerDeps {
   version: Record<string, string>;
   ready: () => string | null;
   bookmarkIntervalMs?: number;
+  /** Credentials for the kubelets (pods/log, pods/exec). */
+  kubelet?: KubeletClientConfig;
 }
 
 export function createHandler(deps: HandlerDeps) {
@@ -94,6 +98,8 @@ export function createHandler(deps: HandlerDeps) {
       accept: negotiate(req.headers.accept), ctx: requestContext(user, url.searchParams), warnings: [],
     };
     const handlerDeps = { admission: deps.admission, fields: deps.fields };
+    if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return proxyPodLog(h, deps.registries, deps.kubelet);
+    if (isStreamSubresource(info.resource, info.subresource) && !info.group) throw badRequest('Upgrade request required');
     if (info.subresource) return subresourceHandler(h, handlerDeps);
     switch (info.verb) {
       case 'get': return getResource(h);
@@ -167,4 +173,34 @@ export function createHandler(deps: HandlerDeps) {
     }
     throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
   }
+}
+
+/** Upgrade requests (pods/exec and pods/attach over WebSocket or SPDY): authenticated and
+ *  authorised like any request (as `create`, which is what a stream into a pod amounts to),
+ *  then spliced through to the pod's kubelet. */
+export function createUpgradeHandler(deps: HandlerDeps) {
+  return async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://apiserver');
+    try {
+      let info: RequestInfo;
+      try {
+        info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      } catch (e) {
+        throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(e as Error).message}`);
+      }
+      const user = deps.authn.authenticate(req);
+      if (!user) throw unauthorized();
+      if (!info.isResourceRequest || info.group !== '' || !isStreamSubresource(info.resource, info.subresource) || !info.namespace || !info.name) {
+        throw badRequest(`upgrade requests are only served for pods/exec and pods/attach, not ${url.pathname}`);
+      }
+      info = { ...info, verb: 'create' };
+      const denial = await deps.authz.authorize(user, info);
+      if (denial !== null) throw forbidden(denial);
+      deps.metrics.requests.inc({ verb: 'CONNECT', group: '', resource: 'pods', subresource: info.subresource, code: '101' });
+      await proxyStreamUpgrade(req, socket, head, info.namespace, info.name, info.subresource, url.searchParams, deps.registries, deps.kubelet);
+    } catch (err) {
+      const status = toStatusError(err, (msg, fields) => deps.log.error(msg, { ...fields, path: url.pathname, verb: 'upgrade' }));
+      rejectUpgrade(socket, status);
+    }
+  };
 }

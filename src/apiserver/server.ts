@@ -9,7 +9,7 @@ import { ClientCertAuthenticator, TokenFileAuthenticator, unionAuthenticator, ty
 import { alwaysAllow } from './authz.js';
 import { AdmissionChain, namespaceLifecycle } from './admission.js';
 import { Discovery, resourceInfos } from './discovery.js';
-import { createHandler } from './handler.js';
+import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
 import { fieldTracker } from './managed-fields.js';
 import { APIMetrics } from './metrics.js';
 import { buildRegistries, type Registries } from './registry/index.js';
@@ -32,6 +32,8 @@ export interface APIServerOptions {
   bookmarkIntervalMs?: number;
   /** Events the watch cache keeps for watches that resume from a resourceVersion (tests shrink it). */
   watchCacheCapacity?: number;
+  /** The client certificate presented to kubelets for pods/log and pods/exec (kube-apiserver-kubelet-client). */
+  kubeletClient?: { certPem: string; keyPem: string };
 }
 
 export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-capstan', gitCommit: 'capstan', gitTreeState: 'clean', buildDate: '2026-11-30T00:00:00Z', goVersion: 'node', compiler: 'capstan', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` };
@@ -61,7 +63,7 @@ export class APIServer {
     ]);
     let port = this.opts.port ?? 6443;
     const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
-    const handler = createHandler({
+    const handlerDeps: HandlerDeps = {
       registries: this.registries,
       cache: this.cache,
       authn: unionAuthenticator(authenticators),
@@ -75,13 +77,18 @@ export class APIServer {
       version: kubernetesVersion,
       ready: () => this.storeProblem,
       bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
-    });
+      kubelet: this.opts.kubeletClient ? { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem } : undefined,
+    };
+    const handler = createHandler(handlerDeps);
+    const upgrade = createUpgradeHandler(handlerDeps);
     this.server = createServer({
       cert: this.opts.tls.certPem, key: this.opts.tls.keyPem, ca: this.opts.tls.caPem,
       requestCert: true, rejectUnauthorized: false,
       // Long watches must not be cut by Node's request timeouts.
       requestTimeout: 0, keepAliveTimeout: 65_000,
     }, (req, res) => void handler(req, res));
+    // Upgrade requests (exec over WebSocket/SPDY) come here instead of the request handler.
+    this.server.on('upgrade', (req, socket, head) => void upgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(port, this.opts.bindAddress ?? '127.0.0.1', () => resolve());

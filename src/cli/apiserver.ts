@@ -17,6 +17,8 @@ export const apiserverFlags = {
   'tls-cert-file': { type: 'string' },
   'tls-private-key-file': { type: 'string' },
   'client-ca-file': { type: 'string' },
+  'kubelet-client-certificate': { type: 'string' },
+  'kubelet-client-key': { type: 'string' },
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
   'service-node-port-range': { type: 'string', default: '30000-32767' },
 } as const;
@@ -34,9 +36,12 @@ export async function run(argv: string[]): Promise<number> {
     pki = ensureClusterPKI(dataDir, [advertise, bind].filter((a) => a !== '0.0.0.0'), values['service-cluster-ip-range']);
     tls = { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem };
   }
+  const kubeletClient = values['kubelet-client-certificate'] && values['kubelet-client-key']
+    ? { certPem: readFileSync(values['kubelet-client-certificate'], 'utf8'), keyPem: readFileSync(values['kubelet-client-key'], 'utf8') }
+    : pki?.kubeletClient;
   const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
   const server = new APIServer({
-    store, tls, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
+    store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
     tokenFile: values['token-auth-file'],
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });

@@ -12,6 +12,8 @@ export interface ClusterPKI {
   ca: KeyPair;
   serving: KeyPair;
   admin: KeyPair;
+  /** The API server's identity towards kubelets (logs, exec): CN kube-apiserver-kubelet-client, O system:masters. */
+  kubeletClient: KeyPair;
   tokenFile: string;
 }
 
@@ -23,11 +25,12 @@ export function ensureClusterPKI(dataDir: string, addresses: string[], serviceRa
   const ips = [...new Set(['127.0.0.1', ...addresses, serviceIP])];
   const serving = ensureServingCert(dir, 'apiserver', ca, ips, ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local']);
   const admin = loadOrCreate(dir, 'admin', () => issueCert(ca, { commonName: 'kubernetes-admin', organizations: ['system:masters'], usage: 'client' }));
+  const kubeletClient = loadOrCreate(dir, 'apiserver-kubelet-client', () => issueCert(ca, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'], usage: 'client' }));
   const tokenFile = join(dataDir, 'tokens.csv');
   if (!existsSync(tokenFile)) {
     writeFileSync(tokenFile, `${randomBytes(24).toString('hex')},admin-token,admin-token-uid,"system:masters"\n`, { mode: 0o600 });
   }
-  return { ca, serving, admin, tokenFile };
+  return { ca, serving, admin, kubeletClient, tokenFile };
 }
 
 export function writeAdminKubeconfig(dataDir: string, pki: ClusterPKI, server: string): string {

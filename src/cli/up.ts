@@ -38,6 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   const server = new APIServer({
     store, bindAddress: bind, port: Number(values.port), advertiseAddress: advertise,
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
+    kubeletClient: pki.kubeletClient,
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'],
   });
   const stops: (() => Promise<void>)[] = [];

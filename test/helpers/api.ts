@@ -226,6 +226,7 @@ export async function startAPIServer(t: Teardownable, opts: TestServerOptions = 
     ...opts,
     store,
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
+    kubeletClient: pki.kubeletClient,
     tokenFile: pki.tokenFile,
     port: 0,
     bindAddress: '127.0.0.1',

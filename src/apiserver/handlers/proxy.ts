@@ -1,0 +1,164 @@
+// pods/log, pods/exec (and attach): the API server finds the pod's node and proxies to its
+// kubelet over HTTPS, presenting the kubelet-client certificate. Logs stream back as they
+// come; exec upgrades are spliced: the upgrade request is forwarded to the kubelet and the
+// two connections are joined byte for byte, so WebSocket frames pass through untouched.
+import { request as httpsRequest } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { KubeObject } from '../../api/object.js';
+import { badRequest, StatusError } from '../errors.js';
+import type { Registries } from '../registry/index.js';
+import type { HandlerContext } from './context.js';
+
+export interface KubeletClientConfig {
+  certPem: string;
+  keyPem: string;
+  /** CA that signed the kubelets' serving certificates. */
+  caPem: string;
+}
+
+interface Target {
+  pod: KubeObject;
+  container: string;
+  host: string;
+  port: number;
+}
+
+const LOG_PARAMS = ['follow', 'previous', 'timestamps', 'tailLines', 'sinceSeconds', 'sinceTime', 'limitBytes'];
+const STREAM_SUBRESOURCES = new Set(['exec']);
+
+export function isStreamSubresource(resource: string, subresource: string): boolean {
+  return resource === 'pods' && STREAM_SUBRESOURCES.has(subresource);
+}
+
+/** The pod, the container a request means and where its kubelet listens. */
+async function target(registries: Registries, namespace: string, name: string, container: string | null, verb: 'log' | 'exec' | 'attach'): Promise<Target | null> {
+  const pod = await registries.get('', 'pods')!.get(namespace, name);
+  const names = ((pod.spec?.containers ?? []) as { name: string }[]).map((c) => c.name);
+  const init = ((pod.spec?.initContainers ?? []) as { name: string }[]).map((c) => c.name);
+  const eph = ((pod.spec?.ephemeralContainers ?? []) as { name: string }[]).map((c) => c.name);
+  let chosen = container ?? '';
+  if (!chosen) {
+    if (names.length === 1) chosen = names[0];
+    else throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${names.join(' ')}]${init.length ? ` or one of the init containers: [${init.join(' ')}]` : ''}`);
+  } else if (![...names, ...init, ...eph].includes(chosen)) {
+    throw badRequest(`container ${chosen} is not valid for pod ${name}`);
+  }
+  const nodeName = pod.spec?.nodeName as string | undefined;
+  if (!nodeName) {
+    if (verb === 'log') return null;
+    throw badRequest(`pod ${name} does not have a host assigned`);
+  }
+  if (verb !== 'log') {
+    const phase = pod.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') throw badRequest(`cannot ${verb} into a container in a completed pod; current phase is ${phase}`);
+  }
+  const node = await registries.get('', 'nodes')!.get(undefined, nodeName).catch((e) => {
+    if (e instanceof StatusError && e.code === 404) throw new StatusError(500, 'InternalError', `node "${nodeName}" of pod ${name} not found`);
+    throw e;
+  });
+  const addrs = (node.status?.addresses ?? []) as { type: string; address: string }[];
+  const host = (addrs.find((a) => a.type === 'InternalIP') ?? addrs.find((a) => a.type === 'ExternalIP') ?? addrs.find((a) => a.type === 'Hostname'))?.address;
+  if (!host) throw new StatusError(500, 'InternalError', `node "${nodeName}" has no address`);
+  const port = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || 10250;
+  return { pod, container: chosen, host, port };
+}
+
+function kubeletPath(kind: string, t: Target, query: URLSearchParams): string {
+  const m = t.pod.metadata;
+  return `/${kind}/${encodeURIComponent(m.namespace ?? "")}/${encodeURIComponent(m.name ?? "")}/${encodeURIComponent(t.container)}${query.size ? `?${query}` : ''}`;
+}
+
+function noKubeletClient(): StatusError {
+  return new StatusError(500, 'InternalError', 'the API server has no kubelet client credentials');
+}
+
+function reasonFor(code: number): string {
+  return ({ 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 503: 'ServiceUnavailable' } as Record<number, string>)[code] ?? 'InternalError';
+}
+
+export async function proxyPodLog(h: HandlerContext, registries: Registries, kubelet: KubeletClientConfig | undefined): Promise<void> {
+  if (h.info.verb !== 'get') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  const t = await target(registries, h.info.namespace, h.info.name, h.query.get('container'), 'log');
+  if (!t) {
+    h.res.writeHead(200, { 'Content-Type': 'text/plain' });
+    return void h.res.end();
+  }
+  if (!kubelet) throw noKubeletClient();
+  const q = new URLSearchParams();
+  for (const k of LOG_PARAMS) {
+    const v = h.query.get(k);
+    if (v !== null) q.set(k, v);
+  }
+  await new Promise<void>((resolve, reject) => {
+    const up = httpsRequest({
+      host: t.host, port: t.port, method: 'GET', path: kubeletPath('containerLogs', t, q),
+      ca: kubelet.caPem, cert: kubelet.certPem, key: kubelet.keyPem, agent: false, servername: isIP(t.host) ? undefined : t.host,
+    }, (kres) => {
+      const code = kres.statusCode ?? 500;
+      if (code !== 200) {
+        let body = '';
+        kres.setEncoding('utf8');
+        kres.on('data', (d: string) => { if (body.length < 64 * 1024) body += d; });
+        kres.on('end', () => reject(new StatusError(code, reasonFor(code), body.trim() || `the kubelet answered ${code}`)));
+        kres.on('error', reject);
+        return;
+      }
+      h.res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private', 'X-Content-Type-Options': 'nosniff' });
+      h.res.flushHeaders();
+      kres.pipe(h.res);
+      kres.on('end', resolve);
+      kres.on('error', () => { h.res.destroy(); resolve(); });
+    });
+    // The reader went away (kubectl logs -f interrupted): drop the kubelet connection too.
+    h.res.on('close', () => { up.destroy(); resolve(); });
+    up.on('error', (e) => {
+      if (h.res.headersSent) { h.res.destroy(); resolve(); return; }
+      reject(new StatusError(500, 'InternalError', `Get "https://${t.host}:${t.port}/containerLogs/...": ${e.message}`));
+    });
+    up.end();
+  });
+}
+
+/** Handles an Upgrade request for pods/exec or pods/attach after authentication and authorisation. */
+export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, namespace: string, name: string, subresource: string, query: URLSearchParams, registries: Registries, kubelet: KubeletClientConfig | undefined): Promise<void> {
+  const t = (await target(registries, namespace, name, query.get('container'), subresource as 'exec' | 'attach'))!;
+  if (!kubelet) throw noKubeletClient();
+  const q = new URLSearchParams(query);
+  q.delete('container');
+  const path = kubeletPath(subresource, t, q);
+  const up = tlsConnect({ host: t.host, port: t.port, ca: kubelet.caPem, cert: kubelet.certPem, key: kubelet.keyPem, servername: isIP(t.host) ? undefined : t.host, ALPNProtocols: ['http/1.1'] });
+  await new Promise<void>((resolve, reject) => {
+    up.once('secureConnect', () => { up.off('error', reject); resolve(); });
+    up.once('error', (e) => reject(new StatusError(500, 'InternalError', `error dialing the kubelet at ${t.host}:${t.port}: ${e.message}`)));
+  });
+  const lines = [`${req.method} ${path} HTTP/1.1`, `Host: ${t.host}:${t.port}`];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const k = req.rawHeaders[i];
+    const lower = k.toLowerCase();
+    // Credentials stay here; the kubelet trusts the API server's own certificate.
+    if (['host', 'authorization', 'impersonate-user', 'impersonate-group'].includes(lower) || lower.startsWith('impersonate-extra-')) continue;
+    lines.push(`${k}: ${req.rawHeaders[i + 1]}`);
+  }
+  up.write(lines.join('\r\n') + '\r\n\r\n');
+  if (head.length) up.write(head);
+  up.pipe(socket);
+  socket.pipe(up);
+  const close = () => { up.destroy(); socket.destroy(); };
+  up.on('error', close);
+  socket.on('error', close);
+  up.on('close', close);
+  socket.on('close', close);
+}
+
+/** Answers a failed upgrade with a Status, as the normal pipeline would. */
+export function rejectUpgrade(socket: Duplex, status: StatusError): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(status.toStatus());
+  socket.end(`HTTP/1.1 ${status.code} ${reasonFor(status.code)}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function isIP(host: string): boolean {
+  return /^[\d.]+$/.test(host) || host.includes(':');
+}
