@@ -1,0 +1,112 @@
+// kubectl logs and exec end to end: real kubectl → in-process API server → the kubelet
+// server (HTTPS, client certificates of the cluster CA) → a real containerd in a test netns
+// (logs from its CRI log files, exec over its stream server). No kubelet core: the test
+// makes the pod's sandbox and containers through CRI with the labels the kubelet sets, and
+// the Pod and Node objects through the API.
+import t from 'tap';
+import { join } from 'node:path';
+import type { ContainerConfig, PodSandboxConfig } from '../../cri/index.js';
+import { BUSYBOX_IMAGE } from '../../src/kubelet/images/index.js';
+import { LABELS, netnsDialer, startKubeletServer } from '../../src/kubelet/server/index.js';
+import { issueCert } from '../../src/pki/index.js';
+import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
+import { runtimeUnavailable, startRuntimeEnv } from '../cri/runtime-env.js';
+import { startAPIServer } from '../helpers/api.js';
+import { eventually, kubectlFor } from '../helpers/kubectl.js';
+
+const why = runtimeUnavailable();
+
+t.test('kubectl logs and exec through the API server and the kubelet server', { skip: why ?? false, timeout: 120_000 }, async (t) => {
+  const [env, api] = await Promise.all([startRuntimeEnv(t), startAPIServer(t)]);
+  const cri = env.client;
+  const serving = issueCert(api.pki.ca, { commonName: 'node-a', ipAddresses: ['127.0.0.1'], usage: 'server' });
+  const kubelet = await startKubeletServer({
+    cri, address: '127.0.0.1', port: 0, tls: serving, clientCA: api.pki.ca.certPem, nodeName: 'node-a',
+    streamDialer: netnsDialer(`/run/netns/${env.netns}`), logPollMs: 50,
+  });
+  t.teardown(() => kubelet.stop());
+  const k = kubectlFor(t, writeAdminKubeconfig(api.dir, api.pki, `https://127.0.0.1:${api.port}`));
+
+  // The Node the API server routes by: InternalIP and the kubelet's port.
+  await k.ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } }));
+  await k.ok(['patch', 'node', 'node-a', '--subresource=status', '--type=merge', '-p', JSON.stringify({
+    status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubelet.port } } },
+  })]);
+  const pod = (name: string, containers: string[]) => JSON.stringify({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name },
+    spec: { nodeName: 'node-a', containers: containers.map((c) => ({ name: c, image: BUSYBOX_IMAGE })) },
+  });
+  await k.ok(['create', '-f', '-'], pod('web', ['main']));
+  await k.ok(['create', '-f', '-'], pod('multi', ['a', 'b']));
+  const uid = (await k.ok(['get', 'pod', 'web', '-o', 'jsonpath={.metadata.uid}'])).trim();
+
+  // The runtime side, labelled as the kubelet labels it.
+  const podLabels = { [LABELS.podNamespace]: 'default', [LABELS.podName]: 'web', [LABELS.podUID]: uid };
+  const sandbox: PodSandboxConfig = {
+    metadata: { name: 'web', uid, namespace: 'default', attempt: 0 },
+    log_directory: join(env.dir, 'pods', `default_web_${uid}`), dns_config: {}, labels: podLabels,
+    linux: { cgroup_parent: `${env.cgroupParent}/pod${uid}` },
+  };
+  const sandboxId = await cri.runPodSandbox(sandbox);
+  const container = (attempt: number, script: string): ContainerConfig => ({
+    metadata: { name: 'main', attempt }, image: { image: BUSYBOX_IMAGE }, command: ['sh', '-c', script],
+    log_path: `main/${attempt}.log`, labels: { ...podLabels, [LABELS.containerName]: 'main' },
+  });
+  // A first run that failed, then the current one, which waits for a file before printing more.
+  const first = await cri.createContainer(sandboxId, container(0, 'echo first run; exit 1'), sandbox);
+  await cri.startContainer(first);
+  await eventually(async () => (await cri.containerStatus(first)).status?.state === 'CONTAINER_EXITED', 10_000, 'first run exits');
+  const current = await cri.createContainer(sandboxId, container(1, 'echo hello; echo to stderr >&2; while [ ! -f /tmp/more ]; do sleep 0.1; done; echo more; sleep 3600'), sandbox);
+  await cri.startContainer(current);
+  await eventually(async () => (await k(['logs', 'web'])).stdout === 'hello\nto stderr\n', 10_000, 'first lines in kubectl logs');
+
+  t.test('kubectl logs', async (t) => {
+    t.equal(await k.ok(['logs', 'web', '--tail=1']), 'to stderr\n');
+    t.match(await k.ok(['logs', 'web', '--timestamps']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+(Z|[+-]\d\d:\d\d) hello\n\S+ to stderr\n$/);
+    t.equal(await k.ok(['logs', 'web', '--previous']), 'first run\n', 'previous: the exited attempt');
+    t.equal(await k.ok(['logs', 'web', '--limit-bytes=3']), 'hel');
+    const multi = await k(['get', '--raw', '/api/v1/namespaces/default/pods/multi/log']);
+    t.not(multi.code, 0);
+    t.match(multi.stderr, 'a container name must be specified for pod multi, choose one of: [a b]');
+    const bad = await k(['logs', 'web', '-c', 'nope']);
+    t.match(bad.stderr, 'container nope is not valid for pod web');
+    const missing = await k(['logs', 'absent']);
+    t.match(missing.stderr, /NotFound.*pods "absent" not found/);
+  });
+
+  t.test('kubectl logs -f shows lines as the container prints them', async (t) => {
+    const f = k.background(['logs', '-f', 'web']);
+    await eventually(() => f.output() === 'hello\nto stderr\n', 10_000, 'existing lines');
+    await cri.execSync(current, ['touch', '/tmp/more'], 10);
+    await eventually(() => f.output() !== 'hello\nto stderr\n', 10_000, 'the new line');
+    t.equal(f.output(), 'hello\nto stderr\nmore\n');
+    await f.stop();
+  });
+
+  t.test('kubectl exec: stdout, stderr and the exit code', async (t) => {
+    const r = await k(['exec', 'web', '--', 'sh', '-c', 'echo out; echo err >&2; exit 42']);
+    t.equal(r.code, 42, r.stderr);
+    t.equal(r.stdout, 'out\n');
+    t.match(r.stderr, /^err\n/);
+    t.match(r.stderr, 'command terminated with exit code 42');
+    const ok = await k(['exec', 'web', '--', 'echo', 'fine']);
+    t.same([ok.code, ok.stdout], [0, 'fine\n']);
+  });
+
+  t.test('kubectl exec -i: stdin reaches the process and closes', async (t) => {
+    const r = await k(['exec', '-i', 'web', '--', 'cat'], 'hi\n');
+    t.same([r.code, r.stdout], [0, 'hi\n'], r.stderr);
+    const big = 'x'.repeat(200_000) + '\n';
+    const wc = await k(['exec', '-i', 'web', '--', 'wc', '-c'], big);
+    t.equal(wc.stdout.trim(), String(big.length), 'more than one flow-control window of stdin');
+  });
+
+  t.test('kubectl exec errors', async (t) => {
+    const missing = await k(['exec', 'absent', '--', 'true']);
+    t.not(missing.code, 0);
+    t.match(missing.stderr, 'pods "absent" not found');
+    const notFound = await k(['exec', 'web', '--', '/no/such/binary']);
+    t.not(notFound.code, 0);
+    t.match(notFound.stderr, /no such file or directory|not found/);
+  });
+});
