@@ -7,6 +7,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   'controller-manager': { summary: 'run the built-in controllers', load: async () => (await import('./controller-manager.js')).run },
   'hollow-nodes': { summary: 'run N hollow kubelets (no containers) for scale tests', load: async () => (await import('./hollow-nodes.js')).run },
   'network-agent': { summary: 'run the node network agent (CNI plugin backend, IPAM)', load: async () => (await import('./network-agent.js')).run },
+  kubelet: { summary: 'run the node agent (pods on containerd over CRI)', load: async () => (await import('./kubelet.js')).run },
   scheduler: { summary: 'run the scheduler', load: async () => (await import('./scheduler.js')).run },
 };
 

@@ -1,0 +1,93 @@
+// `capstan kubelet`: the node agent. Talks to the API server with --kubeconfig and to a CRI
+// runtime (containerd) on --container-runtime-endpoint; registers --hostname-override (the
+// host name by default) and runs the pods bound to it.
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { CRIClient, type CRIMethod } from '../../cri/index.js';
+import { clientsetFromKubeconfig, type Clientset } from '../client/index.js';
+import { Kubelet } from '../kubelet/index.js';
+import { logger } from '../log/index.js';
+import { parseDuration } from './duration.js';
+import { untilSignal } from './signals.js';
+
+export interface KubeletHandle {
+  kubelet: Kubelet;
+  runtime: CRIClient;
+  stop(): Promise<void>;
+}
+
+export interface KubeletExtras {
+  /** Called after every CRI call (benchmarks, metrics). */
+  observe?: (method: CRIMethod, ms: number, code: number) => void;
+  clients?: Clientset;
+}
+
+export const kubeletFlags = {
+  kubeconfig: { type: 'string' },
+  'hostname-override': { type: 'string' },
+  'container-runtime-endpoint': { type: 'string', default: 'unix:///run/containerd/containerd.sock' },
+  'root-dir': { type: 'string', default: '/var/lib/kubelet' },
+  'pod-log-dir': { type: 'string' },
+  'cluster-dns': { type: 'string', default: '10.96.0.10' },
+  'cluster-domain': { type: 'string', default: 'cluster.local' },
+  'resolv-conf': { type: 'string', default: '/etc/resolv.conf' },
+  'node-ip': { type: 'string' },
+  'cgroup-root': { type: 'string', default: '/' },
+  'cni-conf-dir': { type: 'string' },
+  'max-pods': { type: 'string', default: '110' },
+  'sync-frequency': { type: 'string', default: '10s' },
+  'node-status-update-frequency': { type: 'string', default: '10s' },
+  port: { type: 'string', default: '10250' },
+} as const;
+
+export async function startKubelet(argv: string[], extras: KubeletExtras = {}): Promise<KubeletHandle> {
+  const { values } = parseArgs({ args: argv, strict: true, options: kubeletFlags });
+  if (!values.kubeconfig && !extras.clients) throw new Error('--kubeconfig is required');
+  const nodeName = (values['hostname-override'] ?? hostname()).toLowerCase();
+  const rootDir = resolve(values['root-dir']);
+  mkdirSync(rootDir, { recursive: true });
+  const socket = values['container-runtime-endpoint'];
+  const runtime = new CRIClient({ socket, observe: extras.observe });
+  // Ready must turn False within a heartbeat when the runtime is gone, not after 10 s.
+  const healthRuntime = new CRIClient({ socket, timeouts: { Status: 2_000, Version: 2_000 } });
+  const clients = extras.clients ?? clientsetFromKubeconfig(values.kubeconfig!, 'capstan-kubelet');
+  const log = logger('kubelet', { node: nodeName });
+  const kubelet = new Kubelet({
+    nodeName, clients, runtime, healthRuntime, rootDir, log,
+    logRoot: values['pod-log-dir'] ? resolve(values['pod-log-dir']) : undefined,
+    clusterDNS: values['cluster-dns'].split(',').filter(Boolean),
+    clusterDomain: values['cluster-domain'], resolvConf: values['resolv-conf'],
+    nodeIP: values['node-ip'], cgroupRoot: values['cgroup-root'],
+    cniConfDir: values['cni-conf-dir'], maxPods: Number(values['max-pods']),
+    resyncMs: parseDuration(values['sync-frequency']), nodeStatusIntervalMs: parseDuration(values['node-status-update-frequency']),
+    kubeletPort: Number(values.port),
+  });
+  try {
+    await kubelet.start();
+  } catch (e) {
+    await kubelet.stop();
+    runtime.close();
+    healthRuntime.close();
+    if (!extras.clients) clients.close();
+    throw e;
+  }
+  return {
+    kubelet, runtime,
+    stop: async () => {
+      await kubelet.stop();
+      runtime.close();
+      healthRuntime.close();
+      if (!extras.clients) clients.close();
+    },
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const k = await startKubelet(argv);
+  process.stdout.write(`capstan kubelet running: node ${k.kubelet.nodeName}\n`);
+  await untilSignal();
+  await k.stop();
+  return 0;
+}

@@ -1,0 +1,193 @@
+// The kubelet: registers the Node and keeps it alive, watches the pods bound to it, and
+// runs one serialised worker per pod over CRI. Housekeeping finds runtime pods the API no
+// longer has (deleted while the kubelet was away) and hands them to workers to remove.
+import { join } from 'node:path';
+import type { KubeObject } from '../api/object.js';
+import type { CRIRuntime } from '../../cri/index.js';
+import {
+  EventRecorder, SharedInformer, isNotFound, realClock, resources, type Clock, type ClientsetAPI,
+} from '../client/index.js';
+import { logger, type Logger } from '../log/index.js';
+import { removeCgroup } from './containerd/index.js';
+import { writePtpConfig } from './cni-config.js';
+import type { ObjectSource } from './env.js';
+import { ImageManager } from './images.js';
+import { defaultNodeIP, machineInfo, pressureSample, type MachineInfo, type PressureSample } from './machine.js';
+import { NodeAgent } from './node-agent.js';
+import { PodSyncer, type PodMemory, type SyncSettings } from './pod-sync.js';
+import { PodWorkers } from './pod-workers.js';
+import { ProbeManager } from './probe-manager.js';
+import { defaultProbeRunner, type ProbeRunner } from './prober.js';
+import { RuntimeStateReader } from './runtime-state.js';
+
+export interface KubeletOptions {
+  nodeName: string;
+  clients: ClientsetAPI;
+  runtime: CRIRuntime;
+  /** The same runtime behind a client with a short deadline, for the Ready check. */
+  healthRuntime?: CRIRuntime;
+  /** Node state (pod volumes, hosts files): <rootDir>/pods/<uid>/… */
+  rootDir: string;
+  /** Pod log directories; default /var/log/pods for /var/lib/kubelet, else <rootDir>/logs/pods. */
+  logRoot?: string;
+  /** cgroupfs prefix of pod cgroups (default "/": /kubepods/…). */
+  cgroupRoot?: string;
+  clusterDNS?: string[];
+  clusterDomain?: string;
+  resolvConf?: string;
+  nodeIP?: string;
+  clock?: Clock;
+  log?: Logger;
+  /** Default resync of every pod (status, configMap/secret volumes); 10 s. */
+  resyncMs?: number;
+  housekeepingMs?: number;
+  nodeStatusIntervalMs?: number;
+  machine?: MachineInfo;
+  pressure?: () => Promise<PressureSample>;
+  probeRunner?: ProbeRunner;
+  removeCgroup?: (path: string) => void;
+  maxPods?: number;
+  kubeletPort?: number;
+  /** Write a ptp + host-local CNI config for the node's podCIDR into this dir when it has none. */
+  cniConfDir?: string;
+}
+
+function apiObjects(clients: ClientsetAPI): ObjectSource {
+  const get = async (type: typeof resources.configmaps, ns: string, name: string) => {
+    try {
+      return await clients.resource(type).get(ns, name);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  };
+  return {
+    configMap: (ns, name) => get(resources.configmaps, ns, name),
+    secret: (ns, name) => get(resources.secrets, ns, name),
+  };
+}
+
+export class Kubelet {
+  readonly nodeName: string;
+  readonly logRoot: string;
+  readonly workers: PodWorkers;
+  readonly probes: ProbeManager;
+  readonly syncer: PodSyncer;
+  readonly reader: RuntimeStateReader;
+  readonly informer: SharedInformer;
+  readonly recorder: EventRecorder;
+  readonly settings: SyncSettings;
+  agent?: NodeAgent;
+  private memory = new Map<string, PodMemory>();
+  private known = new Map<string, KubeObject>();
+  private clock: Clock;
+  private log: Logger;
+  private housekeepingTimer: unknown;
+  private stopped = false;
+
+  constructor(private o: KubeletOptions) {
+    this.nodeName = o.nodeName;
+    this.clock = o.clock ?? realClock;
+    this.log = o.log ?? logger('kubelet', { node: o.nodeName });
+    this.logRoot = o.logRoot ?? (o.rootDir === '/var/lib/kubelet' ? '/var/log/pods' : join(o.rootDir, 'logs', 'pods'));
+    this.recorder = new EventRecorder(o.clients.resource(resources.events), { component: 'kubelet', host: o.nodeName }, this.clock, this.log);
+    this.reader = new RuntimeStateReader(o.runtime);
+    const runner = o.probeRunner ?? defaultProbeRunner(o.runtime);
+    this.probes = new ProbeManager(runner, this.clock, (uid) => this.workers.enqueue(uid), this.recorder);
+    const machine = o.machine;
+    this.settings = {
+      rootDir: o.rootDir, logRoot: this.logRoot, cgroupRoot: o.cgroupRoot ?? '/', nodeName: o.nodeName,
+      nodeIP: o.nodeIP ?? defaultNodeIP(), runtimeName: 'containerd',
+      clusterDNS: o.clusterDNS ?? ['10.96.0.10'], clusterDomain: o.clusterDomain ?? 'cluster.local', resolvConf: o.resolvConf ?? '/etc/resolv.conf',
+      allocatable: { cpu: machine?.cpu ?? 1, memory: machine?.memoryBytes ?? 0 }, maxDeadPerContainer: 2,
+    };
+    this.syncer = new PodSyncer({
+      runtime: o.runtime, reader: this.reader, probes: this.probes, runner,
+      images: new ImageManager(o.runtime, this.recorder, () => this.clock.now()),
+      clients: o.clients, objects: apiObjects(o.clients), recorder: this.recorder, clock: this.clock, log: this.log,
+      removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
+      settings: this.settings,
+    });
+    this.workers = new PodWorkers((uid) => this.syncOne(uid), this.clock, this.log, o.resyncMs ?? 10_000);
+    this.informer = new SharedInformer(o.clients.resource(resources.pods), { fieldSelector: `spec.nodeName=${o.nodeName}`, log: this.log, clock: this.clock });
+    this.informer.addEventHandler({
+      onAdd: (p) => this.observe(p),
+      onUpdate: (_old, p) => this.observe(p),
+      onDelete: (p) => {
+        const uid = p.metadata.uid as string;
+        this.known.delete(uid);
+        this.workers.enqueue(uid);
+      },
+    });
+  }
+
+  private observe(p: KubeObject): void {
+    const uid = p.metadata.uid as string;
+    this.known.set(uid, p);
+    this.workers.enqueue(uid);
+  }
+
+  private async syncOne(uid: string) {
+    let mem = this.memory.get(uid);
+    if (!mem) {
+      mem = { waiting: new Map() };
+      this.memory.set(uid, mem);
+    }
+    const seen = this.known.get(uid);
+    const pod = seen ? this.informer.lister.get(seen.metadata.namespace, seen.metadata.name as string) : undefined;
+    const result = await this.syncer.sync(uid, pod && pod.metadata.uid === uid ? pod : undefined, mem);
+    if (result.done) {
+      this.memory.delete(uid);
+      this.known.delete(uid);
+    }
+    return result;
+  }
+
+  /** Registers the node, starts heartbeats, the pod informer, workers and housekeeping. */
+  async start(): Promise<void> {
+    const version = await this.o.runtime.version();
+    const machine = this.o.machine ?? await machineInfo(this.o.rootDir);
+    this.settings.allocatable = { cpu: machine.cpu, memory: machine.memoryBytes };
+    this.agent = new NodeAgent({
+      nodeName: this.o.nodeName, nodeIP: this.settings.nodeIP, clients: this.o.clients,
+      runtime: this.o.healthRuntime ?? this.o.runtime, clock: this.clock, log: this.log, machine,
+      pressure: this.o.pressure ?? (() => pressureSample(this.o.rootDir)),
+      runtimeVersion: `${version.runtime_name}://${version.runtime_version}`,
+      maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort,
+      onPodCIDR: async (cidr) => {
+        this.log.info('node podCIDR', { podCIDR: cidr });
+        if (this.o.cniConfDir && writePtpConfig(this.o.cniConfDir, cidr, join(this.o.rootDir, 'cni', 'ipam'))) {
+          this.log.info('wrote ptp CNI config', { dir: this.o.cniConfDir, podCIDR: cidr });
+        }
+        await this.o.runtime.updateRuntimeConfig(cidr).catch((e) => this.log.warn('UpdateRuntimeConfig failed', { error: (e as Error).message }));
+      },
+    });
+    await this.agent.register();
+    this.agent.start();
+    this.informer.start();
+    await this.informer.waitForSync();
+    await this.housekeeping();
+  }
+
+  /** Runtime pods the API no longer has go to a worker, which removes them. */
+  async housekeeping(): Promise<void> {
+    try {
+      for (const ref of await this.reader.pods()) {
+        if (!this.known.has(ref.uid) && !this.workers.has(ref.uid)) this.workers.enqueue(ref.uid);
+      }
+    } catch (e) {
+      this.log.warn('housekeeping failed', { error: (e as Error).message });
+    }
+    if (!this.stopped) this.housekeepingTimer = this.clock.setTimeout(() => void this.housekeeping(), this.o.housekeepingMs ?? 10_000);
+  }
+
+  /** Stops watching and syncing; containers keep running (a restarted kubelet adopts them). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.housekeepingTimer !== undefined) this.clock.clearTimeout(this.housekeepingTimer);
+    await this.agent?.stop();
+    await this.informer.stop();
+    await this.workers.stop();
+    for (const uid of this.known.keys()) this.probes.removePod(uid);
+  }
+}

@@ -1,0 +1,67 @@
+// What the node reports about its machine: capacity from systeminformation (cpu, memory,
+// the root dir's filesystem), identity and OS facts, and pressure samples.
+import { readFileSync } from 'node:fs';
+import { networkInterfaces, release } from 'node:os';
+import si from 'systeminformation';
+
+export interface MachineInfo {
+  cpu: number;
+  memoryBytes: number;
+  ephemeralStorageBytes: number;
+  kernelVersion: string;
+  osImage: string;
+  machineID: string;
+  systemUUID: string;
+  bootID: string;
+  architecture: string;
+}
+
+export interface PressureSample {
+  memoryAvailableBytes: number;
+  diskAvailableBytes: number;
+  diskSizeBytes: number;
+}
+
+const readTrim = (p: string) => {
+  try {
+    return readFileSync(p, 'utf8').trim();
+  } catch {
+    return '';
+  }
+};
+
+async function fsFor(dir: string): Promise<{ size: number; available: number }> {
+  const all = await si.fsSize();
+  const best = all.filter((f) => dir === f.mount || dir.startsWith(f.mount.endsWith('/') ? f.mount : `${f.mount}/`))
+    .sort((a, b) => b.mount.length - a.mount.length)[0] ?? all[0];
+  return { size: best?.size ?? 0, available: best?.available ?? 0 };
+}
+
+export async function machineInfo(rootDir: string): Promise<MachineInfo> {
+  const [cpu, mem, fs, os] = await Promise.all([si.cpu(), si.mem(), fsFor(rootDir), si.osInfo()]);
+  const pretty = /^PRETTY_NAME="?([^"\n]*)"?/m.exec(readTrim('/etc/os-release'))?.[1];
+  return {
+    cpu: cpu.cores || 1,
+    memoryBytes: mem.total,
+    ephemeralStorageBytes: fs.size,
+    kernelVersion: os.kernel || release(),
+    osImage: pretty || `${os.distro} ${os.release}${os.codename ? ` (${os.codename})` : ''}`,
+    machineID: readTrim('/etc/machine-id'),
+    systemUUID: readTrim('/sys/class/dmi/id/product_uuid'),
+    bootID: readTrim('/proc/sys/kernel/random/boot_id'),
+    architecture: process.arch === 'x64' ? 'amd64' : process.arch,
+  };
+}
+
+export async function pressureSample(rootDir: string): Promise<PressureSample> {
+  const [mem, fs] = await Promise.all([si.mem(), fsFor(rootDir)]);
+  return { memoryAvailableBytes: mem.available, diskAvailableBytes: fs.available, diskSizeBytes: fs.size };
+}
+
+/** The first non-loopback IPv4 address, else 127.0.0.1. */
+export function defaultNodeIP(): string {
+  for (const addrs of Object.values(networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}

@@ -1,0 +1,79 @@
+// Facts derived from a Pod's spec alone: QoS class, container hashes, grace periods, the
+// pod's cgroup parent, restart decisions.
+import { createHash } from 'node:crypto';
+import type { Fields, KubeObject } from '../api/object.js';
+import { quantityValue } from '../api/quantity.js';
+
+export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
+
+export const containersOf = (pod: KubeObject): Fields[] => pod.spec?.containers ?? [];
+export const initContainersOf = (pod: KubeObject): Fields[] => pod.spec?.initContainers ?? [];
+export const restartPolicyOf = (pod: KubeObject): 'Always' | 'OnFailure' | 'Never' => pod.spec?.restartPolicy ?? 'Always';
+export const podKey = (pod: KubeObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+/** Kubernetes' format.Pod: name_namespace(uid). */
+export const podDescription = (pod: KubeObject) => `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+
+/** Kubernetes' QoS rules: Guaranteed when every container has cpu and memory limits equal
+ *  to its requests, BestEffort when nothing has requests or limits, else Burstable. */
+export function qosClass(pod: KubeObject): QOSClass {
+  const all = [...initContainersOf(pod), ...containersOf(pod)];
+  let any = false;
+  let guaranteed = true;
+  for (const c of all) {
+    const req: Fields = c.resources?.requests ?? {};
+    const lim: Fields = c.resources?.limits ?? {};
+    for (const r of ['cpu', 'memory']) {
+      if (req[r] !== undefined || lim[r] !== undefined) any = true;
+      const l = quantityValue(lim[r]);
+      const q = req[r] !== undefined ? quantityValue(req[r]) : l;
+      if (l === null || q === null || l !== q) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+/** cgroupfs parent for the pod: <root>/kubepods[/burstable|/besteffort]/pod<uid>. */
+export function podCgroupParent(cgroupRoot: string, pod: KubeObject): string {
+  const qos = qosClass(pod);
+  const tier = qos === 'Guaranteed' ? '' : `/${qos.toLowerCase()}`;
+  return `${cgroupRoot.replace(/\/+$/, '')}/kubepods${tier}/pod${pod.metadata.uid}`;
+}
+
+function stable(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stable((v as Fields)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** A hash of the container's spec: a running container whose hash differs is restarted. */
+export function containerHash(container: Fields): string {
+  return createHash('sha256').update(stable(container)).digest('hex').slice(0, 16);
+}
+
+/** Grace period for a deletion: the one the API set on deletion, else the spec's, else 30 s. */
+export function gracePeriodSeconds(pod: KubeObject): number {
+  const d = pod.metadata.deletionGracePeriodSeconds;
+  if (typeof d === 'number') return d;
+  const s = pod.spec?.terminationGracePeriodSeconds;
+  return typeof s === 'number' ? s : 30;
+}
+
+/** Whether an exited container is started again under the pod's restartPolicy. */
+export function shouldRestart(pod: KubeObject, exitCode: number): boolean {
+  const policy = restartPolicyOf(pod);
+  return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
+}
+
+/** Milli-CPU of a quantity ("250m" → 250), 0 when absent or malformed. */
+export function milliCPU(q: unknown): number {
+  const v = quantityValue(q);
+  return v === null ? 0 : Math.ceil(v * 1000 - 1e-9);
+}
+
+export function bytes(q: unknown): number {
+  const v = quantityValue(q);
+  return v === null ? 0 : Math.floor(v);
+}

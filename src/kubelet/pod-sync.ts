@@ -1,0 +1,412 @@
+// One level-based sync of one pod: compare the pod's spec with what the runtime holds for
+// its uid and take the next steps (sandbox, volumes, init containers in order, containers,
+// kills for failed liveness or changed specs, restarts under restartPolicy with backoff),
+// then report status. Called only by the pod's worker, so never concurrently for one pod;
+// everything it needs to know survives a kubelet restart in CRI labels and annotations.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Fields, KubeObject } from '../api/object.js';
+import { isNotFound, type CRIRuntime } from '../../cri/index.js';
+import { isNotFound as apiNotFound, isConflict, type Clock, type ClientsetAPI, type EventRecorder } from '../client/index.js';
+import { resources } from '../client/index.js';
+import type { Logger } from '../log/index.js';
+import { Backoff, goDuration } from './backoff.js';
+import { containerConfig } from './container-config.js';
+import { ConfigError, containerEnv, type ObjectSource, type PodRuntimeFacts } from './env.js';
+import { writeHostsFile } from './hosts.js';
+import type { ImageManager } from './images.js';
+import { podLogDirectory } from './labels.js';
+import { killContainer, runPostStart, type LifecycleDeps } from './lifecycle.js';
+import {
+  containerHash, containersOf, gracePeriodSeconds, initContainersOf, podCgroupParent, podDescription, restartPolicyOf, shouldRestart,
+} from './pod-spec.js';
+import type { ProbeManager } from './probe-manager.js';
+import type { ProbeRunner } from './prober.js';
+import { latestByName, type ContainerState, type PodRuntimeState, type RuntimeStateReader, type SandboxState } from './runtime-state.js';
+import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
+import { computePodStatus, type Waiting } from './status.js';
+import { MountError, removePodDir, setUpVolumes } from './volumes.js';
+
+export interface SyncSettings extends SandboxSettings {
+  rootDir: string;
+  nodeName: string;
+  nodeIP: string;
+  runtimeName: string;
+  allocatable: { cpu: number; memory: number };
+  /** Exited instances kept per container (the newest is needed for restartCount/lastState). */
+  maxDeadPerContainer: number;
+}
+
+export interface SyncDeps {
+  runtime: CRIRuntime;
+  reader: RuntimeStateReader;
+  probes: ProbeManager;
+  runner: ProbeRunner;
+  images: ImageManager;
+  clients: ClientsetAPI;
+  objects: ObjectSource;
+  recorder?: EventRecorder;
+  clock: Clock;
+  log: Logger;
+  settings: SyncSettings;
+  removeCgroup(path: string): void;
+}
+
+/** What the kubelet remembers about a pod between syncs (all of it may be lost on restart). */
+export interface PodMemory {
+  waiting: Map<string, Waiting>;
+  lastStatus?: string;
+  /** The last spec seen, to terminate with its grace period after the pod vanished. */
+  lastPod?: KubeObject;
+}
+
+export interface SyncResult {
+  /** Sync again after this long (backoff expiry, mount retry); undefined = the default resync. */
+  requeueAfterMs?: number;
+  /** The pod is gone from the node and the API: forget it. */
+  done?: boolean;
+}
+
+const SANDBOX_RETRY_MS = 5_000;
+
+function stable(v: unknown): string {
+  return JSON.stringify(v, (_k, val) => (val && typeof val === 'object' && !Array.isArray(val)
+    ? Object.fromEntries(Object.keys(val).sort().map((k) => [k, val[k]])) : val));
+}
+
+export class PodSyncer {
+  readonly backoff: Backoff;
+  private lifecycle: LifecycleDeps;
+
+  constructor(private d: SyncDeps) {
+    this.backoff = new Backoff(() => d.clock.now());
+    this.lifecycle = { runtime: d.runtime, runner: d.runner, recorder: d.recorder, clock: d.clock };
+  }
+
+  async sync(uid: string, pod: KubeObject | undefined, mem: PodMemory): Promise<SyncResult> {
+    const rs = await this.d.reader.read(uid);
+    if (!pod) return this.cleanUp(uid, rs, mem);
+    mem.lastPod = pod;
+    if (pod.metadata.deletionTimestamp) return this.terminate(pod, rs, mem);
+
+    const waits: number[] = [];
+    const status = () => computePodStatus(this.statusInput(pod, rs, mem));
+    const phase = status().phase;
+    if (phase === 'Succeeded' || phase === 'Failed') {
+      await this.stopAll(pod, rs, 'PodCompleted');
+      await this.writeStatus(pod, computePodStatus(this.statusInput(pod, await this.d.reader.read(uid), mem)), mem);
+      return {};
+    }
+
+    // Sandbox.
+    let sandbox = rs.sandboxes.find((s) => s.ready);
+    for (const extra of rs.sandboxes.filter((s) => s.ready && s !== sandbox)) await this.stopSandbox(pod, rs, extra);
+    let volumes: Map<string, string>;
+    try {
+      volumes = await setUpVolumes({ root: this.d.settings.rootDir, pod, objects: this.d.objects });
+    } catch (e) {
+      if (!(e instanceof MountError)) throw e;
+      this.d.recorder?.event(pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${e.volume}" : ${e.message}`);
+      await this.writeStatus(pod, status(), mem);
+      return { requeueAfterMs: SANDBOX_RETRY_MS };
+    }
+    if (!sandbox) {
+      sandbox = await this.createSandbox(pod, rs);
+      if (!sandbox) {
+        await this.writeStatus(pod, status(), mem);
+        return { requeueAfterMs: SANDBOX_RETRY_MS };
+      }
+      rs.sandboxes.unshift(sandbox);
+    }
+    const facts: PodRuntimeFacts = {
+      podIP: sandbox.hostNetwork ? this.d.settings.nodeIP : sandbox.ip,
+      podIPs: sandbox.hostNetwork ? [this.d.settings.nodeIP] : sandbox.ips,
+      hostIP: this.d.settings.nodeIP, nodeName: this.d.settings.nodeName,
+    };
+    const hostsFile = pod.spec?.hostNetwork ? undefined : writeHostsFile(this.d.settings.rootDir, pod, facts.podIPs);
+    const ctx = { pod, rs, sandbox, volumes, facts, hostsFile, mem, waits };
+
+    // Running containers that must go: failed liveness/startup probe, or a changed spec.
+    let killed = false;
+    for (const [specs, init] of [[initContainersOf(pod), true], [containersOf(pod), false]] as [Fields[], boolean][]) {
+      for (const spec of specs) {
+        const c = latestByName(rs, init).get(spec.name);
+        if (!c || c.state !== 'CONTAINER_RUNNING' || c.sandboxId !== sandbox.id) continue;
+        const failed = this.d.probes.failed(c.id, spec);
+        let message: string | undefined;
+        let grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+        if (failed) {
+          message = `Container ${spec.name} failed ${failed.toLowerCase()} probe, will be restarted`;
+          grace = this.d.probes.probeGrace(spec, failed) ?? grace;
+        } else if (c.hash && c.hash !== containerHash(spec)) message = `Container ${spec.name} definition changed, will be restarted`;
+        if (!message) continue;
+        await killContainer(this.lifecycle, pod, c, spec, grace, message, facts.podIP);
+        killed = true;
+      }
+    }
+    if (killed) return { requeueAfterMs: 0 };
+
+    // Init containers, one at a time, in order; each must exit 0.
+    let initDone = true;
+    for (const spec of initContainersOf(pod)) {
+      const c = latestByName(rs, true).get(spec.name);
+      const here = c && c.sandboxId === sandbox.id ? c : undefined;
+      if (here?.state === 'CONTAINER_EXITED' && here.exitCode === 0) continue;
+      initDone = false;
+      if (here?.state === 'CONTAINER_RUNNING') break;
+      if (here?.state === 'CONTAINER_CREATED') {
+        await this.start(ctx, spec, here.id);
+        break;
+      }
+      if (here?.state === 'CONTAINER_EXITED' && restartPolicyOf(pod) === 'Never') break; // the pod failed
+      await this.runContainer(ctx, spec, true, c);
+      break;
+    }
+
+    if (initDone) {
+      for (const spec of containersOf(pod)) {
+        const c = latestByName(rs, false).get(spec.name);
+        if (c && c.sandboxId === sandbox.id) {
+          if (c.state === 'CONTAINER_RUNNING') continue;
+          if (c.state === 'CONTAINER_CREATED') {
+            await this.start(ctx, spec, c.id);
+            continue;
+          }
+          if (c.state === 'CONTAINER_EXITED' && !shouldRestart(pod, c.exitCode)) continue;
+        }
+        await this.runContainer(ctx, spec, false, c);
+      }
+    }
+
+    const after = await this.d.reader.read(uid);
+    const current = after.sandboxes.find((s) => s.id === sandbox!.id);
+    this.d.probes.sync(uid, after.containers
+      .filter((c) => c.sandboxId === sandbox!.id && c.state === 'CONTAINER_RUNNING')
+      .flatMap((c) => {
+        const spec = (c.init ? initContainersOf(pod) : containersOf(pod)).find((s) => s.name === c.name);
+        return spec ? [{ pod, container: spec, containerId: c.id, startedAt: c.startedAt, podIP: current?.hostNetwork ? this.d.settings.nodeIP : current?.ip ?? '' }] : [];
+      }));
+    await this.collectGarbage(after);
+    await this.writeStatus(pod, computePodStatus(this.statusInput(pod, after, mem)), mem);
+    const soonest = waits.length ? Math.max(0, Math.min(...waits) - this.d.clock.now()) : undefined;
+    return { requeueAfterMs: soonest };
+  }
+
+  private statusInput(pod: KubeObject, rs: PodRuntimeState, mem: PodMemory) {
+    return {
+      pod, runtime: rs, hostIP: this.d.settings.nodeIP, now: this.d.clock.now(), runtimeName: this.d.settings.runtimeName,
+      ready: (id: string, c: Fields) => this.d.probes.ready(id, c),
+      started: (id: string, c: Fields) => this.d.probes.started(id, c),
+      waiting: mem.waiting,
+    };
+  }
+
+  private sandboxSettings(): SandboxSettings {
+    return this.d.settings;
+  }
+
+  private async createSandbox(pod: KubeObject, rs: PodRuntimeState): Promise<SandboxState | undefined> {
+    if (rs.sandboxes.length) {
+      this.d.recorder?.event(pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
+      for (const s of rs.sandboxes) await this.stopSandbox(pod, rs, s);
+    }
+    const attempt = rs.sandboxes.length ? Math.max(...rs.sandboxes.map((s) => s.attempt)) + 1 : 0;
+    const config = sandboxConfig(pod, attempt, this.sandboxSettings());
+    mkdirSync(config.log_directory!, { recursive: true });
+    try {
+      const id = await this.d.runtime.runPodSandbox(config);
+      const [st] = (await this.d.reader.read(pod.metadata.uid as string)).sandboxes.filter((s) => s.id === id);
+      return st;
+    } catch (e) {
+      const msg = (e as { details?: string }).details ?? (e as Error).message;
+      this.d.recorder?.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${msg}`);
+      this.d.log.warn('sandbox creation failed', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, error: msg });
+      // containerd may leave a NOTREADY sandbox holding the name: the next attempt number differs.
+      return undefined;
+    }
+  }
+
+  private async stopSandbox(pod: KubeObject, rs: PodRuntimeState, s: SandboxState): Promise<void> {
+    const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+    await Promise.all(rs.containers.filter((c) => c.sandboxId === s.id).map((c) => {
+      const spec = [...initContainersOf(pod), ...containersOf(pod)].find((x) => x.name === c.name);
+      return killContainer(this.lifecycle, pod, c, spec, grace, `Stopping container ${c.name}`, s.ip);
+    }));
+    try {
+      await this.d.runtime.stopPodSandbox(s.id);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  /** Creates and starts one container instance (attempt = previous restartCount + 1),
+   *  honouring the restart backoff. */
+  private async runContainer(
+    ctx: { pod: KubeObject; sandbox: SandboxState; volumes: Map<string, string>; facts: PodRuntimeFacts; hostsFile?: string; mem: PodMemory; waits: number[] },
+    spec: Fields, init: boolean, previous: ContainerState | undefined,
+  ): Promise<void> {
+    const { pod, mem } = ctx;
+    const key = `${pod.metadata.uid}/${spec.name}`;
+    if (previous?.state === 'CONTAINER_EXITED') {
+      if (this.backoff.inBackOffSince(key, previous.finishedAt)) {
+        const b = this.backoff.get(key);
+        mem.waiting.set(spec.name, {
+          reason: 'CrashLoopBackOff',
+          message: `back-off ${goDuration(b)} restarting failed container=${spec.name} pod=${podDescription(pod)}`,
+        });
+        this.d.recorder?.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${podDescription(pod)}`);
+        ctx.waits.push(previous.finishedAt + b);
+        return;
+      }
+      this.backoff.next(key);
+    }
+    const restartCount = previous ? previous.restartCount + 1 : 0;
+    const image = await this.d.images.ensure(pod, spec);
+    if (!image.ok) {
+      mem.waiting.set(spec.name, { reason: image.reason, message: image.message });
+      if (image.retryAt !== undefined) ctx.waits.push(image.retryAt);
+      return;
+    }
+    let env;
+    try {
+      env = await containerEnv({ pod, container: spec, facts: ctx.facts, objects: this.d.objects, allocatable: this.d.settings.allocatable });
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      mem.waiting.set(spec.name, { reason: 'CreateContainerConfigError', message: e.message });
+      this.d.recorder?.event(pod, 'Warning', 'Failed', `Error: ${e.message}`);
+      ctx.waits.push(this.d.clock.now() + SANDBOX_RETRY_MS);
+      return;
+    }
+    let id: string;
+    try {
+      const config = containerConfig({ pod, container: spec, init, restartCount, env, volumes: ctx.volumes, hostsFile: ctx.hostsFile, image: image.imageRef });
+      const sbConfig = sandboxConfig(pod, ctx.sandbox.attempt, this.sandboxSettings());
+      mkdirSync(join(sbConfig.log_directory!, spec.name), { recursive: true });
+      id = await this.d.runtime.createContainer(ctx.sandbox.id, config, sbConfig);
+    } catch (e) {
+      const msg = (e as { details?: string }).details ?? (e as Error).message;
+      mem.waiting.set(spec.name, { reason: e instanceof MountError ? 'CreateContainerConfigError' : 'CreateContainerError', message: msg });
+      this.d.recorder?.event(pod, 'Warning', 'Failed', `Error: ${msg}`);
+      ctx.waits.push(this.d.clock.now() + SANDBOX_RETRY_MS);
+      return;
+    }
+    this.d.recorder?.event(pod, 'Normal', 'Created', `Created container ${spec.name}`);
+    await this.start(ctx, spec, id);
+  }
+
+  private async start(ctx: { pod: KubeObject; facts: PodRuntimeFacts; mem: PodMemory; waits: number[] }, spec: Fields, id: string): Promise<void> {
+    try {
+      await this.d.runtime.startContainer(id);
+    } catch (e) {
+      const msg = (e as { details?: string }).details ?? (e as Error).message;
+      ctx.mem.waiting.set(spec.name, { reason: 'RunContainerError', message: msg });
+      this.d.recorder?.event(ctx.pod, 'Warning', 'Failed', `Error: ${msg}`);
+      ctx.waits.push(this.d.clock.now() + SANDBOX_RETRY_MS);
+      return;
+    }
+    ctx.mem.waiting.delete(spec.name);
+    this.d.recorder?.event(ctx.pod, 'Normal', 'Started', `Started container ${spec.name}`);
+    await runPostStart(this.lifecycle, ctx.pod, id, spec, ctx.facts.podIP);
+  }
+
+  /** Stops every container and the sandboxes (a pod that finished). */
+  private async stopAll(pod: KubeObject, rs: PodRuntimeState, _why: string): Promise<void> {
+    this.d.probes.removePod(pod.metadata.uid as string);
+    for (const s of rs.sandboxes) {
+      const live = rs.containers.some((c) => c.sandboxId === s.id && c.state === 'CONTAINER_RUNNING');
+      if (s.ready || live) await this.stopSandbox(pod, rs, s);
+    }
+  }
+
+  /** Graceful deletion: stop containers within the grace period, report their final
+   *  state, remove sandboxes and the pod's node state, then delete the pod (grace 0). */
+  private async terminate(pod: KubeObject, rs: PodRuntimeState, mem: PodMemory): Promise<SyncResult> {
+    const uid = pod.metadata.uid as string;
+    const grace = gracePeriodSeconds(pod);
+    this.d.probes.removePod(uid);
+    const specs = [...initContainersOf(pod), ...containersOf(pod)];
+    const ip = rs.sandboxes.find((s) => s.ready)?.ip ?? '';
+    await Promise.all(rs.containers.map((c) => killContainer(
+      this.lifecycle, pod, c, specs.find((s) => s.name === c.name), grace, `Stopping container ${c.name}`, ip)));
+    mem.waiting.clear();
+    const final = await this.d.reader.read(uid);
+    await this.writeStatus(pod, computePodStatus(this.statusInput(pod, final, mem)), mem).catch(() => undefined);
+    await this.removeEverything(pod, final);
+    try {
+      await this.d.clients.resource(resources.pods).delete(pod.metadata.namespace, pod.metadata.name as string, {
+        gracePeriodSeconds: 0, preconditions: { uid },
+      });
+    } catch (e) {
+      if (!apiNotFound(e) && !isConflict(e)) throw e;
+    }
+    return { done: true };
+  }
+
+  /** The pod is gone from the API (or never was): whatever the runtime holds for it goes. */
+  private async cleanUp(uid: string, rs: PodRuntimeState, mem: PodMemory): Promise<SyncResult> {
+    this.d.probes.removePod(uid);
+    const pod = mem.lastPod ?? { metadata: { uid, name: '', namespace: '' }, spec: { terminationGracePeriodSeconds: 0 } };
+    const specs = [...initContainersOf(pod), ...containersOf(pod)];
+    const grace = mem.lastPod ? gracePeriodSeconds(pod) : 0;
+    await Promise.all(rs.containers.map((c) => killContainer(
+      { ...this.lifecycle, recorder: mem.lastPod ? this.lifecycle.recorder : undefined }, pod, c, specs.find((s) => s.name === c.name), grace, `Stopping container ${c.name}`, '')));
+    await this.removeEverything(pod, rs);
+    return { done: true };
+  }
+
+  private async removeEverything(pod: KubeObject, rs: PodRuntimeState): Promise<void> {
+    const uid = pod.metadata.uid as string;
+    for (const s of rs.sandboxes) {
+      try {
+        await this.d.runtime.stopPodSandbox(s.id);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+      await this.d.runtime.removePodSandbox(s.id);
+    }
+    for (const c of rs.containers) await this.d.runtime.removeContainer(c.id);
+    this.d.reader.forget([...rs.sandboxes.map((s) => s.id), ...rs.containers.map((c) => c.id)]);
+    this.backoff.forgetPrefix(`${uid}/`);
+    this.d.images.forgetPod(uid);
+    if (pod.spec) this.d.removeCgroup(podCgroupParent(this.d.settings.cgroupRoot, pod));
+    removePodDir(this.d.settings.rootDir, uid);
+    if (pod.metadata.name) {
+      const { rmSync } = await import('node:fs');
+      rmSync(podLogDirectory(this.d.settings.logRoot, pod.metadata.namespace ?? 'default', pod.metadata.name as string, uid), { recursive: true, force: true });
+    }
+  }
+
+  /** Dead containers beyond the newest few per container, and stopped sandboxes that
+   *  are not the newest and hold no containers. */
+  private async collectGarbage(rs: PodRuntimeState): Promise<void> {
+    const seen = new Map<string, number>();
+    const removed: string[] = [];
+    for (const c of rs.containers) {
+      const k = `${c.init}/${c.name}`;
+      const n = (seen.get(k) ?? 0) + 1;
+      seen.set(k, n);
+      if (n > this.d.settings.maxDeadPerContainer && c.state === 'CONTAINER_EXITED') {
+        await this.d.runtime.removeContainer(c.id);
+        removed.push(c.id);
+      }
+    }
+    const left = rs.containers.filter((c) => !removed.includes(c.id));
+    for (const s of rs.sandboxes.slice(1)) {
+      if (s.ready || left.some((c) => c.sandboxId === s.id)) continue;
+      await this.d.runtime.removePodSandbox(s.id);
+      removed.push(s.id);
+    }
+    this.d.reader.forget(removed);
+  }
+
+  private async writeStatus(pod: KubeObject, status: Fields, mem: PodMemory): Promise<void> {
+    const text = stable(status);
+    if (text === mem.lastStatus) return;
+    try {
+      await this.d.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', { status }, 'status');
+      mem.lastStatus = text;
+    } catch (e) {
+      if (!apiNotFound(e)) throw e;
+    }
+  }
+}

@@ -1,0 +1,148 @@
+// What the runtime holds for one pod, read through CRI by the pod's uid label. This is the
+// kubelet's only record of "actual": after a restart it is rebuilt from here alone.
+// ContainerStatus/PodSandboxStatus answers are cached per object and state, because an
+// exited container never changes and a running one changes only by leaving that state.
+import type { CRIRuntime, ContainerStatus, PodSandbox, PodSandboxStatus, Container } from '../../cri/index.js';
+import { isNotFound } from '../../cri/index.js';
+import {
+  CONTAINER_NAME_LABEL, INIT_CONTAINER_ANNOTATION, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, RESTART_COUNT_ANNOTATION,
+} from './labels.js';
+
+export interface SandboxState {
+  id: string;
+  attempt: number;
+  ready: boolean;
+  createdAt: number; // ms
+  ip: string;
+  ips: string[];
+  /** Host network: the pod's IP is the node's. */
+  hostNetwork: boolean;
+}
+
+export interface ContainerState {
+  id: string;
+  sandboxId: string;
+  name: string;
+  init: boolean;
+  restartCount: number;
+  state: ContainerStatus['state'];
+  createdAt: number;
+  startedAt: number;
+  finishedAt: number;
+  exitCode: number;
+  reason: string;
+  message: string;
+  image: string;
+  imageRef: string;
+  hash: string;
+  annotations: Record<string, string>;
+}
+
+export interface PodRuntimeState {
+  uid: string;
+  /** Newest first. */
+  sandboxes: SandboxState[];
+  /** Newest first. */
+  containers: ContainerState[];
+}
+
+export interface RuntimePodRef { uid: string; namespace: string; name: string }
+
+const ms = (nanos: string | number) => Number(BigInt(nanos || 0) / 1_000_000n);
+
+export class RuntimeStateReader {
+  private containerCache = new Map<string, ContainerState>();
+  private sandboxCache = new Map<string, SandboxState>();
+
+  constructor(private runtime: CRIRuntime) {}
+
+  async read(uid: string): Promise<PodRuntimeState> {
+    const selector = { [POD_UID_LABEL]: uid };
+    const [sandboxes, containers] = await Promise.all([
+      this.runtime.listPodSandbox({ label_selector: selector }),
+      this.runtime.listContainers({ label_selector: selector }),
+    ]);
+    const sb = (await Promise.all(sandboxes.map((s) => this.sandbox(s)))).filter((s): s is SandboxState => !!s);
+    const cs = (await Promise.all(containers.map((c) => this.container(c)))).filter((c): c is ContainerState => !!c);
+    sb.sort((a, b) => b.createdAt - a.createdAt || b.attempt - a.attempt);
+    // restartCount only grows per name (across sandboxes too), so it orders instances even
+    // when two were created within the same millisecond.
+    cs.sort((a, b) => b.restartCount - a.restartCount || b.createdAt - a.createdAt);
+    return { uid, sandboxes: sb, containers: cs };
+  }
+
+  /** Every pod the runtime has sandboxes or containers for (garbage collection, restart). */
+  async pods(): Promise<RuntimePodRef[]> {
+    const [sandboxes, containers] = await Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]);
+    const out = new Map<string, RuntimePodRef>();
+    for (const o of [...sandboxes, ...containers]) {
+      const uid = o.labels[POD_UID_LABEL];
+      if (uid && !out.has(uid)) out.set(uid, { uid, namespace: o.labels[POD_NAMESPACE_LABEL] ?? '', name: o.labels[POD_NAME_LABEL] ?? '' });
+    }
+    return [...out.values()];
+  }
+
+  forget(ids: Iterable<string>): void {
+    for (const id of ids) {
+      this.containerCache.delete(id);
+      this.sandboxCache.delete(id);
+    }
+  }
+
+  private async sandbox(s: PodSandbox): Promise<SandboxState | undefined> {
+    const cached = this.sandboxCache.get(s.id);
+    if (cached && cached.ready === (s.state === 'SANDBOX_READY')) return cached;
+    let st: PodSandboxStatus | null;
+    try {
+      st = (await this.runtime.podSandboxStatus(s.id)).status;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+    if (!st) return undefined;
+    const ip = st.network?.ip ?? '';
+    const out: SandboxState = {
+      id: s.id, attempt: st.metadata?.attempt ?? 0, ready: st.state === 'SANDBOX_READY', createdAt: ms(st.created_at),
+      ip, ips: [ip, ...(st.network?.additional_ips ?? []).map((a) => a.ip)].filter(Boolean),
+      hostNetwork: st.linux?.namespaces?.options?.network === 'NODE',
+    };
+    this.sandboxCache.set(s.id, out);
+    return out;
+  }
+
+  private async container(c: Container): Promise<ContainerState | undefined> {
+    const cached = this.containerCache.get(c.id);
+    if (cached && cached.state === c.state) return cached;
+    let st: ContainerStatus | null;
+    try {
+      st = (await this.runtime.containerStatus(c.id)).status;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+    if (!st) return undefined;
+    const out: ContainerState = {
+      id: c.id, sandboxId: c.pod_sandbox_id, name: c.labels[CONTAINER_NAME_LABEL] ?? st.metadata?.name ?? '',
+      init: c.annotations[INIT_CONTAINER_ANNOTATION] === 'true',
+      restartCount: Number(c.annotations[RESTART_COUNT_ANNOTATION] ?? st.metadata?.attempt ?? 0) || 0,
+      state: st.state, createdAt: ms(st.created_at), startedAt: ms(st.started_at), finishedAt: ms(st.finished_at),
+      exitCode: st.exit_code, reason: st.reason, message: st.message,
+      image: st.image?.image ?? '', imageRef: st.image_ref, hash: c.annotations['io.kubernetes.container.hash'] ?? '',
+      annotations: c.annotations,
+    };
+    if (out.state !== 'CONTAINER_UNKNOWN') this.containerCache.set(c.id, out);
+    return out;
+  }
+}
+
+/** The newest instance of each container name (init or regular) in `state`. */
+export function latestByName(state: PodRuntimeState, init: boolean): Map<string, ContainerState> {
+  const out = new Map<string, ContainerState>();
+  for (const c of state.containers) if (c.init === init && !out.has(c.name)) out.set(c.name, c);
+  return out;
+}
+
+/** The second-newest instance of a container: its lastState. */
+export function previousInstance(state: PodRuntimeState, name: string, init: boolean): ContainerState | undefined {
+  return state.containers.filter((c) => c.name === name && c.init === init)[1];
+}
