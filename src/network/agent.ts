@@ -17,6 +17,7 @@ import { collectGarbage } from './gc.js';
 import { installPlugin, writeConflist } from './install.js';
 import { IPAM } from './ipam.js';
 import { nodeNetworkOps } from './podnet.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface NetworkAgentOptions {
@@ -41,8 +42,12 @@ export interface NetworkAgentOptions {
   listSandboxIDs?: () => Promise<string[]>;
   gcIntervalMs?: number;
   gcGraceMs?: number;
+  /** How long start() waits for the Node cache before serving anyway (default 5 s). */
+  syncTimeoutMs?: number;
   log: Logger;
 }
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 export class NetworkAgent {
   readonly ipam: IPAM;
@@ -65,6 +70,10 @@ export class NetworkAgent {
       const block = parseCidr(o.podCIDR);
       if (!block) throw new Error(`invalid pod CIDR ${o.podCIDR}`);
       this.block = block;
+    } else {
+      // The last block the Node had: a restarted agent serves at once, even while the API
+      // server is unreachable; the Node's current value replaces it once the cache syncs.
+      this.block = this.readCachedBlock();
     }
     if (o.clients && o.nodeName) {
       this.informers = new SharedInformerFactory(o.clients, { log: o.log, resyncMs: 0 });
@@ -96,6 +105,10 @@ export class NetworkAgent {
     }, this.o.socket);
     this.o.log.info('serving CNI requests', { socket: this.o.socket, allocations: this.ipam.list().length });
     this.informers?.start();
+    if (this.informers) {
+      const synced = await Promise.race([this.informers.waitForCacheSync().then(() => true), sleep(this.o.syncTimeoutMs ?? 5000).then(() => false)]);
+      if (!synced) this.o.log.warn('Node cache not synced yet; serving with the cached pod CIDR', { podCIDR: this.block && formatCidr(this.block) });
+    }
     this.syncNode();
     if (this.o.listSandboxIDs) this.scheduleGC();
   }
@@ -110,6 +123,7 @@ export class NetworkAgent {
       if (!this.o.podCIDR && block && (!this.block || formatCidr(block) !== formatCidr(this.block))) {
         this.o.log.info('pod CIDR of this node', { node: this.o.nodeName, podCIDR: formatCidr(block) });
         this.block = block;
+        this.writeCachedBlock(block);
       }
     }
     // The conflist is what tells containerd the network is ready: only once ADD can succeed.
@@ -118,6 +132,18 @@ export class NetworkAgent {
       this.conflistWritten = true;
       this.o.log.info('wrote the CNI network config', { path });
     }
+  }
+
+  private readCachedBlock(): Cidr | undefined {
+    try {
+      return parseCidr(readFileSync(join(this.o.stateDir, 'podcidr'), 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private writeCachedBlock(block: Cidr): void {
+    writeFileSync(join(this.o.stateDir, 'podcidr'), `${formatCidr(block)}\n`);
   }
 
   private scheduleGC(): void {
