@@ -1,0 +1,88 @@
+// Desired table vs what was applied (or read back) → the smallest transaction between them.
+// Order inside the transaction matters for the kernel's costs: rules are added before map
+// elements (a rule binding a map walks the elements already in it), and chains are deleted
+// only after the elements and rules that pointed at them are gone.
+import type { Element, Expr, NftOp, SetSpec, TableState } from '../../nft/index.js';
+import { elementId, type DesiredChain, type DesiredSet, type DesiredTable } from './ruleset.js';
+
+/** Key-order-independent JSON, so read-back compares equal to what was written. */
+export function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined).sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+const rulesEqual = (a: Expr[][], b: Expr[][]): boolean => a.length === b.length && canonical(a) === canonical(b);
+const valueOf = (el: Element): string => canonical({ v: el.verdict, d: el.data });
+/** Sets the kernel fills itself (affinity): their elements are not ours to reconcile. */
+const isDynamic = (s: SetSpec): boolean => Boolean(s.flags?.includes('dynamic'));
+
+export function diffTables(actual: DesiredTable | undefined, desired: DesiredTable): NftOp[] {
+  const head: NftOp[] = [{ op: 'addTable' }];
+  const delElems: NftOp[] = [], flush: NftOp[] = [], addRules: NftOp[] = [], addElems: NftOp[] = [], tail: NftOp[] = [];
+
+  for (const [name, s] of desired.sets) {
+    const have = actual?.sets.get(name);
+    if (!have) head.push({ op: 'addSet', set: s.spec });
+    if (isDynamic(s.spec)) continue;
+    const del: Element[] = [], add: Element[] = [];
+    if (have) {
+      for (const [id, el] of have.elements) {
+        const want = s.elements.get(id);
+        if (!want || valueOf(want) !== valueOf(el)) del.push({ key: el.key });
+      }
+    }
+    for (const [id, el] of s.elements) {
+      const old = have?.elements.get(id);
+      if (!old || valueOf(old) !== valueOf(el)) add.push(el);
+    }
+    const data = s.spec.data ? { dataType: s.spec.data } : {};
+    if (del.length) delElems.push({ op: 'deleteElements', set: name, keyType: s.spec.keyType, ...data, elements: del });
+    if (add.length) addElems.push({ op: 'addElements', set: name, keyType: s.spec.keyType, ...data, elements: add });
+  }
+  for (const [name, s] of actual?.sets ?? []) {
+    if (desired.sets.has(name)) continue;
+    // Empty it first so no element keeps a chain it jumps to alive.
+    if (s.elements.size && !isDynamic(s.spec)) delElems.push({ op: 'flushSet', set: name, map: Boolean(s.spec.map || s.spec.data) });
+    tail.push({ op: 'deleteSet', set: name, map: Boolean(s.spec.map || s.spec.data) });
+  }
+
+  for (const [name, c] of desired.chains) {
+    const have = actual?.chains.get(name);
+    if (!have) head.push({ op: 'addChain', chain: name, ...(c.base ? { base: c.base } : {}) });
+    else if (rulesEqual(have.rules, c.rules)) continue;
+    else flush.push({ op: 'flushChain', chain: name });
+    for (const exprs of c.rules) addRules.push({ op: 'addRule', chain: name, exprs });
+  }
+  const gone: string[] = [];
+  for (const [name, c] of actual?.chains ?? []) {
+    if (desired.chains.has(name)) continue;
+    if (c.rules.length) flush.push({ op: 'flushChain', chain: name });
+    gone.push(name);
+  }
+  // A deleted chain may jump to another deleted chain: both are flushed above, so any order works.
+  for (const name of gone) tail.unshift({ op: 'deleteChain', chain: name });
+
+  const body = [...delElems, ...flush, ...addRules, ...addElems, ...tail];
+  return actual && !body.length && head.length === 1 ? [] : [...head, ...body];
+}
+
+/** A table read back from the kernel, in the form diffTables compares. */
+export function fromTableState(s: TableState): DesiredTable {
+  const chains = new Map<string, DesiredChain>();
+  for (const c of s.chains) chains.set(c.name, { ...(c.base ? { base: c.base } : {}), rules: [] });
+  for (const r of s.rules) chains.get(r.chain)?.rules.push(r.exprs);
+  const sets = new Map<string, DesiredSet>();
+  for (const x of s.sets) {
+    const { elements, ...spec } = x;
+    sets.set(x.name, { spec, elements: new Map(elements.map((el) => [elementId(el.key), el])) });
+  }
+  return { chains, sets };
+}
+
+export function opCount(ops: NftOp[]): number {
+  return ops.reduce((n, op) => n + (op.op === 'addElements' || op.op === 'deleteElements' ? op.elements.length : 1), 0);
+}

@@ -1,0 +1,179 @@
+// The sync loop: informer events only mark the state dirty; a sync runs at most once per
+// min-sync-period (changes arriving together land in one transaction), and a full sync
+// (read back, repair drift) every sync-period.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { execa } from 'execa';
+import { realClock, type Clock, type SharedInformer } from '../client/index.js';
+import type { Logger } from '../log/index.js';
+import type { ProxyBackend, SyncResult } from './backend.js';
+import { buildPlans, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
+
+export interface ProxierOptions {
+  services: SharedInformer;
+  slices: SharedInformer;
+  backend: ProxyBackend;
+  config: ProxyConfig;
+  log: Logger;
+  clock?: Clock;
+  minSyncPeriodMs?: number;
+  syncPeriodMs?: number;
+  registry?: Registry;
+  /** Network namespace the node's conntrack table lives in (tests); null for our own. */
+  netns?: string | null;
+  /** Delete conntrack entries of removed UDP endpoints (needs the `conntrack` tool). */
+  conntrack?: boolean;
+}
+
+class ProxyMetrics {
+  readonly duration: Histogram<'kind'>;
+  readonly rules: Gauge<'kind'>;
+  readonly lastSync: Gauge;
+  readonly errors: Counter;
+  constructor(registry?: Registry) {
+    const registers = registry ? [registry] : [];
+    this.duration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: 'Sync duration, by kind (full: read back and repair; partial: changes only).', labelNames: ['kind'], buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers });
+    this.rules = new Gauge({ name: 'kubeproxy_sync_proxy_rules_total', help: 'Rules, chains and set elements last installed.', labelNames: ['kind'], registers });
+    this.lastSync = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', help: 'When the last successful sync finished.', registers });
+    this.errors = new Counter({ name: 'capstan_proxy_sync_errors_total', help: 'Failed syncs.', registers });
+  }
+}
+
+export class Proxier {
+  private readonly clock: Clock;
+  private readonly minSyncMs: number;
+  private readonly syncPeriodMs: number;
+  private readonly metrics: ProxyMetrics;
+  private dirty = true;
+  private fullDue = true;
+  private running: Promise<void> | undefined;
+  private timer: unknown;
+  private periodic: unknown;
+  private lastSyncAt = -Infinity;
+  private stopped = false;
+  private plans: ServicePortPlan[] = [];
+  /** Resolves after each sync attempt (tests wait on it). */
+  private waiters: (() => void)[] = [];
+  last: SyncResult | undefined;
+  syncs = { full: 0, partial: 0, failed: 0 };
+
+  constructor(private readonly o: ProxierOptions) {
+    this.clock = o.clock ?? realClock;
+    this.minSyncMs = o.minSyncPeriodMs ?? 1000;
+    this.syncPeriodMs = o.syncPeriodMs ?? 30_000;
+    this.metrics = new ProxyMetrics(o.registry);
+    const h = { onAdd: () => this.changed(), onUpdate: () => this.changed(), onDelete: () => this.changed() };
+    o.services.addEventHandler(h);
+    o.slices.addEventHandler(h);
+  }
+
+  /** Starts syncing once both caches have synced. */
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+    this.schedulePeriodic();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.clock.clearTimeout(this.timer);
+    this.clock.clearTimeout(this.periodic);
+    await this.running;
+  }
+
+  healthy(): boolean {
+    // As kube-proxy: unhealthy when syncs have stopped succeeding for a while.
+    return !this.stopped && this.clock.now() - this.lastSyncAt < Math.max(2 * this.syncPeriodMs, 60_000);
+  }
+
+  /** Waits for the next sync attempt to finish (test helper; also used by the CLI's first sync). */
+  nextSync(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    this.schedule(Math.max(0, this.lastSyncAt + this.minSyncMs - this.clock.now()));
+  }
+
+  private schedulePeriodic(): void {
+    this.periodic = this.clock.setTimeout(() => {
+      this.fullDue = true;
+      this.schedule(0);
+      if (!this.stopped) this.schedulePeriodic();
+    }, this.syncPeriodMs);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped || this.timer !== undefined) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.runSync();
+    }, ms);
+  }
+
+  private async runSync(): Promise<void> {
+    if (this.running) {
+      await this.running;
+      if (this.dirty || this.fullDue) this.schedule(this.minSyncMs);
+      return;
+    }
+    if (!this.o.services.hasSynced() || !this.o.slices.hasSynced()) {
+      this.schedule(100);
+      return;
+    }
+    this.running = this.syncOnce().finally(() => { this.running = undefined; });
+    await this.running;
+  }
+
+  private async syncOnce(): Promise<void> {
+    const full = this.fullDue;
+    this.dirty = false;
+    this.fullDue = false;
+    const start = performance.now();
+    const previous = this.plans;
+    try {
+      const plans = buildPlans(this.o.services.lister.list(), this.o.slices.lister.list() as SliceLike[], this.o.config);
+      this.last = await this.o.backend.sync(plans, { full });
+      this.plans = plans;
+      this.lastSyncAt = this.clock.now();
+      const seconds = (performance.now() - start) / 1000;
+      this.metrics.duration.labels(full ? 'full' : 'partial').observe(seconds);
+      this.metrics.rules.labels('rules').set(this.last.rules);
+      this.metrics.rules.labels('elements').set(this.last.elements);
+      this.metrics.rules.labels('chains').set(this.last.chains);
+      this.metrics.lastSync.set(Date.now() / 1000);
+      this.syncs[full ? 'full' : 'partial']++;
+      this.o.log.debug('synced', { full, seconds, operations: this.last.operations, rebuilt: this.last.rebuilt });
+      if (this.o.conntrack) await this.clearStaleUDP(previous, plans);
+    } catch (e) {
+      this.syncs.failed++;
+      this.metrics.errors.inc();
+      this.o.log.error('sync failed', { full, error: (e as Error).message });
+      this.dirty = true;
+      if (full) this.fullDue = true;
+      this.schedule(this.minSyncMs);
+    } finally {
+      for (const w of this.waiters.splice(0)) w();
+    }
+    if (this.dirty && !this.stopped) this.schedule(Math.max(0, this.lastSyncAt + this.minSyncMs - this.clock.now()));
+  }
+
+  /** UDP has no connection end: flows DNAT'd to a removed endpoint would blackhole until they time out. */
+  private async clearStaleUDP(before: ServicePortPlan[], after: ServicePortPlan[]): Promise<void> {
+    const now = new Map(after.map((p) => [p.id, p]));
+    for (const p of before) {
+      if (p.protocol !== 'udp') continue;
+      const keep = new Set([...(now.get(p.id)?.clusterEndpoints ?? []), ...(now.get(p.id)?.nodePortEndpoints ?? [])].map((e) => e.ip));
+      const gone = new Set([...p.clusterEndpoints, ...p.nodePortEndpoints].map((e) => e.ip).filter((ip) => !keep.has(ip)));
+      for (const ip of gone) {
+        for (const cip of p.clusterIPs) await this.conntrack(['-D', '-p', 'udp', '--orig-dst', cip, '--dst-nat', ip]);
+        if (p.nodePort) await this.conntrack(['-D', '-p', 'udp', '--orig-port-dst', String(p.nodePort), '--dst-nat', ip]);
+      }
+    }
+  }
+
+  private async conntrack(args: string[]): Promise<void> {
+    const [cmd, argv] = this.o.netns ? ['nsenter', [`--net=${this.o.netns}`, 'conntrack', ...args]] : ['conntrack', args];
+    await execa(cmd, argv, { reject: false }); // exit 1 just means "no matching entries"
+  }
+}

@@ -1,0 +1,117 @@
+// The proxy's pure parts: Services + slices → plans → nftables table / iptables chains, and
+// the diff between tables. No root: the fake nft driver stands in for the kernel.
+import t from 'tap';
+import { buildPlans, type ProxyConfig } from '../../src/proxy/model.js';
+import { desiredTable } from '../../src/proxy/nft/ruleset.js';
+import { diffTables, fromTableState } from '../../src/proxy/nft/diff.js';
+import { NftBackend } from '../../src/proxy/nft/backend.js';
+import { iptablesRuleset, restoreInput } from '../../src/proxy/iptables/rules.js';
+import { FakeNft, NftTable } from '../../src/nft/index.js';
+
+const cfg: ProxyConfig = { nodeName: 'node-a', clusterCIDR: '10.244.0.0/16' };
+
+export function svc(name: string, ip: string, extra: Record<string, unknown> = {}, ports: unknown[] = [{ name: 'http', port: 80, targetPort: 'web', protocol: 'TCP' }]) {
+  return { metadata: { namespace: 'default', name }, spec: { clusterIP: ip, clusterIPs: [ip], ports, ...extra } };
+}
+
+type Ep = { ip: string; ready?: boolean; serving?: boolean; terminating?: boolean; node?: string };
+export function slice(svcName: string, eps: Ep[], ports = [{ name: 'http', port: 8080, protocol: 'TCP' }], name = `${svcName}-abc`) {
+  return {
+    metadata: { namespace: 'default', name, labels: { 'kubernetes.io/service-name': svcName } },
+    addressType: 'IPv4', ports,
+    endpoints: eps.map((e) => ({ addresses: [e.ip], conditions: { ready: e.ready ?? true, serving: e.serving ?? e.ready ?? true, terminating: e.terminating ?? false }, nodeName: e.node ?? 'node-a' })),
+  };
+}
+
+t.test('plans: ready endpoints, terminating only when none ready, named ports from the slice', async (t) => {
+  const plans = buildPlans(
+    [svc('web', '10.96.0.10'), svc('old', '10.96.0.11'), svc('none', '10.96.0.12'), svc('headless', 'None'), { metadata: { namespace: 'default', name: 'ext' }, spec: { type: 'ExternalName', externalName: 'x' } }],
+    [
+      slice('web', [{ ip: '10.244.1.2' }, { ip: '10.244.1.3', ready: false }, { ip: '10.244.1.4', ready: false, serving: true, terminating: true }]),
+      slice('old', [{ ip: '10.244.2.2', ready: false, serving: true, terminating: true }, { ip: '10.244.2.3', ready: false, serving: false, terminating: true }]),
+    ],
+    cfg,
+  );
+  t.same(plans.map((p) => p.id), ['default/none:http/tcp', 'default/old:http/tcp', 'default/web:http/tcp']);
+  const web = plans.find((p) => p.id.startsWith('default/web'))!;
+  t.same(web.clusterEndpoints, [{ ip: '10.244.1.2', port: 8080 }], 'only the ready endpoint, at the slice port');
+  t.same(plans.find((p) => p.id.startsWith('default/old'))!.clusterEndpoints, [{ ip: '10.244.2.2', port: 8080 }], 'serving+terminating when none is ready');
+  const none = plans.find((p) => p.id.startsWith('default/none'))!;
+  t.equal(none.hasEndpoints, false);
+});
+
+t.test('plans: traffic policies Local keep only this node\'s endpoints', async (t) => {
+  const plans = buildPlans(
+    [svc('web', '10.96.0.10', { type: 'NodePort', externalTrafficPolicy: 'Local', internalTrafficPolicy: 'Local' }, [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }])],
+    [slice('web', [{ ip: '10.244.1.2' }, { ip: '10.244.9.2', node: 'node-b' }])],
+    cfg,
+  );
+  t.same(plans[0]!.clusterEndpoints, [{ ip: '10.244.1.2', port: 8080 }]);
+  t.same(plans[0]!.nodePortEndpoints, [{ ip: '10.244.1.2', port: 8080 }]);
+  t.equal(plans[0]!.externalLocal, true);
+  const remoteOnly = buildPlans([svc('web', '10.96.0.10', { internalTrafficPolicy: 'Local' })], [slice('web', [{ ip: '10.244.9.2', node: 'node-b' }])], cfg);
+  const table = desiredTable(remoteOnly, cfg);
+  t.ok(table.sets.get('drop-services')!.elements.size === 1, 'no local endpoint: dropped, not rejected');
+  t.equal(table.sets.get('no-endpoint-services')!.elements.size, 0);
+});
+
+t.test('the same objects in any order give the same table', async (t) => {
+  const services = [svc('a', '10.96.0.1'), svc('b', '10.96.0.2', { sessionAffinity: 'ClientIP' }), svc('c', '10.96.0.3', { type: 'NodePort' }, [{ name: 'http', port: 80, nodePort: 30001, protocol: 'TCP' }])];
+  const slices = [slice('a', [{ ip: '10.244.0.5' }, { ip: '10.244.0.4' }]), slice('b', [{ ip: '10.244.0.6' }]), slice('c', [{ ip: '10.244.0.7' }]), slice('a', [{ ip: '10.244.0.8' }], undefined, 'a-second')];
+  const ref = diffTables(undefined, desiredTable(buildPlans(services, slices, cfg), cfg));
+  for (const order of [[2, 0, 1], [1, 2, 0]]) {
+    const s2 = order.map((i) => services[i]!);
+    const sl2 = [...slices].reverse();
+    t.same(diffTables(undefined, desiredTable(buildPlans(s2, sl2, cfg), cfg)), ref);
+  }
+});
+
+t.test('incremental: an endpoint change is two element ops; a service deletion leaves no trace', async (t) => {
+  const driver = new FakeNft();
+  const backend = new NftBackend(driver, cfg);
+  const services = [svc('web', '10.96.0.10'), svc('aff', '10.96.0.20', { sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } })];
+  const r1 = await backend.sync(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.3' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), { full: true });
+  t.ok(r1.operations > 10, 'first sync builds the table');
+  const same = await backend.sync(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.3' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), { full: true });
+  t.equal(same.operations, 0, 'read back matches desired: a full resync sends nothing');
+
+  const table = new NftTable(driver, { family: 'ip', name: 'capstan-proxy' });
+  const before = driver.transactions;
+  const r2 = await backend.sync(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), { full: false });
+  t.equal(driver.transactions, before + 1, 'one transaction');
+  t.equal(r2.operations, 5, 'addTable, then one element out and one in, in the endpoint map and in the hairpin set');
+  const eps = (await table.list()).sets.find((s) => s.name === 'endpoints')!;
+  t.same(eps.elements.map((e) => e.data).sort(), [['10.244.0.2', 8080], ['10.244.0.4', 8080]]);
+
+  // Drift: an element and a rule deleted by hand come back at the next full sync.
+  const st = await table.list();
+  const rule = st.rules.find((r) => r.chain === 'services')!;
+  await table.apply([{ op: 'deleteRule', chain: 'services', handle: rule.handle }, { op: 'deleteElements', set: 'service-ips', keyType: ['ipv4_addr', 'inet_proto', 'inet_service'], elements: [{ key: ['10.96.0.10', 'tcp', 80] }] }]);
+  const repaired = await backend.sync(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), { full: true });
+  t.ok(repaired.operations > 0);
+  t.same(diffTables(fromTableState(await table.list()), desiredTable(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), cfg)), [], 'repaired');
+
+  await backend.sync(buildPlans([services[0]!], [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }])], cfg), { full: false });
+  const after = JSON.stringify(await table.list());
+  t.notMatch(after, '10.96.0.20', 'no element mentions the deleted service');
+  t.notMatch(after, '10.244.0.9', 'nor its endpoint');
+  const affHash = buildPlans([services[1]!], [], cfg)[0]!.hash;
+  t.notMatch(after, affHash, 'nor any chain of it');
+  t.notMatch(after, 'aff-', 'its affinity sets are gone');
+});
+
+t.test('iptables: kube-proxy structure, only changed chains rewritten', async (t) => {
+  const services = [svc('web', '10.96.0.10', { type: 'NodePort' }, [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }]), svc('none', '10.96.0.12')];
+  const r1 = iptablesRuleset(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.3' }])], cfg), cfg);
+  const svcRules = [...r1.nat].find(([c]) => c.startsWith('KUBE-SVC-'))![1];
+  t.match(svcRules.join('\n'), /! -s 10\.244\.0\.0\/16 -d 10\.96\.0\.10\/32 .* -j KUBE-MARK-MASQ/);
+  t.match(svcRules.join('\n'), /--probability 0\.5000000000 -j KUBE-SEP-/);
+  t.match(r1.filter.get('KUBE-SERVICES')!.join('\n'), /-d 10\.96\.0\.12\/32 .* -j REJECT/);
+  const r2 = iptablesRuleset(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }])], cfg), cfg);
+  const input = restoreInput(r1, r2);
+  t.notMatch(input, /^:KUBE-SERVICES /m, 'KUBE-SERVICES unchanged, not rewritten');
+  t.match(input, /^-X KUBE-SEP-/m, 'the removed endpoint chain is deleted');
+  t.match(input, /--to-destination 10\.244\.0\.4:8080/);
+  t.notMatch(input, /filter/, 'filter table untouched');
+  t.equal(restoreInput(r2, r2), '', 'no change, no restore');
+});
