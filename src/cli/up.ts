@@ -26,6 +26,8 @@ export async function run(argv: string[]): Promise<number> {
       'hollow-nodes': { type: 'string', default: '0' },
       'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
       'cluster-cidr': { type: 'string', default: '10.244.0.0/16' },
+      'node-monitor-grace-period': { type: 'string', default: '40s' },
+      'pod-eviction-timeout': { type: 'string', default: '5m' },
     },
   });
   const dataDir = resolve(values['data-dir']);
@@ -56,7 +58,8 @@ export async function run(argv: string[]): Promise<number> {
   const url = `https://${advertise}:${port}`;
   try {
     const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
-    const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0']);
+    const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
+      '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout']]);
     stops.push(() => cm.stop());
     const schedKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
     const sched = await startScheduler(['--kubeconfig', schedKubeconfig, '--secure-port', '0']);

@@ -1,6 +1,8 @@
 // The control plane end to end: `capstan up` with hollow nodes, driven by real kubectl.
 import t from 'tap';
+import { spawn } from 'node:child_process';
 import { startCapstanUp } from '../helpers/capstan-up.js';
+import { capstanBin } from '../helpers/apiserver-process.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
 
 const deployment = (image: string) => `apiVersion: apps/v1
@@ -82,4 +84,44 @@ t.test('capstan up with hollow nodes runs Deployments end to end', async (t) => 
     const sliceIPs = (await k.ok(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[*].endpoints[*].addresses[0]}'])).split(' ').sort();
     t.same(sliceIPs, podIPs);
   });
+});
+
+t.test('a node whose kubelet goes silent is tainted and its pods are recreated elsewhere', async (t) => {
+  const up = await startCapstanUp(t, ['--node-monitor-grace-period', '4s', '--pod-eviction-timeout', '3s']);
+  const k = kubectlFor(t, up.kubeconfig);
+  // Hollow nodes as their own process, with a control port to silence one node.
+  const hollow = spawn(process.execPath, [capstanBin, 'hollow-nodes', '--kubeconfig', up.kubeconfig, '--count', '3', '--heartbeat-interval', '1s', '--control-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((r) => hollow.once('exit', () => r()));
+  t.teardown(async () => { if (hollow.exitCode === null) { hollow.kill('SIGTERM'); await exited; } });
+  hollow.stderr!.resume();
+  const controlPort = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`hollow nodes did not start: ${out}`)), 60_000);
+    hollow.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /control on 127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+  });
+  await eventually(async () => (await k.ok(['get', 'nodes', '--no-headers'])).split('\n').filter((l) => /\sReady\s/.test(l)).length === 3, 60_000, 'three Ready nodes');
+  await k.ok(['apply', '-f', '-'], deployment('localhost/capstan/busybox:1').replace('replicas: 10', 'replicas: 6'));
+  await k.ok(['rollout', 'status', 'deploy/web', '--timeout=120s']);
+  const onNode = async (node: string) => (await k.ok(['get', 'pods', '-l', 'app=web', '--field-selector', `spec.nodeName=${node}`, '-o', 'name'])).trim().split('\n').filter(Boolean);
+  const victims = await onNode('hollow-1');
+  t.ok(victims.length > 0, `hollow-1 runs ${victims.length} pods`);
+
+  const r = await fetch(`http://127.0.0.1:${controlPort}/nodes/hollow-1/stop-heartbeat`, { method: 'POST' });
+  t.equal(r.status, 200);
+  await eventually(async () => /NotReady/.test(await k.ok(['get', 'node', 'hollow-1', '--no-headers'])), 30_000, 'hollow-1 NotReady');
+  t.match(await k.ok(['get', 'node', 'hollow-1', '-o', 'jsonpath={.spec.taints[*].key}']), /node\.kubernetes\.io\/unreachable/);
+  await eventually(async () => {
+    const pods = (await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName} {.status.phase} {.metadata.deletionTimestamp}{"\\n"}{end}'])).trim().split('\n');
+    const live = pods.filter((p) => p.split(' ')[2] === 'Running' && !p.split(' ')[3] && p.split(' ')[1] !== 'hollow-1');
+    return live.length === 6;
+  }, 60_000, 'six Running pods on the remaining nodes');
+  // Evicted: gone, or terminating until the grace period passes (no kubelet will confirm).
+  for (const v of victims) {
+    const r = await k(['get', v, '-o', 'jsonpath={.metadata.deletionTimestamp}']);
+    t.ok(r.code !== 0 || r.stdout.trim() !== '', `${v} evicted`);
+  }
 });
