@@ -11,6 +11,10 @@
  * The PID lets the agent reach CNI_NETNS through /proc/<pid>/root: containerd may keep its
  * netns mounts in a private mount namespace that only processes it starts can see.
  *
+ * The socket: $CAPSTAN_CNI_SOCKET, else "agentSocket" in the config, else the path in the
+ * file `capstan.socket-path` next to this executable (the agent writes it when it installs
+ * the plugin; containerd's loopback config names no socket), else /run/capstan/cni.sock.
+ *
  * VERSION is answered here, so it works while the agent is down. An unreachable agent is
  * CNI error 11 ("try again later"): containerd retries the sandbox.
  */
@@ -96,6 +100,24 @@ static const char *cni_version(void) {
   return v;
 }
 
+/* The socket path the agent left next to this executable, if any. */
+static int socket_beside_exe(char *out, size_t outlen) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
+  if (n <= 0) return 0;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return 0;
+  strcpy(slash + 1, "capstan.socket-path");
+  FILE *f = fopen(exe, "re");
+  if (!f) return 0;
+  size_t len = fread(out, 1, outlen - 1, f);
+  fclose(f);
+  while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' ')) len--;
+  out[len] = 0;
+  return len > 0 && len < outlen - 1;
+}
+
 static int fail(int code, const char *msg, const char *details) {
   printf("{\"cniVersion\":\"");
   put_escaped(stdout, cni_version());
@@ -121,7 +143,7 @@ int main(void) {
   if (env_socket && *env_socket) {
     if (strlen(env_socket) >= sizeof path) return fail(4, "CAPSTAN_CNI_SOCKET is too long", env_socket);
     strcpy(path, env_socket);
-  } else if (!json_string(input, "agentSocket", path, sizeof path)) {
+  } else if (!json_string(input, "agentSocket", path, sizeof path) && !socket_beside_exe(path, sizeof path)) {
     strcpy(path, DEFAULT_SOCKET);
   }
 

@@ -96,7 +96,7 @@ export class NetworkAgent {
   async start(): Promise<void> {
     await this.netlink.apply(this.hostNetns, nodeNetworkOps());
     if (this.o.cniBinDir) {
-      const r = await installPlugin(this.o.cniBinDir, this.o.pluginBinary);
+      const r = await installPlugin(this.o.cniBinDir, this.o.socket, this.o.pluginBinary);
       this.o.log.info('installed the CNI plugin', { path: r.plugin, loopback: r.loopback });
     }
     this.server = await serveCNI({

@@ -80,10 +80,17 @@ const isOurs = (path: string): boolean => {
   }
 };
 
-/** Installs the plugin as `capstan`, and as `loopback` where none exists or the one there is ours. */
-export async function installPlugin(binDir: string, binary?: string): Promise<{ plugin: string; loopback: 'installed' | 'kept' }> {
+/** Read by the plugin when its config names no socket (containerd's loopback call). */
+export const SOCKET_PATH_FILE = 'capstan.socket-path';
+
+/**
+ * Installs the plugin as `capstan`, and as `loopback` where none exists or the one there is
+ * ours, with the agent's socket path beside them.
+ */
+export async function installPlugin(binDir: string, socket: string, binary?: string): Promise<{ plugin: string; loopback: 'installed' | 'kept' }> {
   const src = binary ?? await pluginBinary();
   mkdirSync(binDir, { recursive: true });
+  atomicWrite(join(binDir, SOCKET_PATH_FILE), `${socket}\n`, 0o644);
   const data = readFileSync(src);
   const plugin = join(binDir, PLUGIN_NAME);
   atomicWrite(plugin, data, 0o755);
