@@ -13,6 +13,7 @@ import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
 import { runtimeUnavailable, startRuntimeEnv } from '../cri/runtime-env.js';
 import { startAPIServer } from '../helpers/api.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import WebSocket from 'ws';
 
 const why = runtimeUnavailable();
 
@@ -108,5 +109,30 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
     const notFound = await k(['exec', 'web', '--', '/no/such/binary']);
     t.not(notFound.code, 0);
     t.match(notFound.stderr, /no such file or directory|not found/);
+  });
+
+  t.test('a terminal through the API server: tty, resize, v5 close', async (t) => {
+    // kubectl -t needs a real terminal on its side; speak its protocol directly instead.
+    const q = 'command=sh&command=-c&command=tty%3B%20sleep%200.5%3B%20stty%20size%3B%20cat&stdin=true&stdout=true&tty=true';
+    const ws = new WebSocket(`wss://127.0.0.1:${api.port}/api/v1/namespaces/default/pods/web/exec?${q}`, ['v5.channel.k8s.io'], {
+      ca: api.pki.ca.certPem, cert: api.pki.admin.certPem, key: api.pki.admin.keyPem,
+    });
+    let out = '';
+    let status = '';
+    ws.on('message', (m: Buffer) => {
+      if (m[0] === 1) out += m.subarray(1).toString();
+      if (m[0] === 3) status = m.subarray(1).toString();
+    });
+    const closed = new Promise((r) => ws.on('close', r));
+    await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+    t.equal(ws.protocol, 'v5.channel.k8s.io');
+    ws.send(Buffer.concat([Buffer.from([4]), Buffer.from('{"Width":123,"Height":45}')]));
+    await eventually(() => out.includes('45 123'), 10_000, 'stty size');
+    t.match(out, /^\/dev\/pts\/\d+\r\n45 123\r\n$/);
+    ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('typed\r')]));
+    await eventually(() => out.includes('typed\r\n'), 10_000, 'echo of typed input');
+    ws.send(Buffer.from([0, 4])); // ^D ends cat
+    await closed;
+    t.same(JSON.parse(status), { metadata: {}, status: 'Success' });
   });
 });
