@@ -52,6 +52,7 @@ export function resourceInfos(registries: GenericRegistry[], extra: ExtraResourc
       if (d.group === '' && d.resource === 'pods') {
         subs.push({ name: 'log', kind: 'Pod', group: '', version: v.version, verbs: ['get'] });
         subs.push({ name: 'exec', kind: 'PodExecOptions', group: '', version: v.version, verbs: ['create', 'get'] });
+        subs.push({ name: 'attach', kind: 'PodAttachOptions', group: '', version: v.version, verbs: ['create', 'get'] });
       }
       out.push({ group: d.group, version: v.version, resource: d.resource, singular: d.singular, kind: d.kind, namespaced: d.namespaced, verbs: allVerbs, shortNames: d.shortNames, categories: d.categories, subresources: subs });
     }

@@ -135,4 +135,21 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
     await closed;
     t.same(JSON.parse(status), { metadata: {}, status: 'Success' });
   });
+
+  t.test('kubectl attach -i to a container that reads stdin once', async (t) => {
+    await k.ok(['create', '-f', '-'], JSON.stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'att' },
+      spec: { nodeName: 'node-a', containers: [{ name: 'main', image: BUSYBOX_IMAGE, stdin: true, stdinOnce: true }] },
+    }));
+    const attUID = (await k.ok(['get', 'pod', 'att', '-o', 'jsonpath={.metadata.uid}'])).trim();
+    const l = { [LABELS.podNamespace]: 'default', [LABELS.podName]: 'att', [LABELS.podUID]: attUID };
+    const sc: PodSandboxConfig = { ...sandbox, metadata: { name: 'att', uid: attUID, namespace: 'default', attempt: 0 }, labels: l, log_directory: join(env.dir, 'pods', `default_att_${attUID}`), linux: { cgroup_parent: `${env.cgroupParent}/pod${attUID}` } };
+    const sb = await cri.runPodSandbox(sc);
+    const id = await cri.createContainer(sb, { metadata: { name: 'main' }, image: { image: BUSYBOX_IMAGE }, command: ['cat'], stdin: true, stdin_once: true, log_path: 'main/0.log', labels: { ...l, [LABELS.containerName]: 'main' } }, sc);
+    await cri.startContainer(id);
+    const r = await k(['attach', '-i', 'att'], 'hello\n');
+    t.same([r.code, r.stdout], [0, 'hello\n'], r.stderr);
+    await eventually(async () => (await cri.containerStatus(id)).status?.state === 'CONTAINER_EXITED', 10_000, 'cat exits at stdin EOF');
+    t.equal(await k.ok(['logs', 'att']), 'hello\n', 'what it printed is in its log too');
+  });
 });

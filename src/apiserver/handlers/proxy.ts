@@ -26,7 +26,7 @@ interface Target {
 }
 
 const LOG_PARAMS = ['follow', 'previous', 'timestamps', 'tailLines', 'sinceSeconds', 'sinceTime', 'limitBytes'];
-const STREAM_SUBRESOURCES = new Set(['exec']);
+const STREAM_SUBRESOURCES = new Set(['exec', 'attach']);
 
 export function isStreamSubresource(resource: string, subresource: string): boolean {
   return resource === 'pods' && STREAM_SUBRESOURCES.has(subresource);
@@ -52,7 +52,7 @@ async function target(registries: Registries, namespace: string, name: string, c
   }
   if (verb !== 'log') {
     const phase = pod.status?.phase;
-    if (phase === 'Succeeded' || phase === 'Failed') throw badRequest(`cannot ${verb} into a container in a completed pod; current phase is ${phase}`);
+    if (phase === 'Succeeded' || phase === 'Failed') throw badRequest(`cannot ${verb === 'exec' ? 'exec into' : 'attach to'} a container in a completed pod; current phase is ${phase}`);
   }
   const node = await registries.get('', 'nodes')!.get(undefined, nodeName).catch((e) => {
     if (e instanceof StatusError && e.code === 404) throw new StatusError(500, 'InternalError', `node "${nodeName}" of pod ${name} not found`);

@@ -22,7 +22,7 @@ export { netnsDialer } from './dial.js';
 export type { Dialer } from './remote-command.js';
 
 export interface KubeletServerOptions {
-  cri: Pick<CRIRuntime, 'listContainers' | 'containerStatus' | 'exec' | 'listPodSandbox'>;
+  cri: Pick<CRIRuntime, 'listContainers' | 'containerStatus' | 'exec' | 'attach' | 'listPodSandbox'>;
   /** Default 0.0.0.0. */
   address?: string;
   /** Default 10250; 0 picks a free port. */
@@ -68,12 +68,12 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-    if (req.method !== 'GET' && req.method !== 'HEAD' && parts[0] !== 'exec') return sendText(res, 405, 'method not allowed');
+    if (req.method !== 'GET' && req.method !== 'HEAD' && parts[0] !== 'exec' && parts[0] !== 'attach') return sendText(res, 405, 'method not allowed');
     switch (parts[0]) {
       case 'healthz': return sendText(res, 200, 'ok');
       case 'pods': return sendJSON(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await listPods() });
       case 'containerLogs': return containerLogs(req, res, url, parts.slice(1));
-      case 'exec': return sendText(res, 400, 'exec needs a WebSocket upgrade (Upgrade: websocket, Sec-WebSocket-Protocol: v5.channel.k8s.io)');
+      case 'exec': case 'attach': return sendText(res, 400, `${parts[0]} needs a WebSocket upgrade (Upgrade: websocket, Sec-WebSocket-Protocol: v5.channel.k8s.io)`);
     }
     sendText(res, 404, '404 page not found');
   }
@@ -120,7 +120,8 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
   async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-    if (parts[0] !== 'exec' || parts.length !== 4) return rejectUpgrade(socket, 404, '404 page not found');
+    const verb = parts[0];
+    if ((verb !== 'exec' && verb !== 'attach') || parts.length !== 4) return rejectUpgrade(socket, 404, '404 page not found');
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return rejectUpgrade(socket, 400, `unsupported upgrade protocol ${JSON.stringify(req.headers.upgrade)}: only websocket (v5.channel.k8s.io, v4.channel.k8s.io)`);
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     const protocol = pickProtocol(offered);
@@ -130,7 +131,7 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     const flag = (k: string) => ['true', '1'].includes(q.get(k) ?? '');
     const command = q.getAll('command');
     const streams = { stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
-    if (!command.length) return rejectUpgrade(socket, 400, 'you must specify at least one command for the container');
+    if (verb === 'exec' && !command.length) return rejectUpgrade(socket, 400, 'you must specify at least one command for the container');
     if (!streams.stdin && !streams.stdout && !streams.stderr) return rejectUpgrade(socket, 400, 'you must specify at least one of stdin, stdout, stderr');
     if (streams.tty && streams.stderr) streams.stderr = false; // a terminal merges stderr into stdout
     let c;
@@ -143,9 +144,9 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     if (c.state !== 'CONTAINER_RUNNING') return rejectUpgrade(socket, 400, `container ${container} is not running`);
     const id = c.id;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      log.info('exec', { namespace, pod, container, command: command.join(' '), protocol, user: peer(req) });
+      log.info(verb, { namespace, pod, container, ...(verb === 'exec' ? { command: command.join(' ') } : {}), protocol, user: peer(req) });
       void bridgeExec(ws, protocol, streams, async () => {
-        const streamURL = await opts.cri.exec({ container_id: id, cmd: command, ...streams });
+        const streamURL = verb === 'exec' ? await opts.cri.exec({ container_id: id, cmd: command, ...streams }) : await opts.cri.attach({ container_id: id, ...streams });
         return openRemoteCommand(streamURL, streams, opts.streamDialer ?? tcpDialer);
       }, (m, f) => log.error(m, { namespace, pod, container, ...f }));
     });
