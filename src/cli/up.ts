@@ -23,6 +23,9 @@ export async function run(argv: string[]): Promise<number> {
       'bind-address': { type: 'string', default: '127.0.0.1' },
       store: { type: 'string' },
       'no-node': { type: 'boolean', default: false },
+      'node-name': { type: 'string' },
+      'cni-bin-dir': { type: 'string' },
+      'cni-conf-dir': { type: 'string' },
       'hollow-nodes': { type: 'string', default: '0' },
       'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
       'cluster-cidr': { type: 'string', default: '10.244.0.0/16' },
@@ -64,6 +67,14 @@ export async function run(argv: string[]): Promise<number> {
     const schedKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
     const sched = await startScheduler(['--kubeconfig', schedKubeconfig, '--secure-port', '0']);
     stops.push(() => sched.stop());
+    if (!values['no-node']) {
+      const { startNode } = await import('./up-node.js');
+      const node = await startNode({
+        dataDir, kubeconfig: writeAdminKubeconfig(dataDir, pki, url), nodeName: values['node-name'],
+        cniBinDir: values['cni-bin-dir'], cniConfDir: values['cni-conf-dir'],
+      });
+      stops.push(() => node.stop());
+    }
     const hollow = Number(values['hollow-nodes']);
     if (hollow > 0) {
       const { startHollowNodes } = await import('../hollow/index.js');

@@ -18,9 +18,10 @@ export function ptpConfig(podCIDR: string, ipamDataDir: string): object {
   return {
     cniVersion: '0.4.0',
     name: 'capstan-ptp',
+    // No ipMasq/portmap: both write iptables rules into the host's tables, which capstan
+    // leaves alone; Services and egress are the proxy's and the CNI issue's.
     plugins: [
-      { type: 'ptp', ipMasq: true, ipam: { type: 'host-local', ranges: [[{ subnet: podCIDR }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: ipamDataDir } },
-      { type: 'portmap', capabilities: { portMappings: true } },
+      { type: 'ptp', ipMasq: false, ipam: { type: 'host-local', ranges: [[{ subnet: podCIDR }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: ipamDataDir } },
     ],
   };
 }

@@ -1,4 +1,6 @@
 // Runs `capstan up` as users do, in a temp data dir on free ports, for end-to-end tests.
+// Always with --no-node: a real node (containerd, CNI) must not run in the host's network
+// namespace during tests; kubelet e2e tests start theirs inside a namespace of their own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -29,7 +31,7 @@ async function freePort(): Promise<number> {
 export async function startCapstanUp(t: Teardownable, args: string[] = []): Promise<CapstanUp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-up-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...(args.includes('--no-node') ? [] : ['--no-node']), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-8000); });
