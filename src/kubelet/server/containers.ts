@@ -30,7 +30,11 @@ export async function containersOf(cri: Lister, namespace: string, pod: string, 
 /** The container to read or exec into: the running one, else the newest; for `previous`, the
  *  newest exited one that is not the current container. */
 export async function findContainer(cri: Lister, namespace: string, pod: string, container: string, opts: { previous?: boolean; podUID?: string } = {}): Promise<Container> {
-  const all = await containersOf(cri, namespace, pod, container, opts.podUID);
+  const found0 = await containersOf(cri, namespace, pod, container, opts.podUID);
+  // A pod deleted and created again under the same name has a new UID: only the newest
+  // incarnation's containers count (the older ones wait for garbage collection).
+  const uid = found0[0]?.labels[LABELS.podUID];
+  const all = uid ? found0.filter((c) => c.labels[LABELS.podUID] === uid) : found0;
   if (opts.previous) {
     const [current, ...older] = all;
     const prev = older.find((c) => c.state === 'CONTAINER_EXITED');
