@@ -8,7 +8,8 @@ import { CRIClient } from '../../cri/index.js';
 import { startContainerd, type ContainerdHandle } from '../../src/kubelet/containerd/index.js';
 import { ensureBuiltinImages, PAUSE_IMAGE } from '../../src/kubelet/images/index.js';
 import { createNetlink } from '../../src/netlink/index.js';
-import { POD_ROUTE_PROTOCOL } from '../../src/network/index.js';
+import { POD_ROUTE_PROTOCOL, collectGarbage } from '../../src/network/index.js';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { runtimeUnavailable } from '../cri/runtime-env.js';
 import { NODE_IP, nodeNamespace, startAgent, tempDir } from './fixtures.js';
 
@@ -52,6 +53,14 @@ t.test('containerd RunPodSandbox gets a capstan address', { skip: runtimeUnavail
   const alloc = a.agent.ipam.list();
   t.same(alloc.map((x) => [x.containerID, x.pod]), [[id, 'default/web']], 'allocation recorded under the sandbox ID with the pod name');
   t.ok((await nl.routes(node.path, 4, { protocol: POD_ROUTE_PROTOCOL })).some((r) => r.dst === '10.77.9.2/32' && r.dev === alloc[0]!.hostVeth), 'host route');
+
+  // A record whose sandbox containerd never heard of (a DEL that never came), aged past the grace.
+  const ghost = join(a.agent.ipam.dir, '10.77.9.50');
+  writeFileSync(ghost, JSON.stringify({ containerID: 'ghost', ifName: 'eth0', hostVeth: 'capghost' }));
+  utimesSync(ghost, new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
+  a.agent.ipam.reload();
+  const reclaimed = await collectGarbage(a.agent, async () => (await cri!.listPodSandbox()).map((s) => s.id), Date.now(), 120_000);
+  t.same(reclaimed.map((x) => x.containerID), ['ghost'], 'GC asks containerd: CNI container IDs are sandbox IDs, the live pod is kept');
 
   await cri.stopPodSandbox(id);
   t.same(a.agent.ipam.list(), [], 'StopPodSandbox released the address');
