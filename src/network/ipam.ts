@@ -74,6 +74,8 @@ export class IPAM {
   allocate(block: Cidr, owner: AllocationOwner): Allocation {
     const existing = this.find(owner.containerID, owner.ifName);
     if (existing && cidrContains(block, parseIPv4(existing.ip)!)) return existing;
+    // The node's block changed under a retried ADD: the old address goes back.
+    if (existing) this.releaseIP(existing.ip);
     const { first, last } = assignableRange(block);
     const count = last - first + 1;
     const blockKey = `${block.base}/${block.prefix}`;

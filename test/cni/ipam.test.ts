@@ -38,6 +38,13 @@ t.test('allocations are distinct, skip reserved addresses, and are idempotent pe
   t.equal(ipam.allocate(b, owner('c3')).ip, '10.244.1.4', 'a just-released address is not reused at once');
 });
 
+t.test('an owner retried in a new block gives its old address back', async (t) => {
+  const ipam = new IPAM(tmp(t));
+  ipam.allocate(block('10.244.6.0/24'), owner('c1'));
+  t.equal(ipam.allocate(block('10.244.7.0/24'), owner('c1')).ip, '10.244.7.2');
+  t.same(readdirSync(ipam.dir), ['10.244.7.2']);
+});
+
 t.test('a full block is an error, and a release makes room', async (t) => {
   const ipam = new IPAM(tmp(t));
   const b = block('10.244.2.0/29'); // .2 .. .6
