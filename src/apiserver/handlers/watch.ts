@@ -11,6 +11,19 @@ import { partialObjectMetadata, toTable } from '../table.js';
 import { versioned, type HandlerContext } from './context.js';
 
 const defaultTimeoutSeconds = 1800;
+
+// Every watcher of a resource sees the same events: decode each event once and serialise its
+// object once per version and representation, however many watchers there are.
+const decodedByRegistry = new WeakMap<object, WeakMap<WatchEvent, KubeObject>>();
+const encodedByEvent = new WeakMap<WatchEvent, Map<string, string>>();
+
+function decodedOnce(h: HandlerContext, ev: WatchEvent): KubeObject {
+  let cache = decodedByRegistry.get(h.reg);
+  if (!cache) decodedByRegistry.set(h.reg, (cache = new WeakMap()));
+  let obj = cache.get(ev);
+  if (!obj) cache.set(ev, (obj = h.reg.decode(ev.value, ev.revision)));
+  return obj;
+}
 const bookmarkIntervalMs = 30_000;
 
 export async function watchResource(h: HandlerContext, cache: WatchCache, bookmarkEveryMs = bookmarkIntervalMs): Promise<void> {
@@ -42,12 +55,19 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
 
   // Metadata-only watches (metadata informers) get PartialObjectMetadata, as lists do.
   const metadataOnly = h.accept === 'partial-metadata';
-  const encode = (type: string, obj: KubeObject): string => {
-    const object = table
-      ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o))
-      : metadataOnly ? partialObjectMetadata(versioned(h, obj)) : versioned(h, obj);
-    return `${JSON.stringify({ type, object })}\n`;
+  const encodeObject = (obj: KubeObject): string => JSON.stringify(table
+    ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o))
+    : metadataOnly ? partialObjectMetadata(versioned(h, obj)) : versioned(h, obj));
+  const encode = (type: string, obj: KubeObject): string => `{"type":"${type}","object":${encodeObject(obj)}}\n`;
+  const encodingKey = `${h.reg.def.group}/${h.version.version}/${table ? 'table' : metadataOnly ? 'meta' : 'json'}`;
+  const encodeEvent = (type: string, ev: WatchEvent, obj: KubeObject): string => {
+    let byKey = encodedByEvent.get(ev);
+    if (!byKey) encodedByEvent.set(ev, (byKey = new Map()));
+    let text = byKey.get(encodingKey);
+    if (text === undefined) byKey.set(encodingKey, (text = encodeObject(obj)));
+    return `{"type":"${type}","object":${text}}\n`;
   };
+  const filtered = !!name || labelSelector.length > 0 || fieldSelector.length > 0;
 
   let after: number;
   const initial: KubeObject[] = [];
@@ -72,17 +92,17 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
       return;
     }
     lastRV = ev.revision;
-    const cur = h.reg.decode(ev.value, ev.revision);
-    const prev = ev.prevValue ? h.reg.decode(ev.prevValue, ev.revision) : undefined;
+    const cur = decodedOnce(h, ev);
     if (ev.type === 'DELETE') {
-      if (selected(cur)) res.write(encode('DELETED', cur));
+      if (selected(cur)) res.write(encodeEvent('DELETED', ev, cur));
       return;
     }
     const now = selected(cur);
-    const before = prev ? selected(prev) : false;
-    if (now && before) res.write(encode('MODIFIED', cur));
-    else if (now) res.write(encode('ADDED', cur));
-    else if (before) res.write(encode('DELETED', cur));
+    // Without selectors every object is selected; only a filtered watch needs the old state.
+    const before = ev.prevValue ? (!filtered || selected(h.reg.decode(ev.prevValue, ev.revision))) : false;
+    if (now && before) res.write(encodeEvent('MODIFIED', ev, cur));
+    else if (now) res.write(encodeEvent('ADDED', ev, cur));
+    else if (before) res.write(encodeEvent('DELETED', ev, cur));
   };
 
   let unsubscribe: () => void = () => undefined;
