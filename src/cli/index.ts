@@ -9,6 +9,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   'network-agent': { summary: 'run the node network agent (CNI plugin backend, IPAM)', load: async () => (await import('./network-agent.js')).run },
   kubelet: { summary: 'run the node agent (pods on containerd over CRI)', load: async () => (await import('./kubelet.js')).run },
   scheduler: { summary: 'run the scheduler', load: async () => (await import('./scheduler.js')).run },
+  dns: { summary: 'run the node\'s cluster DNS server', load: async () => (await import('./dns.js')).run },
   proxy: { summary: 'run the service proxy (nftables or iptables)', load: async () => (await import('./proxy.js')).run },
 };
 

@@ -1,0 +1,184 @@
+// The listeners (UDP and TCP per address) and the path of one query through them:
+// parse → cached reply → resolve from the Zone → forward or chase → encode to fit.
+// Nothing a client sends can throw out of `handle`: bad input is dropped or answered
+// FORMERR, and an internal fault is answered SERVFAIL.
+import { createSocket, type Socket } from 'node:dgram';
+import { createServer, isIPv6, type Server, type Socket as TCPSocket } from 'node:net';
+import type { Logger } from '../log/index.js';
+import { ResponseCache } from './cache.js';
+import type { Forwarder } from './forward.js';
+import { encodeResponse, headerOnly, isTruncated, parseQuery, rcodeOf, rewriteCached, sizeLimit, type ParsedQuery } from './message.js';
+import { DNSMetrics } from './metrics.js';
+import { inZone, normalize } from './names.js';
+import type { Resolution, Resolver } from './resolver.js';
+import { dnsPacket } from './wire.js';
+import type { RR, Zone } from './zone.js';
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export interface DNSServerOptions {
+  zone: Zone;
+  resolver: Resolver;
+  forwarder: Forwarder;
+  metrics: DNSMetrics;
+  cache: ResponseCache;
+  /** False until the informers have listed once: cluster names get SERVFAIL, not a wrong NXDOMAIN. */
+  synced: () => boolean;
+  log: Logger;
+  /** TCP connections idle this long are closed (RFC 7766 suggests seconds). */
+  tcpIdleMs?: number;
+  maxTCPConnections?: number;
+}
+
+const SERVFAIL = 2;
+const RD = 1 << 8, CD = 1 << 4;
+
+export class DNSServer {
+  private udp: Socket[] = [];
+  private tcp: Server[] = [];
+  private conns = new Set<TCPSocket>();
+  readonly bound: { udp: ListenAddress[]; tcp: ListenAddress[] } = { udp: [], tcp: [] };
+
+  constructor(private opts: DNSServerOptions) {
+    opts.zone.onChange(() => opts.cache.clear());
+  }
+
+  async listen(addrs: ListenAddress[]): Promise<void> {
+    for (const a of addrs) {
+      const u = createSocket({ type: isIPv6(a.host) ? 'udp6' : 'udp4' });
+      u.on('message', (msg, rinfo) => {
+        void this.handle(msg, false).then((reply) => {
+          if (reply) u.send(reply, rinfo.port, rinfo.address, () => undefined);
+        });
+      });
+      u.on('error', (err) => this.opts.log.warn('udp socket error', { address: a.host, error: err.message }));
+      await new Promise<void>((resolve, reject) => {
+        u.once('error', reject);
+        u.bind(a.port, a.host, () => { u.off('error', reject); resolve(); });
+      });
+      this.udp.push(u);
+      // TCP on the same port UDP got (matters when the port was 0).
+      const port = u.address().port;
+      this.bound.udp.push({ host: a.host, port });
+      const t = createServer((sock) => this.serveTCP(sock));
+      t.maxConnections = this.opts.maxTCPConnections ?? 1000;
+      t.on('error', (err) => this.opts.log.warn('tcp listener error', { address: a.host, error: err.message }));
+      await new Promise<void>((resolve, reject) => {
+        t.once('error', reject);
+        t.listen(port, a.host, () => { t.off('error', reject); resolve(); });
+      });
+      this.tcp.push(t);
+      this.bound.tcp.push({ host: a.host, port });
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const u of this.udp) u.close();
+    for (const c of this.conns) c.destroy();
+    await Promise.all(this.tcp.map((t) => new Promise<void>((r) => t.close(() => r()))));
+    this.udp = [];
+    this.tcp = [];
+  }
+
+  /** One message in, the reply out (undefined: send nothing). Never rejects. */
+  async handle(msg: Buffer, tcp: boolean): Promise<Buffer | undefined> {
+    const started = performance.now();
+    const m = this.opts.metrics;
+    let reply: Buffer | undefined;
+    try {
+      reply = await this.answer(msg, tcp);
+    } catch (err) {
+      this.opts.log.error('query failed', { error: (err as Error).message });
+      reply = msg.length >= 12 && !(msg.readUInt16BE(2) & 0x8000) ? headerOnly(msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL) : undefined;
+    }
+    if (reply) {
+      m.responses.inc({ rcode: DNSMetrics.rcodeLabel(rcodeOf(reply)) });
+      if (isTruncated(reply)) m.truncated.inc();
+    }
+    m.duration.observe({ proto: tcp ? 'tcp' : 'udp' }, (performance.now() - started) / 1000);
+    return reply;
+  }
+
+  private async answer(msg: Buffer, tcp: boolean): Promise<Buffer | undefined> {
+    const { metrics: m, cache } = this.opts;
+    const parsed = parseQuery(msg);
+    if (!parsed.ok) {
+      m.malformed.inc({ reason: parsed.reason });
+      return parsed.reply;
+    }
+    const q = parsed.query;
+    const type = q.question.type;
+    m.requests.inc({ proto: tcp ? 'tcp' : 'udp', type: DNSMetrics.typeLabel(type) });
+    const name = normalize(q.question.name);
+    const klass = q.question.class ?? 'IN';
+    const limit = sizeLimit(q, tcp);
+    const key = `${name}\0${type}\0${klass}\0${limit}\0${q.flags & (RD | CD)}\0${q.edns ? `${q.edns.version}${q.edns.do ? 1 : 0}` : '-'}`;
+    const hit = cache.get(key);
+    if (hit) return rewriteCached(hit, q);
+
+    const res = this.opts.resolver.resolve(name, type, klass);
+    if (res.forward) {
+      if (q.edns && q.edns.version > 0) return encodeResponse(q, res, limit); // BADVERS, ours to say
+      return this.forward(msg, q, tcp, limit);
+    }
+    if (!this.opts.synced() && inZone(name, this.opts.zone.domain)) return encodeResponse(q, { ...res, rcode: 'SERVFAIL', authoritative: false, answers: [], authorities: [], additionals: [] }, limit);
+    if (res.chase) return encodeResponse(q, await this.chase(res), limit);
+    const reply = encodeResponse(q, res, limit);
+    cache.set(key, reply);
+    return reply;
+  }
+
+  private async forward(msg: Buffer, q: ParsedQuery, tcp: boolean, limit: number): Promise<Buffer> {
+    const r = await this.opts.forwarder.forward(msg, tcp);
+    if ('reply' in r) {
+      this.opts.metrics.forwards.inc({ result: 'ok' });
+      return r.reply;
+    }
+    this.opts.metrics.forwards.inc({ result: r.error });
+    // No upstream at all: not ours to answer (REFUSED). Upstreams that did not answer: SERVFAIL.
+    const rcode = r.error === 'no-upstream' ? 'REFUSED' : 'SERVFAIL';
+    return encodeResponse(q, { rcode, authoritative: false, answers: [], authorities: [], additionals: [] }, limit);
+  }
+
+  /** An ExternalName's CNAME: add the target's records from upstream when they come in time. */
+  private async chase(res: Resolution): Promise<Resolution> {
+    const { name, type } = res.chase!;
+    const query = dnsPacket.encode({ id: 0, type: 'query', flags: RD, questions: [{ name, type: type as 'A', class: 'IN' }] });
+    const r = await this.opts.forwarder.forward(query, false);
+    if (!('reply' in r)) return res;
+    try {
+      const p = dnsPacket.decode(r.reply);
+      const extra = (p.answers ?? []).filter((a) => a.type !== 'OPT') as RR[];
+      return { ...res, answers: [...res.answers, ...extra] };
+    } catch {
+      return res;
+    }
+  }
+
+  private serveTCP(sock: TCPSocket): void {
+    this.conns.add(sock);
+    sock.setTimeout(this.opts.tcpIdleMs ?? 10_000, () => sock.destroy());
+    sock.on('error', () => undefined);
+    sock.on('close', () => this.conns.delete(sock));
+    let buf = Buffer.alloc(0);
+    sock.on('data', (d) => {
+      buf = buf.length ? Buffer.concat([buf, d]) : d;
+      while (buf.length >= 2) {
+        const len = buf.readUInt16BE(0);
+        if (buf.length < 2 + len) break;
+        const msg = buf.subarray(2, 2 + len);
+        buf = buf.subarray(2 + len);
+        void this.handle(Buffer.from(msg), true).then((reply) => {
+          if (!reply || sock.destroyed) return;
+          const frame = Buffer.alloc(2 + reply.length);
+          frame.writeUInt16BE(reply.length, 0);
+          reply.copy(frame, 2);
+          sock.write(frame);
+        });
+      }
+    });
+  }
+}
