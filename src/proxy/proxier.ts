@@ -6,7 +6,9 @@ import { execa } from 'execa';
 import { realClock, type Clock, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProxyBackend, SyncResult } from './backend.js';
-import { buildPlans, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
+import { buildPlans, serviceNameLabel, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
+
+const SERVICE_INDEX = 'capstan-proxy-service';
 
 export interface ProxierOptions {
   services: SharedInformer;
@@ -51,6 +53,10 @@ export class Proxier {
   private lastSyncAt = -Infinity;
   private stopped = false;
   private plans: ServicePortPlan[] = [];
+  /** Plans per service, rebuilt only for services whose Service or slices changed: the
+   *  backend sees unchanged service ports as the very same objects and skips them. */
+  private readonly byService = new Map<string, ServicePortPlan[]>();
+  private readonly dirtyKeys = new Set<string>();
   /** Resolves after each sync attempt (tests wait on it). */
   private waiters: (() => void)[] = [];
   last: SyncResult | undefined;
@@ -61,9 +67,23 @@ export class Proxier {
     this.minSyncMs = o.minSyncPeriodMs ?? 1000;
     this.syncPeriodMs = o.syncPeriodMs ?? 30_000;
     this.metrics = new ProxyMetrics(o.registry);
-    const h = { onAdd: () => this.changed(), onUpdate: () => this.changed(), onDelete: () => this.changed() };
-    o.services.addEventHandler(h);
-    o.slices.addEventHandler(h);
+    o.slices.addIndexer(SERVICE_INDEX, (sl) => {
+      const svc = sl.metadata.labels?.[serviceNameLabel];
+      return svc ? [`${sl.metadata.namespace ?? ''}/${svc}`] : [];
+    });
+    const svcKey = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+    const sliceKey = (o: { metadata: { namespace?: string; labels?: Record<string, string> } }) => {
+      const svc = o.metadata.labels?.[serviceNameLabel];
+      return svc ? `${o.metadata.namespace ?? ''}/${svc}` : undefined;
+    };
+    o.services.addEventHandler({
+      onAdd: (x) => this.changed(svcKey(x)), onUpdate: (_, x) => this.changed(svcKey(x)), onDelete: (x) => this.changed(svcKey(x)),
+    });
+    o.slices.addEventHandler({
+      onAdd: (x) => this.changed(sliceKey(x)),
+      onUpdate: (a, b) => { this.changed(sliceKey(a)); this.changed(sliceKey(b)); },
+      onDelete: (x) => this.changed(sliceKey(x)),
+    });
   }
 
   /** Starts syncing once both caches have synced. */
@@ -90,7 +110,9 @@ export class Proxier {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  private changed(): void {
+  private changed(key: string | undefined): void {
+    if (!key) return;
+    this.dirtyKeys.add(key);
     this.dirty = true;
     this.schedule(Math.max(0, this.lastSyncAt + this.minSyncMs - this.clock.now()));
   }
@@ -132,7 +154,7 @@ export class Proxier {
     const start = performance.now();
     const previous = this.plans;
     try {
-      const plans = buildPlans(this.o.services.lister.list(), this.o.slices.lister.list() as SliceLike[], this.o.config);
+      const plans = this.currentPlans(full);
       this.last = await this.o.backend.sync(plans, { full });
       this.plans = plans;
       this.lastSyncAt = this.clock.now();
@@ -156,6 +178,18 @@ export class Proxier {
       for (const w of this.waiters.splice(0)) w();
     }
     if (this.dirty && !this.stopped) this.schedule(Math.max(0, this.lastSyncAt + this.minSyncMs - this.clock.now()));
+  }
+
+  private currentPlans(all: boolean): ServicePortPlan[] {
+    const keys = all ? new Set([...this.byService.keys(), ...this.o.services.lister.list().map((x) => `${x.metadata.namespace}/${x.metadata.name}`)]) : this.dirtyKeys;
+    for (const key of [...keys]) {
+      this.dirtyKeys.delete(key);
+      const [ns, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
+      const svc = this.o.services.lister.get(ns, name);
+      const plans = svc ? buildPlans([svc], this.o.slices.lister.byIndex(SERVICE_INDEX, key) as SliceLike[], this.o.config) : [];
+      if (plans.length) this.byService.set(key, plans); else this.byService.delete(key);
+    }
+    return [...this.byService.values()].flat();
   }
 
   /** UDP has no connection end: flows DNAT'd to a removed endpoint would blackhole until they time out. */

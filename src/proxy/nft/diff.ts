@@ -16,7 +16,8 @@ export function canonical(v: unknown): string {
 }
 
 const rulesEqual = (a: Expr[][], b: Expr[][]): boolean => a.length === b.length && canonical(a) === canonical(b);
-const valueOf = (el: Element): string => canonical({ v: el.verdict, d: el.data });
+export const valueOf = (el: Element): string =>
+  el.verdict ? `${el.verdict.kind}:${'chain' in el.verdict ? el.verdict.chain : ''}` : el.data ? el.data.join('|') : '';
 /** Sets the kernel fills itself (affinity): their elements are not ours to reconcile. */
 const isDynamic = (s: SetSpec): boolean => Boolean(s.flags?.includes('dynamic'));
 

@@ -40,7 +40,7 @@ export const SETS = {
   hairpin: { name: 'hairpin', keyType: ['ipv4_addr', 'ipv4_addr'] },
 } satisfies Record<string, SetSpec>;
 
-export const elementId = (key: Element['key']): string => JSON.stringify(key);
+export const elementId = (key: Element['key']): string => key.join('|');
 
 const SVC_FIELDS = ['ip daddr', 'meta l4proto', 'th dport'] as const;
 const NP_FIELDS = ['meta l4proto', 'th dport'] as const;
@@ -115,63 +115,94 @@ function affinityChains(chains: Map<string, DesiredChain>, sets: Map<string, Des
   });
 }
 
-const sameEndpoints = (p: ServicePortPlan): boolean => JSON.stringify(p.clusterEndpoints) === JSON.stringify(p.nodePortEndpoints);
+const sameEndpoints = (p: ServicePortPlan): boolean => {
+  const a = p.clusterEndpoints, b = p.nodePortEndpoints;
+  return a === b || (a.length === b.length && a.every((e, i) => e.ip === b[i]!.ip && e.port === b[i]!.port));
+};
 
-export function desiredTable(plans: readonly ServicePortPlan[], cfg: ProxyConfig): DesiredTable {
-  const chains = staticChains(cfg);
+/** What one service port contributes to the table. Shared elements (hairpin, cluster IPs)
+ *  and load-balancing chains may be wanted by several plans: they are reference-counted. */
+export interface Fragment {
+  elements: [set: string, el: Element][];
+  shared: [set: string, el: Element][];
+  chains: Map<string, DesiredChain>;
+  sets: Map<string, DesiredSet>;
+  lb: number[];
+  lbNodePort: number[];
+}
+
+export function fragmentFor(p: ServicePortPlan): Fragment {
+  const f: Fragment = { elements: [], shared: [], chains: new Map(), sets: new Map(), lb: [], lbNodePort: [] };
+  const own = (set: string, el: Element) => f.elements.push([set, el]);
+  for (const ep of p.clusterEndpoints) f.shared.push([SETS.hairpin.name, { key: [ep.ip, ep.ip] }]);
+  for (const ep of p.nodePortEndpoints) f.shared.push([SETS.hairpin.name, { key: [ep.ip, ep.ip] }]);
+  const svcChain = `svc-${p.hash}`, npChain = `svcnp-${p.hash}`;
+  const affinity = p.affinitySeconds !== undefined;
+  const same = sameEndpoints(p);
+  if (affinity) {
+    if (p.clusterEndpoints.length) affinityChains(f.chains, f.sets, p, svcChain, p.clusterEndpoints);
+    if (p.nodePort && p.nodePortEndpoints.length && !same) affinityChains(f.chains, f.sets, p, npChain, p.nodePortEndpoints);
+  }
+  const n = p.clusterEndpoints.length;
+  for (const ip of p.clusterIPs) {
+    f.shared.push([SETS.clusterIPs.name, { key: [ip] }]);
+    const key = [ip, p.protocol, p.port];
+    if (!n) own(p.hasEndpoints ? SETS.dropServices.name : SETS.noEndpointServices.name, { key });
+    else if (affinity) own(SETS.serviceIPs.name, { key, verdict: { kind: 'goto', chain: svcChain } });
+    else {
+      f.lb.push(n);
+      own(SETS.serviceIPs.name, { key, verdict: { kind: 'goto', chain: lbChain(n) } });
+      for (let i = 0; i < n; i++) {
+        const ep = p.clusterEndpoints[i]!;
+        own(SETS.endpoints.name, { key: [ip, p.protocol, p.port, i], data: [ep.ip, ep.port] });
+      }
+    }
+  }
+  if (p.nodePort) {
+    const key = [p.protocol, p.nodePort];
+    const m = p.nodePortEndpoints.length;
+    if (!m) own(p.hasEndpoints ? SETS.dropNodePorts.name : SETS.noEndpointNodePorts.name, { key });
+    else {
+      if (!p.externalLocal) own(SETS.nodePortMasq.name, { key });
+      if (affinity) own(SETS.serviceNodePorts.name, { key, verdict: { kind: 'goto', chain: same && n ? svcChain : npChain } });
+      else {
+        f.lbNodePort.push(m);
+        own(SETS.serviceNodePorts.name, { key, verdict: { kind: 'goto', chain: lbNodePortChain(m) } });
+        for (let i = 0; i < m; i++) {
+          const ep = p.nodePortEndpoints[i]!;
+          own(SETS.nodePortEndpoints.name, { key: [p.protocol, p.nodePort, i], data: [ep.ip, ep.port] });
+        }
+      }
+    }
+  }
+  return f;
+}
+
+export const lbRule = (n: number): Expr[] => [{ kind: 'dnatMap', fields: [...SVC_FIELDS], numgen: n, map: SETS.endpoints.name }];
+export const lbNodePortRule = (n: number): Expr[] => [{ kind: 'dnatMap', fields: [...NP_FIELDS], numgen: n, map: SETS.nodePortEndpoints.name }];
+
+/** The static part: base chains, dispatch chains and the shared sets, empty. */
+export function emptyTable(cfg: ProxyConfig): DesiredTable {
   const sets = new Map<string, DesiredSet>();
   for (const spec of Object.values(SETS)) sets.set(spec.name, { spec: spec as SetSpec, elements: new Map() });
-  const add = (set: string, el: Element) => sets.get(set)!.elements.set(elementId(el.key), el);
-  const lbSizes = new Set<number>(), npSizes = new Set<number>();
+  return { chains: staticChains(cfg), sets };
+}
 
+export function desiredTable(plans: readonly ServicePortPlan[], cfg: ProxyConfig): DesiredTable {
+  const t = emptyTable(cfg);
+  const lbSizes = new Set<number>(), npSizes = new Set<number>();
   for (const p of plans) {
-    for (const ep of [...p.clusterEndpoints, ...p.nodePortEndpoints]) add(SETS.hairpin.name, { key: [ep.ip, ep.ip] });
-    const svcChain = `svc-${p.hash}`, npChain = `svcnp-${p.hash}`;
-    if (p.affinitySeconds !== undefined) {
-      if (p.clusterEndpoints.length) affinityChains(chains, sets, p, svcChain, p.clusterEndpoints);
-      if (p.nodePort && p.nodePortEndpoints.length && !sameEndpoints(p)) affinityChains(chains, sets, p, npChain, p.nodePortEndpoints);
-    }
-    for (const ip of p.clusterIPs) {
-      add(SETS.clusterIPs.name, { key: [ip] });
-      const key = [ip, p.protocol, p.port];
-      const n = p.clusterEndpoints.length;
-      if (!n) {
-        add(p.hasEndpoints ? SETS.dropServices.name : SETS.noEndpointServices.name, { key });
-        continue;
-      }
-      if (p.affinitySeconds !== undefined) {
-        add(SETS.serviceIPs.name, { key, verdict: { kind: 'goto', chain: svcChain } });
-        continue;
-      }
-      lbSizes.add(n);
-      add(SETS.serviceIPs.name, { key, verdict: { kind: 'goto', chain: lbChain(n) } });
-      p.clusterEndpoints.forEach((ep, i) => add(SETS.endpoints.name, { key: [...key, i], data: [ep.ip, ep.port] }));
-    }
-    if (p.nodePort) {
-      const key = [p.protocol, p.nodePort];
-      const n = p.nodePortEndpoints.length;
-      if (!n) {
-        add(p.hasEndpoints ? SETS.dropNodePorts.name : SETS.noEndpointNodePorts.name, { key });
-        continue;
-      }
-      if (!p.externalLocal) add(SETS.nodePortMasq.name, { key });
-      if (p.affinitySeconds !== undefined) {
-        const chain = sameEndpoints(p) && p.clusterEndpoints.length ? svcChain : npChain;
-        add(SETS.serviceNodePorts.name, { key, verdict: { kind: 'goto', chain } });
-        continue;
-      }
-      npSizes.add(n);
-      add(SETS.serviceNodePorts.name, { key, verdict: { kind: 'goto', chain: lbNodePortChain(n) } });
-      p.nodePortEndpoints.forEach((ep, i) => add(SETS.nodePortEndpoints.name, { key: [...key, i], data: [ep.ip, ep.port] }));
-    }
+    const f = fragmentFor(p);
+    for (const [set, el] of f.elements) t.sets.get(set)!.elements.set(elementId(el.key), el);
+    for (const [set, el] of f.shared) t.sets.get(set)!.elements.set(elementId(el.key), el);
+    for (const [name, c] of f.chains) t.chains.set(name, c);
+    for (const [name, s] of f.sets) t.sets.set(name, s);
+    for (const n of f.lb) lbSizes.add(n);
+    for (const n of f.lbNodePort) npSizes.add(n);
   }
-  for (const n of [...lbSizes].sort((a, b) => a - b)) {
-    chains.set(lbChain(n), { rules: [[{ kind: 'dnatMap', fields: [...SVC_FIELDS], numgen: n, map: SETS.endpoints.name }]] });
-  }
-  for (const n of [...npSizes].sort((a, b) => a - b)) {
-    chains.set(lbNodePortChain(n), { rules: [[{ kind: 'dnatMap', fields: [...NP_FIELDS], numgen: n, map: SETS.nodePortEndpoints.name }]] });
-  }
-  return { chains, sets };
+  for (const n of [...lbSizes].sort((a, b) => a - b)) t.chains.set(lbChain(n), { rules: [lbRule(n)] });
+  for (const n of [...npSizes].sort((a, b) => a - b)) t.chains.set(lbNodePortChain(n), { rules: [lbNodePortRule(n)] });
+  return t;
 }
 
 export function countRulesAndElements(t: DesiredTable): { rules: number; elements: number; chains: number } {

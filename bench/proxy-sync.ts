@@ -1,0 +1,188 @@
+// Service proxy sync cost, side by side in one run: N Services × 10 endpoints, full sync into
+// an empty namespace, then one endpoint replaced (p50 of several), for capstan's nftables
+// shape through the addon and through `nft -f`, and kube-proxy's iptables structure through
+// iptables-restore (nft and legacy backends). Then new-connection latency through the rules.
+//   node dist/bench/proxy-sync.js [sizes=100,1000,10000,30000] [modes=addon,nft,iptables-nft,iptables-legacy] [latencySizes=10,10000]
+import { execa } from 'execa';
+import { createNftDriver, NftCommand } from '../src/nft/index.js';
+import { NftBackend } from '../src/proxy/nft/backend.js';
+import { IptablesBackend } from '../src/proxy/iptables/backend.js';
+import type { ProxyBackend } from '../src/proxy/backend.js';
+import { shortHash, type ProxyConfig, type ServicePortPlan } from '../src/proxy/model.js';
+import { createNetlink } from '../src/netlink/index.js';
+import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
+import { fmtMs, percentile } from './lib/stats.js';
+import { table, writeReport } from './lib/report.js';
+
+const SIZES = (process.argv[2] ?? '100,1000,10000,30000').split(',').map(Number);
+const MODES = (process.argv[3] ?? 'addon,nft,iptables-nft,iptables-legacy').split(',');
+const LATENCY_SIZES = (process.argv[4] ?? '10,10000').split(',').filter(Boolean).map(Number);
+const ENDPOINTS = 10;
+const DELTAS = 15;
+/** Beyond these sizes a mode is not run (measured: minutes, see PLATFORM-NOTES). */
+const LIMIT: Record<string, number> = { addon: Infinity, nft: Infinity, 'iptables-nft': 1000, 'iptables-legacy': 10000 };
+const cfg: ProxyConfig = { nodeName: 'bench', clusterCIDR: '10.128.0.0/9' };
+
+const ip = (base: number, i: number) => `${base}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+const svcIP = (i: number) => `10.${96 + ((i >> 16) & 15)}.${(i >> 8) & 255}.${i & 255}`;
+
+function plans(n: number, generation = 0, changed?: Set<number>): ServicePortPlan[] {
+  const out: ServicePortPlan[] = [];
+  for (let s = 0; s < n; s++) {
+    const id = `bench/svc-${s}:http/tcp`;
+    const eps = Array.from({ length: ENDPOINTS }, (_, e) => ({ ip: ip(11, s * ENDPOINTS + e), port: 8080 }));
+    // A changed service has its fourth endpoint replaced by another address.
+    if (changed?.has(s)) eps[3] = { ip: ip(12, s * 16 + generation), port: 8080 };
+    out.push({ id, hash: shortHash(id), protocol: 'tcp', clusterIPs: [svcIP(s)], port: 80, clusterEndpoints: eps, nodePortEndpoints: eps, hasEndpoints: true, externalLocal: false });
+  }
+  return out;
+}
+
+function backend(mode: string, ns: BenchNamespace): ProxyBackend {
+  switch (mode) {
+    case 'addon': return new NftBackend(createNftDriver('addon'), cfg, ns.path);
+    case 'nft': return new NftBackend(new NftCommand({ timeoutMs: 600_000 }), cfg, ns.path);
+    case 'iptables-nft': return new IptablesBackend(cfg, ns.path, { restore: 'iptables-nft-restore', save: 'iptables-nft-save', iptables: 'iptables-nft' });
+    case 'iptables-legacy': return new IptablesBackend(cfg, ns.path, { restore: 'iptables-legacy-restore', save: 'iptables-legacy-save', iptables: 'iptables-legacy' });
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+interface Row { mode: string; services: number; full?: number; delta?: number; scale?: number; rules: number; elements: number; note?: string }
+
+async function measure(mode: string, n: number): Promise<Row> {
+  const ns = await addNamespace('capstan-bproxy');
+  try {
+    const b = backend(mode, ns);
+    const base = plans(n);
+    let t0 = performance.now();
+    const r = await b.sync(base, { full: true });
+    const full = performance.now() - t0;
+    // One endpoint replaced, each time in another service; the JS side (desired state and
+    // diff) is included, as in the proxy.
+    const deltas: number[] = [];
+    for (let g = 1; g <= DELTAS; g++) {
+      const p = plans(n, g, new Set([Math.floor((g * n) / (DELTAS + 1))]));
+      t0 = performance.now();
+      await b.sync(p, { full: false });
+      deltas.push(performance.now() - t0);
+    }
+    // One endpoint removed (10 → 9: the service moves to another load-balancing chain).
+    const scales: number[] = [];
+    for (let g = 1; g <= 5; g++) {
+      const p = plans(n, DELTAS);
+      const k = Math.floor((g * n) / 7);
+      p[k] = { ...p[k]!, clusterEndpoints: p[k]!.clusterEndpoints.slice(1), nodePortEndpoints: p[k]!.clusterEndpoints.slice(1) };
+      t0 = performance.now();
+      await b.sync(p, { full: false });
+      scales.push(performance.now() - t0);
+    }
+    return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements };
+  } finally {
+    await removeNamespace(ns);
+  }
+}
+
+/** Wall time of the pure part (plans → desired table → diff) at size n, for the report. */
+
+// ---- data path: connect() latency through the rules ----
+
+const CLIENT = `
+import socket, sys, time, json
+host, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ts = []
+for i in range(n):
+    t0 = time.perf_counter()
+    c = socket.create_connection((host, port), timeout=2)
+    ts.append((time.perf_counter() - t0) * 1e6)
+    c.close()
+print(json.dumps(ts))
+`;
+const SERVER = `
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('0.0.0.0', 8080)); s.listen(512)
+while True:
+    c, _ = s.accept(); c.close()
+`;
+
+interface LatRow { mode: string; services: number; target: string; p50: number; p99: number }
+
+async function latency(mode: string, n: number): Promise<LatRow[]> {
+  const nl = createNetlink('addon');
+  const node = await addNamespace('capstan-bproxy'), client = await addNamespace('capstan-bproxy'), pod = await addNamespace('capstan-bproxy');
+  const server = execa('nsenter', [`--net=${pod.path}`, 'python3', '-c', SERVER], { reject: false });
+  try {
+    await nl.apply(node.path, [
+      { op: 'linkAddVeth', name: 'vc', peerName: 'eth0', peerNetns: client.path },
+      { op: 'linkAddVeth', name: 'vp', peerName: 'eth0', peerNetns: pod.path },
+      { op: 'linkSet', name: 'vc', up: true }, { op: 'linkSet', name: 'vp', up: true },
+      { op: 'addrAdd', dev: 'vc', address: '10.10.0.1/24' }, { op: 'addrAdd', dev: 'vp', address: '10.20.0.1/24' },
+      { op: 'sysctlWrite', path: 'net/ipv4/ip_forward', value: '1' },
+    ]);
+    for (const [ns, addr, gw] of [[client, '10.10.0.2/24', '10.10.0.1'], [pod, '10.20.0.2/24', '10.20.0.1']] as const) {
+      await execa('ip', ['-n', ns.name, 'link', 'set', 'lo', 'up']);
+      await nl.apply(ns.path, [{ op: 'linkSet', name: 'eth0', up: true }, { op: 'addrAdd', dev: 'eth0', address: addr }, { op: 'routeAdd', dst: 'default', via: gw, dev: 'eth0' }]);
+    }
+    const ps = plans(n);
+    // The first and the last Service lead to the real server; the rest to addresses nobody has.
+    for (const k of [0, n - 1]) ps[k] = { ...ps[k]!, clusterEndpoints: [{ ip: '10.20.0.2', port: 8080 }], nodePortEndpoints: [{ ip: '10.20.0.2', port: 8080 }] };
+    const b = backend(mode, node);
+    await b.sync(ps, { full: true });
+    const rows: LatRow[] = [];
+    for (const [target, k] of [['direct', -1], ['first', 0], ['last', n - 1]] as const) {
+      const host = k < 0 ? '10.20.0.2' : svcIP(k);
+      const port = k < 0 ? 8080 : 80;
+      await execa('nsenter', [`--net=${client.path}`, 'python3', '-c', CLIENT, host, String(port), '200']); // warm up
+      const r = await execa('nsenter', [`--net=${client.path}`, 'python3', '-c', CLIENT, host, String(port), '2000']);
+      const ts = JSON.parse(r.stdout) as number[];
+      rows.push({ mode, services: n, target, p50: percentile(ts, 50), p99: percentile(ts, 99) });
+    }
+    return rows;
+  } finally {
+    server.kill('SIGKILL');
+    await server.catch(() => undefined);
+    for (const ns of [node, client, pod]) await removeNamespace(ns);
+  }
+}
+
+async function main() {
+  const rows: Row[] = [];
+  for (const n of SIZES) {
+    for (const mode of MODES) {
+      if (n > LIMIT[mode]!) { rows.push({ mode, services: n, rules: 0, elements: 0, note: 'not run (see PLATFORM-NOTES)' }); continue; }
+      const row = await measure(mode, n);
+      console.error(`${mode} ${n}: full ${fmtMs(row.full!)}, delta p50 ${fmtMs(row.delta!)}, scale p50 ${fmtMs(row.scale!)}`);
+      rows.push(row);
+    }
+  }
+  const lat: LatRow[] = [];
+  for (const n of LATENCY_SIZES) for (const mode of ['addon', 'iptables-legacy']) {
+    if (MODES.includes(mode)) lat.push(...await latency(mode, n));
+  }
+  const cell = (r: Row, v?: number) => (r.note ? r.note : fmtMs(v!));
+  const byKey = new Map(rows.map((r) => [`${r.mode}@${r.services}`, r]));
+  const ratio = (a?: Row, b?: Row, k: 'full' | 'delta' = 'full') => (a?.[k] && b?.[k] ? `${(b[k]! / a[k]!).toFixed(1)}×` : '–');
+  const body = [
+    'Each Service has 10 ready endpoints and a ClusterIP; syncs go through the proxy\'s own backends (desired state, diff and apply, JS included). *full* = first sync into an empty namespace; *1 endpoint* = one endpoint of one Service replaced (p50 of 15, a different Service each time); *10→9* = one endpoint removed (p50 of 5; the Service moves to another load-balancing chain, so the kernel re-validates jumps).',
+    '',
+    '### Sync time',
+    '',
+    table(['mode', 'services', 'full sync', '1 endpoint', '10→9 endpoints', 'rules', 'set elements'], rows.map((r) => [r.mode, r.services, cell(r, r.full), cell(r, r.delta), cell(r, r.scale), r.rules || '–', r.elements || '–'])),
+    '',
+    '### Side by side (how many times slower than capstan nftables through the addon)',
+    '',
+    table(['services', 'nft -f full', 'iptables-nft full', 'iptables-legacy full', 'nft -f 1 ep', 'iptables-nft 1 ep', 'iptables-legacy 1 ep'], SIZES.map((n) => {
+      const a = byKey.get(`addon@${n}`);
+      return [n, ratio(a, byKey.get(`nft@${n}`)), ratio(a, byKey.get(`iptables-nft@${n}`)), ratio(a, byKey.get(`iptables-legacy@${n}`)),
+        ratio(a, byKey.get(`nft@${n}`), 'delta'), ratio(a, byKey.get(`iptables-nft@${n}`), 'delta'), ratio(a, byKey.get(`iptables-legacy@${n}`), 'delta')];
+    })),
+    '',
+    '### New-connection latency (connect() from a client namespace through the node namespace to a server, 2000 connections)',
+    '',
+    table(['mode', 'services installed', 'target', 'p50', 'p99'], lat.map((l) => [l.mode, l.services, l.target, `${l.p50.toFixed(0)} µs`, `${l.p99.toFixed(0)} µs`])),
+  ].join('\n');
+  writeReport('proxy', 'Service proxy: sync cost and data path', body);
+}
+
+await main();
