@@ -1,0 +1,171 @@
+// Layer 3: the driver. Reads the kernel in one batch, computes desired state from the Node
+// cache, applies the diff in one batch, publishes this node's VTEP on its Node object.
+//
+//   Node informer ──(relevant change)──► kick() ──► sync(): one at a time, folded
+//   sync failed ──► retry after backoff (200 ms … 10 s)      every resyncMs ──► sync()
+import type { KubeObject } from '../../api/object.js';
+import { realClock, resources, type ClientsetAPI, type Clock, type SharedInformer } from '../../client/index.js';
+import type { Logger } from '../../log/index.js';
+import type { Netlink, NetlinkOp, NetnsPath, OpResult } from '../../netlink/index.js';
+import { desiredRoutes, nodeFacts } from './desired.js';
+import { diffState, type KernelState } from './diff.js';
+import { ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, type DesiredState, type EncapsulationMode, type Uplink } from './model.js';
+
+export interface RoutesManagerOptions {
+  netlink: Netlink;
+  /** The node's network namespace (null: the caller's own). */
+  netns: NetnsPath;
+  nodeName: string;
+  /** An informer over all Nodes; the manager adds a handler, the owner starts it. */
+  nodes: SharedInformer;
+  /** Publishes this node's VTEP annotations; without it they must be set by someone else. */
+  clients?: ClientsetAPI;
+  /** `--encapsulation`; a Node's `capstan.io/encapsulation` annotation overrides it for that node. */
+  mode?: EncapsulationMode;
+  clock?: Clock;
+  /** Full resync period (drift repair). Default 30 s. */
+  resyncMs?: number;
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+  log: Logger;
+}
+
+export interface SyncResult {
+  ops: NetlinkOp[];
+  failed: { op: NetlinkOp; code: string }[];
+  desired?: DesiredState;
+  /** Nothing done: the Node cache has not synced or the own Node is not there yet. */
+  waiting?: boolean;
+}
+
+/**
+ * Keeps routes to every other node's block in `netns`. Contract: `start()` after the
+ * informer is started; syncs never overlap; nothing is changed until the informer has
+ * synced and the own Node is known (an empty cache must not wipe a working node's routes).
+ */
+export class RoutesManager {
+  private readonly clock: Clock;
+  private readonly mode: EncapsulationMode;
+  private timer?: unknown;
+  private running?: Promise<void>;
+  private dirty = false;
+  private failures = 0;
+  private started = false;
+  private stopped = false;
+  /** The last completed sync (for tests and health). */
+  last?: SyncResult & { at: number; error?: string };
+
+  constructor(private readonly o: RoutesManagerOptions) {
+    this.clock = o.clock ?? realClock;
+    this.mode = o.mode ?? 'CrossSubnet';
+    o.nodes.addEventHandler({
+      onAdd: () => this.kick(),
+      onUpdate: (a, b) => { if (relevant(a) !== relevant(b)) this.kick(); },
+      onDelete: () => this.kick(),
+    });
+  }
+
+  start(): void {
+    this.started = true;
+    this.kick();
+  }
+
+  /** Asks for a sync soon; folds with one already pending or running. */
+  kick(): void {
+    if (!this.started || this.stopped) return;
+    this.dirty = true;
+    if (this.running) return;
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.loop();
+    }, ms);
+  }
+
+  private async loop(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.dirty = false;
+    this.running = this.syncOnce().then((r) => this.afterSync(r), (e: Error) => this.afterSync(undefined, e));
+    await this.running;
+    this.running = undefined;
+    if (this.dirty && !this.stopped && this.failures === 0) this.schedule(0);
+  }
+
+  private afterSync(r: SyncResult | undefined, e?: Error): void {
+    const error = e?.message ?? (r && r.failed.length ? r.failed.map((f) => `${f.op.op} ${f.code}`).join(', ') : undefined);
+    this.last = { ops: r?.ops ?? [], failed: r?.failed ?? [], desired: r?.desired, at: this.clock.now(), error };
+    if (this.stopped) return;
+    if (error) {
+      this.failures++;
+      const delay = Math.min((this.o.backoffInitialMs ?? 200) * 2 ** (this.failures - 1), this.o.backoffMaxMs ?? 10_000);
+      this.o.log.warn('route sync failed; will retry', { error, retryInMs: delay });
+      this.schedule(delay);
+    } else {
+      this.failures = 0;
+      this.schedule(this.dirty ? 0 : r?.waiting ? 200 : this.o.resyncMs ?? 30_000);
+    }
+  }
+
+  /** One level-based pass: read kernel, compute, apply, publish. Throws on read errors. */
+  async syncOnce(): Promise<SyncResult> {
+    const self = this.o.nodes.hasSynced() ? this.o.nodes.lister.get(undefined, this.o.nodeName) : undefined;
+    if (!self) return { ops: [], failed: [], waiting: true };
+    const kernel = await this.readKernel();
+    const uplink = findUplink(kernel, nodeFacts(self).internalIP);
+    if (!uplink) throw new Error(`no interface holds this node's InternalIP ${nodeFacts(self).internalIP ?? '(none)'}`);
+    const desired = desiredRoutes(this.o.nodeName, this.o.nodes.lister.list(), this.mode, uplink);
+    const ops = diffState(desired, kernel);
+    const failed: SyncResult['failed'] = [];
+    if (ops.length) {
+      const results = await this.o.netlink.batch(this.o.netns, ops, { continueOnError: true });
+      results.forEach((res, i) => { if (res.status === 'error') failed.push({ op: ops[i]!, code: res.code }); });
+      this.o.log.info('applied route changes', { ops: ops.length, failed: failed.length, routes: desired.routes.length });
+    }
+    await this.publish(self, desired);
+    return { ops, failed, desired };
+  }
+
+  private async readKernel(): Promise<KernelState> {
+    const r = await this.o.netlink.batch(this.o.netns, [
+      { op: 'linkList' }, { op: 'addrList', family: 4 }, { op: 'routeList', family: 4 }, { op: 'neighList', family: 4 }, { op: 'fdbList' },
+    ]);
+    const ok = (x: OpResult | undefined) => {
+      if (x?.status !== 'ok') throw new Error(`reading kernel state: ${x?.status === 'error' ? x.code : 'skipped'}`);
+      return x;
+    };
+    return { links: ok(r[0]).links ?? [], addrs: ok(r[1]).addrs ?? [], routes: ok(r[2]).routes ?? [], neighs: ok(r[3]).neighs ?? [], fdb: ok(r[4]).neighs ?? [] };
+  }
+
+  /** The own VTEP on the own Node, so other nodes can build FDB/neighbour entries for it. */
+  private async publish(self: KubeObject, desired: DesiredState): Promise<void> {
+    if (!this.o.clients) return;
+    const dev = desired.vxlanDevice;
+    const want = { [ANNOTATION_TUNNEL_MAC]: dev?.address ? dev.mac : null, [ANNOTATION_TUNNEL_ADDR]: dev?.address ? dev.address.split('/')[0]! : null };
+    const have = self.metadata.annotations ?? {};
+    if (Object.entries(want).every(([k, v]) => (have[k] ?? null) === v)) return;
+    await this.o.clients.resource(resources.nodes).patch(undefined, this.o.nodeName, 'merge', { metadata: { annotations: want } });
+    this.o.log.info('published the VXLAN tunnel endpoint', { mac: want[ANNOTATION_TUNNEL_MAC], address: want[ANNOTATION_TUNNEL_ADDR] });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    await this.running;
+  }
+}
+
+function findUplink(k: KernelState, ip: string | undefined): Uplink | undefined {
+  const a = ip ? k.addrs.find((x) => x.family === 4 && x.address === ip) : undefined;
+  const link = a && k.links.find((l) => l.name === a.dev);
+  return a && link ? { name: a.dev, address: a.address, prefixLen: a.prefixLen, mtu: link.mtu } : undefined;
+}
+
+/** What of a Node routing reads; heartbeats (status conditions) change none of it. */
+function relevant(n: KubeObject): string {
+  const f = nodeFacts(n);
+  return JSON.stringify([f.internalIP, n.spec?.podCIDR, f.mode, f.tunnelMac, f.tunnelAddr]);
+}
