@@ -2,7 +2,8 @@
 // time from create to Running as a watch observes it, and where the kubelet's CRI time
 // went. containerd runs privately in a scratch network namespace (ptp + host-local CNI);
 // the API server and the kubelet run in this process, as in `capstan up`.
-//   node dist/bench/pod-startup.js [pods=50]
+//   node dist/bench/pod-startup.js [pods=50] [parallel-pod-starts=10,0]
+// (each value of the second argument is one run on a fresh containerd; 0 = unbounded)
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CRIClient, type CRIMethod } from '../cri/index.js';
@@ -17,9 +18,10 @@ import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 
 const PODS = Number(process.argv[2] ?? 50);
+const PARALLEL = (process.argv[3] ?? '10,0').split(',').map(Number);
 const NODE = 'bench-node';
 
-async function main() {
+async function runOnce(parallelPodStarts: number): Promise<string> {
   const why = runtimeUnavailable();
   if (why) throw new Error(`pod-startup: ${why}`);
   const teardowns: (() => unknown)[] = [];
@@ -40,7 +42,7 @@ async function main() {
     t.teardown(() => runtime.close());
     const kubelet = new Kubelet({
       nodeName: NODE, clients, runtime, rootDir: join(env.dir, 'kubelet'), cgroupRoot: env.cgroupParent, nodeIP: '127.0.0.1',
-      resolvConf: '/dev/null', log: logger('kubelet', {}, () => undefined),
+      resolvConf: '/dev/null', log: logger('kubelet', {}, () => undefined), parallelPodStarts,
     });
     await kubelet.start();
     t.teardown(() => kubelet.stop());
@@ -87,7 +89,9 @@ async function main() {
       const ss = summarize(samples);
       return [m, ss.n, fmtMs(ss.p50), fmtMs(ss.p99), fmtMs(sum), `${((sum / totalCRI) * 100).toFixed(1)}%`];
     });
-    body = `${PODS} pods (busybox \`sleep\`, image present, IfNotPresent) bound to one node with \`spec.nodeName\` and created at once through the API; latency is from each create call to the watch event showing \`phase: Running\`. ${runningAt.size}/${PODS} reached Running; all within ${fmtMs(wall)} wall. API server, kubelet and watcher share one Node process (as in \`capstan up\`); containerd 1.6 with ptp + host-local CNI in a scratch network namespace. Shared 2-core VM, load average ${loadavg()[0]!.toFixed(1)} at the end.
+    body = `### parallelPodStarts = ${parallelPodStarts || 'unbounded'}
+
+${PODS} pods (busybox \`sleep\`, image present, IfNotPresent) bound to one node with \`spec.nodeName\` and created at once through the API; latency is from each create call to the watch event showing \`phase: Running\`. ${runningAt.size}/${PODS} reached Running; all within ${fmtMs(wall)} wall. API server, kubelet and watcher share one Node process (as in \`capstan up\`); containerd 1.6 with ptp + host-local CNI in a scratch network namespace. Shared 2-core VM, load average ${loadavg()[0]!.toFixed(1)} at the end.
 
 ${table(['create → Running', 'n', 'p50', 'p99', 'max'], [['latency', s.n, fmtMs(s.p50), fmtMs(s.p99), fmtMs(s.max)]])}
 
@@ -98,7 +102,22 @@ ${table(['call', 'n', 'p50', 'p99', 'sum', 'share'], rows)}
   } finally {
     for (const fn of teardowns) await fn();
   }
-  writeReport('pod-startup', 'Pod startup latency (create → Running) through the kubelet', body);
+  return body;
+}
+
+async function main() {
+  const sections: string[] = [];
+  for (const p of PARALLEL) sections.push(await runOnce(p));
+  writeReport('pod-startup', 'Pod startup latency (create → Running) through the kubelet', `${sections.join('\n')}
+The kubelet bounds pod starts in flight (sandbox creation through the first containers) at
+10 by default (\`parallelPodStarts\`). containerd splits the 2 cores between concurrent
+RunPodSandbox calls, so unbounded, all 50 pods finish together near the end; bounded, the
+first pods are Running early (lower p50) at a similar p99. The p99 ≤ 1 s goal is out of
+reach for 50 simultaneous pods on 2 cores: the CRI work alone (RunPodSandbox ≈ 110 ms +
+CreateContainer ≈ 45 ms + StartContainer ≈ 65 ms unloaded, see cri-latency.md) is ≈ 11 s
+of runtime time for 50 pods, ≈ 5.5 s of wall time with both cores. Single pods start in
+≈ 0.7 s (test/kubelet/e2e.test.ts prints create → Ready).
+`);
 }
 
 await main();

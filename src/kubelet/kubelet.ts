@@ -48,6 +48,8 @@ export interface KubeletOptions {
   removeCgroup?: (path: string) => void;
   maxPods?: number;
   kubeletPort?: number;
+  /** Pods whose sandbox is being created at once (default 4; 0 = unbounded). */
+  parallelPodStarts?: number;
   /** Write a ptp + host-local CNI config for the node's podCIDR into this dir when it has none. */
   cniConfDir?: string;
 }
@@ -99,7 +101,7 @@ export class Kubelet {
       rootDir: o.rootDir, logRoot: this.logRoot, cgroupRoot: o.cgroupRoot ?? '/', nodeName: o.nodeName,
       nodeIP: o.nodeIP ?? defaultNodeIP(), runtimeName: 'containerd',
       clusterDNS: o.clusterDNS ?? ['10.96.0.10'], clusterDomain: o.clusterDomain ?? 'cluster.local', resolvConf: o.resolvConf ?? '/etc/resolv.conf',
-      allocatable: { cpu: machine?.cpu ?? 1, memory: machine?.memoryBytes ?? 0 }, maxDeadPerContainer: 2,
+      allocatable: { cpu: machine?.cpu ?? 1, memory: machine?.memoryBytes ?? 0 }, maxDeadPerContainer: 2, parallelPodStarts: o.parallelPodStarts ?? 10,
     };
     this.syncer = new PodSyncer({
       runtime: o.runtime, reader: this.reader, probes: this.probes, runner,

@@ -26,6 +26,7 @@ import { latestByName, type ContainerState, type PodRuntimeState, type RuntimeSt
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import { computePodStatus, type Waiting } from './status.js';
 import { MountError, removePodDir, setUpVolumes } from './volumes.js';
+import { Semaphore } from './semaphore.js';
 
 export interface SyncSettings extends SandboxSettings {
   rootDir: string;
@@ -35,6 +36,8 @@ export interface SyncSettings extends SandboxSettings {
   allocatable: { cpu: number; memory: number };
   /** Exited instances kept per container (the newest is needed for restartCount/lastState). */
   maxDeadPerContainer: number;
+  /** Pod starts (sandbox + first containers) in flight at once; 0 = no limit. */
+  parallelPodStarts?: number;
 }
 
 export interface SyncDeps {
@@ -78,8 +81,13 @@ export class PodSyncer {
   readonly backoff: Backoff;
   private lifecycle: LifecycleDeps;
 
+  // containerd shares the CPU between concurrent sandbox starts, so 50 at once all finish
+  // late; a bound lets the first pods finish early without slowing the last.
+  private starts?: Semaphore;
+
   constructor(private d: SyncDeps) {
     this.backoff = new Backoff(() => d.clock.now());
+    if (d.settings.parallelPodStarts) this.starts = new Semaphore(d.settings.parallelPodStarts);
     this.lifecycle = { runtime: d.runtime, runner: d.runner, recorder: d.recorder, clock: d.clock };
   }
 
@@ -89,7 +97,6 @@ export class PodSyncer {
     mem.lastPod = pod;
     if (pod.metadata.deletionTimestamp) return this.terminate(pod, rs, mem);
 
-    const waits: number[] = [];
     const status = () => computePodStatus(this.statusInput(pod, rs, mem));
     const phase = status().phase;
     if (phase === 'Succeeded' || phase === 'Failed') {
@@ -99,7 +106,7 @@ export class PodSyncer {
     }
 
     // Sandbox.
-    let sandbox = rs.sandboxes.find((s) => s.ready);
+    const sandbox = rs.sandboxes.find((s) => s.ready);
     for (const extra of rs.sandboxes.filter((s) => s.ready && s !== sandbox)) await this.stopSandbox(pod, rs, extra);
     let volumes: Map<string, string>;
     try {
@@ -110,6 +117,14 @@ export class PodSyncer {
       await this.writeStatus(pod, status(), mem);
       return { requeueAfterMs: SANDBOX_RETRY_MS };
     }
+    if (!sandbox && this.starts) return this.starts.run(() => this.syncInSandbox(uid, pod, mem, rs, volumes));
+    return this.syncInSandbox(uid, pod, mem, rs, volumes);
+  }
+
+  private async syncInSandbox(uid: string, pod: KubeObject, mem: PodMemory, rs: PodRuntimeState, volumes: Map<string, string>): Promise<SyncResult> {
+    const waits: number[] = [];
+    const status = () => computePodStatus(this.statusInput(pod, rs, mem));
+    let sandbox = rs.sandboxes.find((s) => s.ready);
     if (!sandbox) {
       sandbox = await this.createSandbox(pod, rs);
       if (!sandbox) {
