@@ -102,3 +102,24 @@ t.test('the same pods reach the same runtime state whether the kubelet starts be
   t.same(early.sandboxes, ['a', 'b']);
   t.same(early.phases, ['Running', 'Running']);
 });
+
+t.test('imagePullPolicy: no pull of a present local image, Never when absent, ErrImagePull then ImagePullBackOff', async (t) => {
+  const h = await startHarness(t);
+  await h.createPod(podSpec('local'));
+  t.equal(calls(h.runtime, 'PullImage').length, 0, 'IfNotPresent and present: ImageStatus only');
+  t.match(h.events('Pulled')[0]?.message, `Container image "${IMAGE}" already present on machine`);
+  await h.createPod(podSpec('never', { containers: [{ name: 'main', image: 'localhost/capstan/absent:1', imagePullPolicy: 'Never' }] }));
+  t.equal(cs(h.pod('never'))?.state.waiting.reason, 'ErrImageNeverPull');
+  t.equal(calls(h.runtime, 'PullImage').length, 0);
+  await h.createPod(podSpec('pull', { containers: [{ name: 'main', image: 'registry.example/app:1', imagePullPolicy: 'IfNotPresent' }] }));
+  t.ok(h.events('Failed').some((e) => e.message === 'Error: ErrImagePull'));
+  t.ok(h.events('Failed').some((e) => e.message.startsWith('Failed to pull image "registry.example/app:1": ')));
+  t.equal(calls(h.runtime, 'PullImage').length, 1);
+  await h.advance(2_000);
+  t.equal(cs(h.pod('pull'))?.state.waiting.reason, 'ImagePullBackOff');
+  t.equal(cs(h.pod('pull'))?.state.waiting.message, 'Back-off pulling image "registry.example/app:1"');
+  t.equal(calls(h.runtime, 'PullImage').length, 1, 'no pull during the backoff');
+  await h.advance(10_000);
+  t.equal(calls(h.runtime, 'PullImage').length, 2, 'pulled again after 10 s');
+  t.equal(h.pod('pull')?.status.phase, 'Pending');
+});
