@@ -1,19 +1,13 @@
 // The pure layers without root: desired state from Nodes (table-driven, order-independent)
 // and the diff against kernel lists (minimal ops, only capstan's entries touched).
 import t from 'tap';
+import { node } from './cluster.js';
 import type { KubeObject } from '../../src/api/object.js';
 import {
   ANNOTATION_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, ROUTE_PROTOCOL, VXLAN_DEVICE,
   desiredRoutes, diffState, vtepMac, type DesiredState, type EncapsulationMode, type KernelState, type Uplink,
 } from '../../src/network/routes/index.js';
 
-export function node(name: string, ip: string | undefined, podCIDR: string | undefined, ann: Record<string, string> = {}): KubeObject {
-  return {
-    apiVersion: 'v1', kind: 'Node', metadata: { name, annotations: ann },
-    spec: podCIDR ? { podCIDR } : {},
-    status: { addresses: [...(ip ? [{ type: 'InternalIP', address: ip }] : []), { type: 'Hostname', address: name }] },
-  };
-}
 const vtep = (name: string, addr: string) => ({ [ANNOTATION_TUNNEL_MAC]: vtepMac(name), [ANNOTATION_TUNNEL_ADDR]: addr });
 
 const uplink: Uplink = { name: 'eth0', address: '10.0.1.11', prefixLen: 24, mtu: 1500 };
