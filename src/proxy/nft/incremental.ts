@@ -50,14 +50,16 @@ export class IncrementalState {
   /** The transaction from the last state to `plans`, and the state updated as if it applied. */
   step(plans: readonly ServicePortPlan[]): NftOp[] {
     const changes: [Entry | undefined, Entry | undefined][] = [];
-    const seen = new Set<string>();
+    let kept = 0;
     for (const p of plans) {
-      seen.add(p.id);
       const old = this.entries.get(p.id);
+      if (old) kept++;
       if (old?.plan === p) continue;
       changes.push([old, { plan: p, frag: fragmentFor(p) }]);
     }
-    if (seen.size !== this.entries.size || changes.length) {
+    // Plan ids are unique, so entries not matched by any plan exist only when kept < size.
+    if (kept < this.entries.size) {
+      const seen = new Set(plans.map((p) => p.id));
       for (const [id, e] of this.entries) if (!seen.has(id)) changes.push([e, undefined]);
     }
     if (!changes.length) return [];
