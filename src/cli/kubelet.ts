@@ -4,7 +4,8 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { startKubeletServer, type KubeletServer } from '../kubelet/server/index.js';
 import { CRIClient, type CRIMethod } from '../../cri/index.js';
 import { clientsetFromKubeconfig, type Clientset } from '../client/index.js';
 import { Kubelet } from '../kubelet/index.js';
@@ -40,6 +41,10 @@ export const kubeletFlags = {
   'sync-frequency': { type: 'string', default: '10s' },
   'node-status-update-frequency': { type: 'string', default: '10s' },
   port: { type: 'string', default: '10250' },
+  address: { type: 'string', default: '0.0.0.0' },
+  'tls-cert-file': { type: 'string' },
+  'tls-private-key-file': { type: 'string' },
+  'client-ca-file': { type: 'string' },
 } as const;
 
 export async function startKubelet(argv: string[], extras: KubeletExtras = {}): Promise<KubeletHandle> {
@@ -64,9 +69,20 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     resyncMs: parseDuration(values['sync-frequency']), nodeStatusIntervalMs: parseDuration(values['node-status-update-frequency']),
     kubeletPort: Number(values.port),
   });
+  let server: KubeletServer | undefined;
   try {
     await kubelet.start();
+    // Logs and exec for the API server: only with a serving certificate and the CA that signs
+    // the API server's kubelet client certificate.
+    if (values['tls-cert-file'] && values['tls-private-key-file'] && values['client-ca-file']) {
+      server = await startKubeletServer({
+        cri: runtime, nodeName, address: values.address, port: Number(values.port), logRoot: kubelet.logRoot, log,
+        tls: { certPem: readFileSync(values['tls-cert-file'], 'utf8'), keyPem: readFileSync(values['tls-private-key-file'], 'utf8') },
+        clientCA: readFileSync(values['client-ca-file'], 'utf8'),
+      });
+    }
   } catch (e) {
+    await server?.stop();
     await kubelet.stop();
     runtime.close();
     healthRuntime.close();
@@ -76,6 +92,7 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
   return {
     kubelet, runtime,
     stop: async () => {
+      await server?.stop();
       await kubelet.stop();
       runtime.close();
       healthRuntime.close();
