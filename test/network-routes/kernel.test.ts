@@ -3,6 +3,8 @@
 // every node, one RoutesManager per node over the addon against the same Node objects.
 // Shows the path the kernel picks, pings across both paths, VXLAN seen on the router only
 // for the cross-subnet pair, node deletion/addition, and drift repaired at the resync.
+// The host may have br_netfilter loaded (bridged frames then also pass the ip family's
+// forward hook), so the router's "routed" counter only counts packets to or from segment B.
 import t from 'tap';
 import { execa } from 'execa';
 import { realClock } from '../../src/client/index.js';
@@ -129,6 +131,17 @@ t.test('CrossSubnet between three nodes on two segments', { skip: !isRoot && 'ne
   t.ok((await c.nodesAPI.get(undefined, 'n3')).metadata.annotations?.['capstan.io/vxlan-tunnel-mac'], 'n3 republished its VTEP');
   t.ok(await ping(pods.n1!, podIP('n3')), 'pod on n1 pings pod on n3 after the re-add');
   t.ok(await ping(pods.n3!, podIP('n1')), 'and back');
+
+  // n2 annotated Always: the n1–n2 pair now goes through the tunnel on both ends, seen as
+  // UDP 4789 on segment A's bridge and still never routed by the router.
+  await c.nodesAPI.patch(undefined, 'n2', 'merge', { metadata: { annotations: { 'capstan.io/encapsulation': 'Always' } } });
+  await eventually(async () => /vxlan\.capstan/.test(await routeGet(ns.n1!, podIP('n2'))) && /vxlan\.capstan/.test(await routeGet(ns.n2!, podIP('n1'))), 3000, 'n1–n2 through the tunnel');
+  await inNs(router, 'nft', ['reset', 'counters', 'table', 'bridge', 'capstan_routes_test']);
+  await inNs(router, 'nft', ['reset', 'counters', 'table', 'ip', 'capstan_routes_test']);
+  t.ok(await ping(pods.n1!, podIP('n2')), 'Always: pod on n1 pings pod on n2');
+  t.ok(await counter(router, 'bridge', 'cnt_vxlan') >= 4, 'Always: UDP 4789 on segment A');
+  t.equal(await counter(router, 'bridge', 'cnt_icmp'), 0, 'Always: no ICMP in clear on segment A');
+  t.equal(await counter(router, 'ip', 'cnt_vxlan'), 0, 'Always: still nothing routed by the router');
 });
 
 function podIP(n: string): string {
@@ -149,7 +162,8 @@ table ip capstan_routes_test {
   counter cnt_vxlan {}
   chain forward_count {
     type filter hook forward priority 0; policy accept;
-    udp dport 4789 counter name "cnt_vxlan"
+    iifname "r-n3" udp dport 4789 counter name "cnt_vxlan"
+    oifname "r-n3" udp dport 4789 counter name "cnt_vxlan"
   }
 }
 `;

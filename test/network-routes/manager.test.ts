@@ -2,9 +2,10 @@
 // published and picked up by the other nodes, node deletion, retry with backoff after a
 // failed apply, drift repaired at the periodic resync, heartbeats cause no work.
 import t from 'tap';
-import { FakeClock } from '../../src/client/index.js';
+import { FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
+import { logger } from '../../src/log/index.js';
 import { createNetlink, FakeNetlink, type NetlinkDriver, type NetlinkOp, type NetnsPath, type OpResult, type BatchOptions } from '../../src/netlink/index.js';
-import { ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, ROUTE_PROTOCOL, VXLAN_DEVICE, vtepMac } from '../../src/network/routes/index.js';
+import { ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, ROUTE_PROTOCOL, RoutesManager, VXLAN_DEVICE, vtepMac } from '../../src/network/routes/index.js';
 import { node, startCluster } from './cluster.js';
 
 /** The fake with a switch to fail the next N route writes (as a kernel would, per op). */
@@ -44,7 +45,7 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
     for (let i = 0; i < 20; i++) { clock.step(i === 0 ? ms : 0); await settle(); }
   };
   const routes = async (n: string) => (await netlink.routes(netns[n]!, 4, { protocol: ROUTE_PROTOCOL })).map((r) => `${r.dst} via ${r.via} dev ${r.dev}`).sort();
-  return { ...c, clock, fake, flaky, netlink, netns, run, routes };
+  return { ...c, clock, kernel: fake, flaky, netlink, netns, run, routes };
 }
 
 t.test('every node publishes its VTEP; the others route to it directly or through the tunnel', async (t) => {
@@ -111,4 +112,22 @@ t.test('the encapsulation annotation switches one node to Always; the pair follo
   await s.run();
   t.same(await s.routes('n1'), [`10.244.2.0/24 via 10.244.2.1 dev ${VXLAN_DEVICE}`, `10.244.3.0/24 via 10.244.3.1 dev ${VXLAN_DEVICE}`]);
   t.same(await s.routes('n2'), [`10.244.1.0/24 via 10.244.1.1 dev ${VXLAN_DEVICE}`, `10.244.3.0/24 via 10.244.3.1 dev ${VXLAN_DEVICE}`]);
+});
+
+t.test('a restarted manager (new informer, same kernel) changes nothing', async (t) => {
+  const s = await setup(t);
+  await s.run();
+  const old = s.by('n1');
+  await old.manager.stop();
+  await old.informers.stop();
+  const informers = new SharedInformerFactory(s.fake, { clock: s.clock, resyncMs: 0 });
+  const m = new RoutesManager({ netlink: s.netlink, netns: s.netns.n1!, nodeName: 'n1', nodes: informers.informerFor(resources.nodes), clients: s.fake, clock: s.clock, log: logger('t', {}, () => undefined) });
+  informers.start();
+  await informers.waitForCacheSync();
+  t.teardown(async () => { await m.stop(); await informers.stop(); });
+  const writesBefore = s.fake.actions.length;
+  m.start();
+  await s.run();
+  t.same(m.last?.ops, [], 'no kernel change after a restart (the VTEP MAC is derived, not random)');
+  t.equal(s.fake.actions.length, writesBefore, 'no Node write either');
 });
