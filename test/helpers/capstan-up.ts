@@ -28,10 +28,18 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startCapstanUp(t: Teardownable, args: string[] = []): Promise<CapstanUp> {
+/**
+ * `netns`: run inside that network namespace (`/run/netns/<name>`), the only place a real node
+ * (containerd, CNI) may run in tests; without it the node is left out (`--no-node`).
+ */
+export async function startCapstanUp(t: Teardownable, args: string[] = [], opts: { netns?: string } = {}): Promise<CapstanUp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-up-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...(args.includes('--no-node') ? [] : ['--no-node']), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const upArgs = [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...(opts.netns || args.includes('--no-node') ? [] : ['--no-node']), ...args];
+  // nsenter execs the command in place, so the child's PID is capstan's.
+  const child: ChildProcess = opts.netns
+    ? spawn('nsenter', [`--net=/run/netns/${opts.netns}`, process.execPath, ...upArgs], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, upArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-8000); });
@@ -39,7 +47,7 @@ export async function startCapstanUp(t: Teardownable, args: string[] = []): Prom
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
       await exited;
       clearTimeout(timer);
     }

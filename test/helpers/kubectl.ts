@@ -21,13 +21,16 @@ export type Kubectl = ((args: string[], input?: string) => Promise<KubectlResult
   background(args: string[]): { output: () => string; stop: () => Promise<void> };
 };
 
-export function kubectlFor(t: Teardownable, kubeconfig: string): Kubectl {
+/** `netns`: run kubectl inside that network namespace (for a cluster that listens there). */
+export function kubectlFor(t: Teardownable, kubeconfig: string, opts: { netns?: string } = {}): Kubectl {
+  const command = (args: string[]): [string, string[]] => opts.netns ? ['nsenter', [`--net=/run/netns/${opts.netns}`, KUBECTL, ...args]] : [KUBECTL, args];
   const cacheDir = mkdtempSync(join(tmpdir(), 'capstan-kubectl-cache-'));
   t.teardown(() => rmSync(cacheDir, { recursive: true, force: true }));
   const base = ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir];
   const run = (args: string[], input?: string): Promise<KubectlResult> =>
     new Promise((resolve, reject) => {
-      const child = spawn(KUBECTL, [...base, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: kubeconfig } });
+      const [cmd, argv] = command([...base, ...args]);
+      const child = spawn(cmd, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: kubeconfig } });
       let stdout = '', stderr = '';
       child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
       child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
@@ -42,7 +45,8 @@ export function kubectlFor(t: Teardownable, kubeconfig: string): Kubectl {
     return r.stdout;
   };
   fn.background = (args) => {
-    const child = spawn(KUBECTL, [...base, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [cmd, argv] = command([...base, ...args]);
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr.on('data', (d: Buffer) => { out += d.toString(); });

@@ -1,0 +1,87 @@
+// A real node end to end: `capstan up` (API server, controllers, scheduler, a private
+// containerd and the kubelet) inside a network namespace of its own, driven by real kubectl:
+// pods run, logs and exec work through the API server, deletion leaves nothing in containerd.
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { startCapstanUp } from '../helpers/capstan-up.js';
+import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { CRIClient } from '../../cri/index.js';
+
+const root = process.getuid?.() === 0;
+
+t.test('capstan up runs pods on a real node', { skip: root ? false : 'needs root' }, async (t) => {
+  const netns = `capstan-node-${randomBytes(3).toString('hex')}`;
+  execFileSync('ip', ['netns', 'add', netns]);
+  t.teardown(() => { try { execFileSync('ip', ['netns', 'del', netns]); } catch { /* gone */ } });
+  execFileSync('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
+  const up = await startCapstanUp(t, ['--node-name', 'node-a'], { netns });
+  const k = kubectlFor(t, up.kubeconfig, { netns });
+
+  await eventually(async () => / Ready /.test(await k.ok(['get', 'node', 'node-a', '--no-headers'])), 60_000, 'node Ready');
+  await k.ok(['apply', '-f', '-'], `apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config}
+data: {greeting: "hello from a configmap"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 3
+      containers:
+      - name: web
+        image: localhost/capstan/busybox:1
+        command: [sh, -c, 'echo started $GREETING; i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done & exec httpd -f -p 8080 -h /etc/web']
+        env:
+        - name: GREETING
+          valueFrom: {configMapKeyRef: {name: web-config, key: greeting}}
+        volumeMounts: [{name: config, mountPath: /etc/web}]
+        readinessProbe: {httpGet: {path: /greeting, port: 8080}, periodSeconds: 1}
+      volumes:
+      - name: config
+        configMap: {name: web-config}
+`);
+  await k.ok(['rollout', 'status', 'deploy/web', '--timeout=120s']);
+  const pods = (await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.podIP} {.status.phase}{"\\n"}{end}'])).trim().split('\n');
+  t.equal(pods.length, 2);
+  for (const p of pods) t.match(p, /^\S+ 10\.244\.\d+\.\d+ Running$/, 'Running with a pod IP');
+  const pod = pods[0].split(' ')[0];
+
+  await t.test('logs, logs -f', async (t) => {
+    t.match(await k.ok(['logs', pod]), /started hello from a configmap/);
+    const follow = k.background(['logs', '-f', pod]);
+    await eventually(() => (follow.output().match(/tick \d+/g) ?? []).length >= 3, 20_000, 'followed lines');
+    const seen = (follow.output().match(/tick (\d+)/g) ?? []).length;
+    await eventually(() => (follow.output().match(/tick \d+/g) ?? []).length > seen, 10_000, 'new lines keep arriving');
+    await follow.stop();
+  });
+
+  await t.test('exec: output, exit code, stdin', async (t) => {
+    t.equal(await k.ok(['exec', pod, '--', 'cat', '/etc/web/greeting']), 'hello from a configmap', 'the ConfigMap volume is mounted');
+    const r = await k(['exec', pod, '--', 'sh', '-c', 'echo out; echo err >&2; exit 42']);
+    t.equal(r.code, 42);
+    t.equal(r.stdout, 'out\n');
+    t.match(r.stderr, /err/);
+    t.equal(await k.ok(['exec', '-i', pod, '--', 'cat'], 'through stdin'), 'through stdin');
+  });
+
+  await t.test('delete stops the containers and removes the sandboxes', async (t) => {
+    const cri = new CRIClient({ socket: join(up.dataDir, 'containerd', 'containerd.sock') });
+    t.teardown(() => cri.close());
+    const sandboxesBefore = (await cri.listPodSandbox()).filter((s) => s.labels?.['app'] === 'web' || s.metadata?.name?.startsWith('web-'));
+    t.ok(sandboxesBefore.length >= 2, `${sandboxesBefore.length} sandboxes before`);
+    const started = Date.now();
+    await k.ok(['delete', 'deploy', 'web', '--wait']);
+    await eventually(async () => (await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'name'])).trim() === '', 30_000, 'pods gone');
+    t.ok(Date.now() - started < 3000 + 15_000, `pods gone ${Date.now() - started} ms after delete (grace 3 s)`);
+    await eventually(async () => (await cri.listPodSandbox()).filter((s) => s.metadata?.name?.startsWith('web-')).length === 0, 20_000, 'sandboxes removed');
+    t.pass('no sandboxes of the deleted pods remain in containerd');
+  });
+});
