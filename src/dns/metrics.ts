@@ -28,6 +28,29 @@ export class DNSMetrics {
     new Gauge({ name: 'capstan_dns_zone_records', help: 'Records the cluster zone holds.', registers, collect() { this.set(zoneSize()); } });
   }
 
+  // Label children bound once: the per-query cost is then a counter bump, not a label hash.
+  private requestChildren = new Map<string, { inc(): void }>();
+  private responseChildren = new Map<number, { inc(): void }>();
+  private durationChildren?: [{ observe(v: number): void }, { observe(v: number): void }];
+
+  request(tcp: boolean, type: string): void {
+    const key = `${tcp ? 'tcp' : 'udp'}/${DNSMetrics.typeLabel(type)}`;
+    let c = this.requestChildren.get(key);
+    if (!c) this.requestChildren.set(key, (c = this.requests.labels(tcp ? 'tcp' : 'udp', DNSMetrics.typeLabel(type))));
+    c.inc();
+  }
+
+  response(rcode: number): void {
+    let c = this.responseChildren.get(rcode);
+    if (!c) this.responseChildren.set(rcode, (c = this.responses.labels(DNSMetrics.rcodeLabel(rcode))));
+    c.inc();
+  }
+
+  observe(tcp: boolean, seconds: number): void {
+    this.durationChildren ??= [this.duration.labels('udp'), this.duration.labels('tcp')];
+    this.durationChildren[tcp ? 1 : 0].observe(seconds);
+  }
+
   static typeLabel(t: string): string {
     return TYPES.has(t) ? t : 'other';
   }

@@ -50,9 +50,12 @@ export class DNSServer {
     for (const a of addrs) {
       const u = createSocket({ type: isIPv6(a.host) ? 'udp6' : 'udp4' });
       u.on('message', (msg, rinfo) => {
-        void this.handle(msg, false).then((reply) => {
-          if (reply) u.send(reply, rinfo.port, rinfo.address, () => undefined);
-        });
+        // No send callback: Node then tries a synchronous send first (uv_udp_try_send), much
+        // cheaper per packet; errors go to the socket's 'error' handler.
+        const send = (reply: Buffer | undefined) => { if (reply) u.send(reply, rinfo.port, rinfo.address); };
+        const r = this.respond(msg, false);
+        if (r instanceof Promise) void r.then(send);
+        else send(r);
       });
       u.on('error', (err) => this.opts.log.warn('udp socket error', { address: a.host, error: err.message }));
       await new Promise<void>((resolve, reject) => {
@@ -85,24 +88,41 @@ export class DNSServer {
 
   /** One message in, the reply out (undefined: send nothing). Never rejects. */
   async handle(msg: Buffer, tcp: boolean): Promise<Buffer | undefined> {
+    return this.respond(msg, tcp);
+  }
+
+  /**
+   * Like `handle`, but answers from the cache and the Zone synchronously: only forwarded and
+   * chased queries cost a Promise. Never throws or rejects.
+   */
+  respond(msg: Buffer, tcp: boolean): Buffer | undefined | Promise<Buffer | undefined> {
     const started = performance.now();
-    const m = this.opts.metrics;
-    let reply: Buffer | undefined;
+    let r: Buffer | undefined | Promise<Buffer | undefined>;
     try {
-      reply = await this.answer(msg, tcp);
+      r = this.answer(msg, tcp);
     } catch (err) {
-      this.opts.log.error('query failed', { error: (err as Error).message });
-      reply = msg.length >= 12 && !(msg.readUInt16BE(2) & 0x8000) ? headerOnly(msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL) : undefined;
+      return this.done(this.fault(msg, err), tcp, started);
     }
+    if (r instanceof Promise) return r.catch((err) => this.fault(msg, err)).then((reply) => this.done(reply, tcp, started));
+    return this.done(r, tcp, started);
+  }
+
+  private fault(msg: Buffer, err: unknown): Buffer | undefined {
+    this.opts.log.error('query failed', { error: (err as Error).message });
+    return msg.length >= 12 && !(msg.readUInt16BE(2) & 0x8000) ? headerOnly(msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL) : undefined;
+  }
+
+  private done(reply: Buffer | undefined, tcp: boolean, started: number): Buffer | undefined {
+    const m = this.opts.metrics;
     if (reply) {
-      m.responses.inc({ rcode: DNSMetrics.rcodeLabel(rcodeOf(reply)) });
+      m.response(rcodeOf(reply));
       if (isTruncated(reply)) m.truncated.inc();
     }
-    m.duration.observe({ proto: tcp ? 'tcp' : 'udp' }, (performance.now() - started) / 1000);
+    m.observe(tcp, (performance.now() - started) / 1000);
     return reply;
   }
 
-  private async answer(msg: Buffer, tcp: boolean): Promise<Buffer | undefined> {
+  private answer(msg: Buffer, tcp: boolean): Buffer | undefined | Promise<Buffer | undefined> {
     const { metrics: m, cache } = this.opts;
     const parsed = parseQuery(msg);
     if (!parsed.ok) {
@@ -111,7 +131,7 @@ export class DNSServer {
     }
     const q = parsed.query;
     const type = q.question.type;
-    m.requests.inc({ proto: tcp ? 'tcp' : 'udp', type: DNSMetrics.typeLabel(type) });
+    m.request(tcp, type);
     const name = normalize(q.question.name);
     const klass = q.question.class ?? 'IN';
     const limit = sizeLimit(q, tcp);
@@ -125,7 +145,7 @@ export class DNSServer {
       return this.forward(msg, q, tcp, limit);
     }
     if (!this.opts.synced() && inZone(name, this.opts.zone.domain)) return encodeResponse(q, { ...res, rcode: 'SERVFAIL', authoritative: false, answers: [], authorities: [], additionals: [] }, limit);
-    if (res.chase) return encodeResponse(q, await this.chase(res), limit);
+    if (res.chase) return this.chase(res).then((r) => encodeResponse(q, r, limit));
     const reply = encodeResponse(q, res, limit);
     cache.set(key, reply);
     return reply;
