@@ -8,6 +8,7 @@ import { clientsetFromKubeconfig, type Clientset } from '../client/index.js';
 import { logger } from '../log/index.js';
 import { createNetlink } from '../netlink/index.js';
 import { DEFAULT_SOCKET, NetworkAgent } from '../network/index.js';
+import { parseMode } from '../network/routes/index.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
 import { parseDuration } from './duration.js';
@@ -36,6 +37,7 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
       'gc-grace': { type: 'string', default: '2m' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'health-port': { type: 'string', default: '9099' },
+      encapsulation: { type: 'string', default: 'CrossSubnet' },
     },
   });
   if (!values['pod-cidr'] && !(values.kubeconfig && values['node-name'])) {
@@ -43,6 +45,8 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
   }
   const mtu = Number(values.mtu);
   if (!Number.isInteger(mtu) || mtu < 576) throw new Error(`invalid --mtu ${values.mtu}`);
+  const encapsulation = parseMode(values.encapsulation);
+  if (!encapsulation) throw new Error(`invalid --encapsulation ${values.encapsulation} (CrossSubnet, Always or Never)`);
   const log = logger('network-agent', values['node-name'] ? { node: values['node-name'] } : {});
   const clients: Clientset | undefined = values.kubeconfig ? clientsetFromKubeconfig(values.kubeconfig, 'capstan-network-agent') : undefined;
   const endpoint = values['container-runtime-endpoint']?.replace(/^unix:\/\//, '');
@@ -60,6 +64,7 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
     listSandboxIDs: cri ? async () => (await cri.listPodSandbox()).map((s) => s.id) : undefined,
     gcIntervalMs: parseDuration(values['gc-interval']),
     gcGraceMs: parseDuration(values['gc-grace']),
+    encapsulation,
     log,
   });
   await agent.start();

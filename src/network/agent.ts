@@ -17,6 +17,7 @@ import { collectGarbage } from './gc.js';
 import { installPlugin, writeConflist } from './install.js';
 import { IPAM } from './ipam.js';
 import { nodeNetworkOps } from './podnet.js';
+import { RoutesManager, type EncapsulationMode } from './routes/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -42,6 +43,8 @@ export interface NetworkAgentOptions {
   listSandboxIDs?: () => Promise<string[]>;
   gcIntervalMs?: number;
   gcGraceMs?: number;
+  /** Routes to other nodes' blocks (with clients + nodeName): the default mode (CrossSubnet). */
+  encapsulation?: EncapsulationMode;
   /** How long start() waits for the Node cache before serving anyway (default 5 s). */
   syncTimeoutMs?: number;
   log: Logger;
@@ -56,6 +59,7 @@ export class NetworkAgent {
   readonly informers?: SharedInformerFactory;
   /** Every Node of the cluster (routes to other nodes' blocks are derived from it). */
   readonly nodes?: SharedInformer;
+  readonly routes?: RoutesManager;
   private block?: Cidr;
   private server?: CNIServer;
   private conflistWritten = false;
@@ -80,6 +84,7 @@ export class NetworkAgent {
       this.nodes = this.informers.informerFor(resources.nodes);
       const changed = (n: KubeObject) => { if (n.metadata.name === o.nodeName) this.syncNode(); };
       this.nodes.addEventHandler({ onAdd: changed, onUpdate: (_, n) => changed(n), onDelete: changed });
+      this.routes = new RoutesManager({ netlink: o.netlink, netns: o.hostNetns, nodeName: o.nodeName, nodes: this.nodes, clients: o.clients, mode: o.encapsulation, log: o.log });
     }
   }
 
@@ -110,6 +115,7 @@ export class NetworkAgent {
       if (!synced) this.o.log.warn('Node cache not synced yet; serving with the cached pod CIDR', { podCIDR: this.block && formatCidr(this.block) });
     }
     this.syncNode();
+    this.routes?.start();
     if (this.o.listSandboxIDs) this.scheduleGC();
   }
 
@@ -173,6 +179,7 @@ export class NetworkAgent {
     this.stopped = true;
     if (this.gcTimer) clearTimeout(this.gcTimer);
     await this.server?.close();
+    await this.routes?.stop();
     await this.informers?.stop();
   }
 }

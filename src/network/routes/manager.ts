@@ -34,7 +34,7 @@ export interface SyncResult {
   ops: NetlinkOp[];
   failed: { op: NetlinkOp; code: string }[];
   desired?: DesiredState;
-  /** Nothing done: the Node cache has not synced or the own Node is not there yet. */
+  /** Nothing done: the Node cache has not synced, or the own Node or its InternalIP is missing. */
   waiting?: boolean;
 }
 
@@ -106,17 +106,18 @@ export class RoutesManager {
       this.schedule(delay);
     } else {
       this.failures = 0;
-      this.schedule(this.dirty ? 0 : r?.waiting ? 200 : this.o.resyncMs ?? 30_000);
+      this.schedule(this.dirty ? 0 : r?.waiting ? 1000 : this.o.resyncMs ?? 30_000);
     }
   }
 
   /** One level-based pass: read kernel, compute, apply, publish. Throws on read errors. */
   async syncOnce(): Promise<SyncResult> {
     const self = this.o.nodes.hasSynced() ? this.o.nodes.lister.get(undefined, this.o.nodeName) : undefined;
-    if (!self) return { ops: [], failed: [], waiting: true };
+    const ownIP = self && nodeFacts(self).internalIP;
+    if (!self || !ownIP) return { ops: [], failed: [], waiting: true };
     const kernel = await this.readKernel();
-    const uplink = findUplink(kernel, nodeFacts(self).internalIP);
-    if (!uplink) throw new Error(`no interface holds this node's InternalIP ${nodeFacts(self).internalIP ?? '(none)'}`);
+    const uplink = findUplink(kernel, ownIP);
+    if (!uplink) throw new Error(`no interface holds this node's InternalIP ${ownIP}`);
     const desired = desiredRoutes(this.o.nodeName, this.o.nodes.lister.list(), this.mode, uplink);
     const ops = diffState(desired, kernel);
     const failed: SyncResult['failed'] = [];
