@@ -52,6 +52,7 @@ export class RoutesManager {
   private failures = 0;
   private started = false;
   private stopped = false;
+  private lastSkipped = '[]';
   /** The last completed sync (for tests and health). */
   last?: SyncResult & { at: number; error?: string };
 
@@ -119,6 +120,11 @@ export class RoutesManager {
     const uplink = findUplink(kernel, ownIP);
     if (!uplink) throw new Error(`no interface holds this node's InternalIP ${ownIP}`);
     const desired = desiredRoutes(this.o.nodeName, this.o.nodes.lister.list(), this.mode, uplink);
+    const skipped = JSON.stringify(desired.skipped);
+    if (skipped !== this.lastSkipped) {
+      this.lastSkipped = skipped;
+      if (desired.skipped.length) this.o.log.info('nodes without a route', { nodes: desired.skipped });
+    }
     const ops = diffState(desired, kernel);
     const failed: SyncResult['failed'] = [];
     if (ops.length) {
