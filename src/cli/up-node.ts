@@ -1,13 +1,14 @@
 // The node half of `capstan up`: a private containerd (root under the data dir, its own
 // mount namespace so a system containerd is left alone), capstan's built-in images, and a
-// kubelet for one node named after the host. CNI: the reference ptp + host-local plugins,
-// configured by the kubelet on the node's podCIDR unless --cni-conf-dir holds a config.
+// kubelet for one node named after the host. Pod networking: capstan's CNI plugin and its
+// network agent; with --cni-conf-dir the user's configuration (or ptp written by the kubelet).
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { startContainerd } from '../kubelet/containerd/index.js';
 import { ensureBuiltinImages } from '../kubelet/images/index.js';
 import { startKubelet } from './kubelet.js';
+import { startNetworkAgent } from './network-agent.js';
 import { networkInterfaces } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { issueCert, loadOrCreate, certificateIPs, type KeyPair } from '../pki/index.js';
@@ -43,28 +44,40 @@ const CGROUP_ROOT = '/capstan';
 
 export async function startNode(o: NodeOptions): Promise<{ nodeName: string; stop(): Promise<void> }> {
   if (process.getuid?.() !== 0) throw new Error('the node agent needs root (containerd, runc, cgroups); run as root or pass --no-node');
-  const cniBinDir = o.cniBinDir ?? CNI_BIN_DIRS.find((d) => existsSync(join(d, 'ptp')));
-  if (!cniBinDir) throw new Error(`no CNI plugins found in ${CNI_BIN_DIRS.join(' or ')} (Debian: containernetworking-plugins); pass --cni-bin-dir or --no-node`);
-  const cniConfDir = o.cniConfDir ?? join(o.dataDir, 'cni', 'net.d');
-  const containerd = await startContainerd({ root: join(o.dataDir, 'containerd'), isolateMounts: true, cniBinDir, cniConfDir });
   const nodeName = (o.nodeName ?? hostname()).toLowerCase();
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => { for (const stop of stops.reverse()) await stop().catch(() => undefined); };
   try {
+    // Pod networking: capstan's CNI plugin served by the network agent, unless the user
+    // brings a CNI configuration of their own (then the kubelet falls back to ptp on it).
+    let cniBinDir: string, cniConfDir: string, kubeletCNI: string[] = [];
+    if (o.cniConfDir) {
+      cniConfDir = o.cniConfDir;
+      const bin = o.cniBinDir ?? CNI_BIN_DIRS.find((d) => existsSync(join(d, 'ptp')));
+      if (!bin) throw new Error(`no CNI plugins found in ${CNI_BIN_DIRS.join(' or ')} (Debian: containernetworking-plugins); pass --cni-bin-dir or --no-node`);
+      cniBinDir = bin;
+      kubeletCNI = ['--cni-conf-dir', cniConfDir];
+    } else {
+      cniBinDir = join(o.dataDir, 'cni', 'bin');
+      cniConfDir = join(o.dataDir, 'cni', 'net.d');
+      const agent = await startNetworkAgent(['--kubeconfig', o.kubeconfig, '--node-name', nodeName,
+        '--cni-bin-dir', cniBinDir, '--cni-conf-dir', cniConfDir, '--socket', join(o.dataDir, 'cni.sock'),
+        '--state-dir', join(o.dataDir, 'network'), '--health-port=-1']);
+      stops.push(() => agent.stop());
+    }
+    const containerd = await startContainerd({ root: join(o.dataDir, 'containerd'), isolateMounts: true, cniBinDir, cniConfDir });
+    stops.push(() => containerd.destroy({ removeFiles: false, cgroupParents: [CGROUP_ROOT] }));
     await ensureBuiltinImages(containerd.socket);
     const tls = kubeletServingCert(o.dataDir, o.ca, nodeName);
     const kubelet = await startKubelet([
       '--tls-cert-file', tls.cert, '--tls-private-key-file', tls.key, '--client-ca-file', tls.ca,
       '--kubeconfig', o.kubeconfig, '--hostname-override', nodeName, '--container-runtime-endpoint', containerd.socket,
-      '--root-dir', join(o.dataDir, 'kubelet'), '--cni-conf-dir', cniConfDir, '--cgroup-root', CGROUP_ROOT,
+      '--root-dir', join(o.dataDir, 'kubelet'), '--cgroup-root', CGROUP_ROOT, ...kubeletCNI,
     ]);
-    return {
-      nodeName,
-      stop: async () => {
-        await kubelet.stop();
-        await containerd.destroy({ removeFiles: false, cgroupParents: [CGROUP_ROOT] });
-      },
-    };
+    stops.push(() => kubelet.stop());
+    return { nodeName, stop: stopAll };
   } catch (e) {
-    await containerd.destroy({ removeFiles: false, cgroupParents: [CGROUP_ROOT] });
+    await stopAll();
     throw e;
   }
 }

@@ -16,6 +16,12 @@ t.test('capstan up runs pods on a real node', { skip: root ? false : 'needs root
   execFileSync('ip', ['netns', 'add', netns]);
   t.teardown(() => { try { execFileSync('ip', ['netns', 'del', netns]); } catch { /* gone */ } });
   execFileSync('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
+  // A node has an uplink with a default route; proxy ARP answers for the pods' gateway
+  // 169.254.1.1 only then. A veth pair inside the namespace stands in: nothing leaves it.
+  for (const args of [['link', 'add', 'uplink0', 'type', 'veth', 'peer', 'name', 'uplink1'], ['addr', 'add', '192.168.250.1/24', 'dev', 'uplink0'],
+    ['link', 'set', 'uplink0', 'up'], ['link', 'set', 'uplink1', 'up'], ['route', 'add', 'default', 'via', '192.168.250.2', 'dev', 'uplink0']]) {
+    execFileSync('ip', ['-n', netns, ...args]);
+  }
   const up = await startCapstanUp(t, ['--node-name', 'node-a'], { netns });
   const k = kubectlFor(t, up.kubeconfig, { netns });
 
@@ -53,6 +59,9 @@ spec:
   t.equal(pods.length, 2);
   for (const p of pods) t.match(p, /^\S+ 10\.244\.\d+\.\d+ Running$/, 'Running with a pod IP');
   const pod = pods[0].split(' ')[0];
+  // Pod networking is capstan's: a host-side veth `cap…` with a /32 route to each pod.
+  const hostRoutes = execFileSync('ip', ['-n', netns, 'route', 'show', 'proto', '80'], { encoding: 'utf8' });
+  for (const p of pods) t.match(hostRoutes, new RegExp(`^${p.split(' ')[1].replace(/\./g, '\\.')} dev cap[0-9a-f]{11} `, 'm'), `capstan CNI routes ${p.split(' ')[1]}`);
 
   await t.test('logs, logs -f', async (t) => {
     t.match(await k.ok(['logs', pod]), /started hello from a configmap/);
