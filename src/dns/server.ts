@@ -62,6 +62,8 @@ export class DNSServer {
         u.once('error', reject);
         u.bind(a.port, a.host, () => { u.off('error', reject); resolve(); });
       });
+      // Bursts from many pods at once: a larger receive queue drops fewer (capped by net.core.rmem_max).
+      try { u.setRecvBufferSize(4 << 20); } catch { /* keep the default */ }
       this.udp.push(u);
       // TCP on the same port UDP got (matters when the port was 0).
       const port = u.address().port;
