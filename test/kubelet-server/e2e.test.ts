@@ -56,10 +56,15 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
   // A first run that failed, then the current one, which waits for a file before printing more.
   const first = await cri.createContainer(sandboxId, container(0, 'echo first run; exit 1'), sandbox);
   await cri.startContainer(first);
-  await eventually(async () => (await cri.containerStatus(first)).status?.state === 'CONTAINER_EXITED', 10_000, 'first run exits');
+  await eventually(async () => (await cri.containerStatus(first)).status?.state === 'CONTAINER_EXITED', 30_000, 'first run exits');
   const current = await cri.createContainer(sandboxId, container(1, 'echo hello; echo to stderr >&2; while [ ! -f /tmp/more ]; do sleep 0.1; done; echo more; sleep 3600'), sandbox);
   await cri.startContainer(current);
-  await eventually(async () => (await k(['logs', 'web'])).stdout === 'hello\nto stderr\n', 10_000, 'first lines in kubectl logs');
+  let lastLogs = '';
+  await eventually(async () => {
+    const r = await k(['logs', 'web']);
+    lastLogs = JSON.stringify(r);
+    return r.stdout === 'hello\nto stderr\n';
+  }, 30_000, 'first lines in kubectl logs').catch((e: Error) => { throw new Error(`${e.message}; last: ${lastLogs}`); });
 
   t.test('kubectl logs', async (t) => {
     t.equal(await k.ok(['logs', 'web', '--tail=1']), 'to stderr\n');
@@ -77,9 +82,9 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
 
   t.test('kubectl logs -f shows lines as the container prints them', async (t) => {
     const f = k.background(['logs', '-f', 'web']);
-    await eventually(() => f.output() === 'hello\nto stderr\n', 10_000, 'existing lines');
+    await eventually(() => f.output() === 'hello\nto stderr\n', 30_000, 'existing lines');
     await cri.execSync(current, ['touch', '/tmp/more'], 10);
-    await eventually(() => f.output() !== 'hello\nto stderr\n', 10_000, 'the new line');
+    await eventually(() => f.output() !== 'hello\nto stderr\n', 30_000, 'the new line');
     t.equal(f.output(), 'hello\nto stderr\nmore\n');
     await f.stop();
   });
@@ -127,10 +132,10 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
     await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
     t.equal(ws.protocol, 'v5.channel.k8s.io');
     ws.send(Buffer.concat([Buffer.from([4]), Buffer.from('{"Width":123,"Height":45}')]));
-    await eventually(() => out.includes('45 123'), 10_000, 'stty size');
+    await eventually(() => out.includes('45 123'), 30_000, 'stty size');
     t.match(out, /^\/dev\/pts\/\d+\r\n45 123\r\n$/);
     ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('typed\r')]));
-    await eventually(() => out.includes('typed\r\n'), 10_000, 'echo of typed input');
+    await eventually(() => out.includes('typed\r\n'), 30_000, 'echo of typed input');
     ws.send(Buffer.from([0, 4])); // ^D ends cat
     await closed;
     t.same(JSON.parse(status), { metadata: {}, status: 'Success' });
@@ -149,7 +154,7 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
     await cri.startContainer(id);
     const r = await k(['attach', '-i', 'att'], 'hello\n');
     t.same([r.code, r.stdout], [0, 'hello\n'], r.stderr);
-    await eventually(async () => (await cri.containerStatus(id)).status?.state === 'CONTAINER_EXITED', 10_000, 'cat exits at stdin EOF');
+    await eventually(async () => (await cri.containerStatus(id)).status?.state === 'CONTAINER_EXITED', 30_000, 'cat exits at stdin EOF');
     t.equal(await k.ok(['logs', 'att']), 'hello\n', 'what it printed is in its log too');
   });
 });

@@ -60,6 +60,19 @@ export async function openRemoteCommand(url: string, opts: RemoteCommandOptions,
   const stderr = opts.stderr && !opts.tty ? open('stderr') : null;
   const resize = opts.tty ? open('resize') : null;
   const streams = [error, stdin, stdout, stderr, resize].filter((s): s is SpdyStream => s !== null);
+  // A fast command's output and exit status can arrive with the stream replies, before the
+  // caller subscribes: hold data from the start and hand it over on subscription.
+  const status: Buffer[] = [];
+  error.on('data', (d: Buffer) => status.push(d));
+  const done = new Promise<Buffer>((resolve) => session.once('close', () => resolve(Buffer.concat(status))));
+  const held = (stream: SpdyStream | null) => {
+    const queue: Buffer[] = [];
+    let sink: ((d: Buffer) => void) | undefined;
+    stream?.on('data', (d: Buffer) => (sink ? sink(d) : queue.push(d)));
+    return (fn: (d: Buffer) => void) => { sink = fn; for (const d of queue.splice(0)) fn(d); };
+  };
+  const onStdout = held(stdout);
+  const onStderr = held(stderr);
   try {
     await Promise.race([
       Promise.all(streams.map((s) => s.replied())),
@@ -69,15 +82,12 @@ export async function openRemoteCommand(url: string, opts: RemoteCommandOptions,
     session.close();
     throw e;
   }
-  const status: Buffer[] = [];
-  error.on('data', (d: Buffer) => status.push(d));
-  const done = new Promise<Buffer>((resolve) => session.once('close', () => resolve(Buffer.concat(status))));
   return {
     stdin: (d) => stdin?.write(d),
     closeStdin: () => stdin?.end(),
     resize: (json) => resize?.write(json),
-    onStdout: (fn) => stdout?.on('data', fn),
-    onStderr: (fn) => stderr?.on('data', fn),
+    onStdout,
+    onStderr,
     done,
     abort: () => session.close(),
   };
