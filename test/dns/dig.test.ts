@@ -1,5 +1,6 @@
 // The cluster DNS server against dig: every record kind of the Kubernetes DNS
 // specification, built from objects created through a real (in-process) API server.
+import { execFile } from 'node:child_process';
 import t from 'tap';
 import { resources } from '../../src/client/index.js';
 import { data, startCluster, within } from './harness.js';
@@ -145,6 +146,18 @@ t.test('cluster records through dig', async (t) => {
     t.notOk(retried.flags.includes('tc'));
     t.equal(retried.answer.length, 20, 'dig retried over TCP and got everything');
     t.match(retried.raw, /Truncated, retrying in TCP mode/);
+  });
+
+  await t.test('nslookup: short, namespace-qualified and full names through a search list', async (t) => {
+    // What a ClusterFirst pod in `default` does: search default.svc.cluster.local svc.cluster.local cluster.local.
+    const look = (n: string, domain?: string) => new Promise<string>((resolve) => {
+      const args = [`-port=${c.port}`, '-timeout=3', '-retry=1', '-ndots=5', ...(domain ? [`-domain=${domain}`] : []), n, '127.0.0.1'];
+      execFile('nslookup', args, { timeout: 15_000 }, (_err, stdout) => resolve(stdout));
+    });
+    const answer = (out: string) => /Name:\s+(\S+)\nAddress: (\S+)/.exec(out)?.slice(1, 3);
+    t.same(answer(await look('web', 'default.svc.cluster.local')), [`web.default.svc.${D}`, webIP], 'short name');
+    t.same(answer(await look('web.default', 'svc.cluster.local')), [`web.default.svc.${D}`, webIP], 'namespace-qualified');
+    t.same(answer(await look(`web.default.svc.${D}`)), [`web.default.svc.${D}`, webIP], 'full name');
   });
 
   await t.test('metrics count queries by type and rcode', async (t) => {
