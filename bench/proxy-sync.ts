@@ -14,7 +14,7 @@ import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.
 import { fmtMs, percentile } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 
-const SIZES = (process.argv[2] ?? '100,1000,10000,30000').split(',').map(Number);
+const SIZES = (process.argv[2] ?? '100,1000,10000,30000').split(',').filter(Boolean).map(Number);
 const MODES = (process.argv[3] ?? 'addon,nft,iptables-nft,iptables-legacy').split(',');
 const LATENCY_SIZES = (process.argv[4] ?? '10,10000').split(',').filter(Boolean).map(Number);
 const ENDPOINTS = 10;
@@ -26,17 +26,15 @@ const cfg: ProxyConfig = { nodeName: 'bench', clusterCIDR: '10.128.0.0/9' };
 const ip = (base: number, i: number) => `${base}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 const svcIP = (i: number) => `10.${96 + ((i >> 16) & 15)}.${(i >> 8) & 255}.${i & 255}`;
 
-function plans(n: number, generation = 0, changed?: Set<number>): ServicePortPlan[] {
-  const out: ServicePortPlan[] = [];
-  for (let s = 0; s < n; s++) {
-    const id = `bench/svc-${s}:http/tcp`;
-    const eps = Array.from({ length: ENDPOINTS }, (_, e) => ({ ip: ip(11, s * ENDPOINTS + e), port: 8080 }));
-    // A changed service has its fourth endpoint replaced by another address.
-    if (changed?.has(s)) eps[3] = { ip: ip(12, s * 16 + generation), port: 8080 };
-    out.push({ id, hash: shortHash(id), protocol: 'tcp', clusterIPs: [svcIP(s)], port: 80, clusterEndpoints: eps, nodePortEndpoints: eps, hasEndpoints: true, externalLocal: false });
-  }
-  return out;
+function plan(s: number, generation = 0): ServicePortPlan {
+  const id = `bench/svc-${s}:http/tcp`;
+  const eps = Array.from({ length: ENDPOINTS }, (_, e) => ({ ip: ip(11, s * ENDPOINTS + e), port: 8080 }));
+  // Another generation of a service has its fourth endpoint replaced by another address.
+  if (generation) eps[3] = { ip: ip(12, s * 16 + generation), port: 8080 };
+  return { id, hash: shortHash(id), protocol: 'tcp', clusterIPs: [svcIP(s)], port: 80, clusterEndpoints: eps, nodePortEndpoints: eps, hasEndpoints: true, externalLocal: false };
 }
+
+const plans = (n: number): ServicePortPlan[] => Array.from({ length: n }, (_, s) => plan(s));
 
 function backend(mode: string, ns: BenchNamespace): ProxyBackend {
   switch (mode) {
@@ -60,21 +58,25 @@ async function measure(mode: string, n: number): Promise<Row> {
     const full = performance.now() - t0;
     // One endpoint replaced, each time in another service; the JS side (desired state and
     // diff) is included, as in the proxy.
+    // The proxier hands unchanged service ports over as the same objects; only the changed
+    // one is new, as after an EndpointSlice update.
     const deltas: number[] = [];
+    const current = [...base];
     for (let g = 1; g <= DELTAS; g++) {
-      const p = plans(n, g, new Set([Math.floor((g * n) / (DELTAS + 1))]));
+      const k = Math.floor((g * n) / (DELTAS + 1));
+      current[k] = plan(k, g);
       t0 = performance.now();
-      await b.sync(p, { full: false });
+      await b.sync(current, { full: false });
       deltas.push(performance.now() - t0);
     }
     // One endpoint removed (10 → 9: the service moves to another load-balancing chain).
     const scales: number[] = [];
     for (let g = 1; g <= 5; g++) {
-      const p = plans(n, DELTAS);
-      const k = Math.floor((g * n) / 7);
-      p[k] = { ...p[k]!, clusterEndpoints: p[k]!.clusterEndpoints.slice(1), nodePortEndpoints: p[k]!.clusterEndpoints.slice(1) };
+      const k = Math.floor((g * n) / 7) + 1;
+      const p = current[k]!;
+      current[k] = { ...p, clusterEndpoints: p.clusterEndpoints.slice(1), nodePortEndpoints: p.clusterEndpoints.slice(1) };
       t0 = performance.now();
-      await b.sync(p, { full: false });
+      await b.sync(current, { full: false });
       scales.push(performance.now() - t0);
     }
     return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements };
@@ -129,6 +131,12 @@ async function latency(mode: string, n: number): Promise<LatRow[]> {
     for (const k of [0, n - 1]) ps[k] = { ...ps[k]!, clusterEndpoints: [{ ip: '10.20.0.2', port: 8080 }], nodePortEndpoints: [{ ip: '10.20.0.2', port: 8080 }] };
     const b = backend(mode, node);
     await b.sync(ps, { full: true });
+    for (let i = 0; ; i++) { // the server is up when the node reaches it directly
+      const r = await execa('nsenter', [`--net=${node.path}`, 'python3', '-c', CLIENT, '10.20.0.2', '8080', '1'], { reject: false });
+      if (r.exitCode === 0) break;
+      if (i > 100) throw new Error('latency server did not start');
+      await new Promise((res) => setTimeout(res, 100));
+    }
     const rows: LatRow[] = [];
     for (const [target, k] of [['direct', -1], ['first', 0], ['last', n - 1]] as const) {
       const host = k < 0 ? '10.20.0.2' : svcIP(k);
@@ -157,9 +165,14 @@ async function main() {
     }
   }
   const lat: LatRow[] = [];
+  report(rows, lat); // written now too, so the sync figures survive a failure in the latency part
   for (const n of LATENCY_SIZES) for (const mode of ['addon', 'iptables-legacy']) {
     if (MODES.includes(mode)) lat.push(...await latency(mode, n));
   }
+  report(rows, lat);
+}
+
+function report(rows: Row[], lat: LatRow[]): void {
   const cell = (r: Row, v?: number) => (r.note ? r.note : fmtMs(v!));
   const byKey = new Map(rows.map((r) => [`${r.mode}@${r.services}`, r]));
   const ratio = (a?: Row, b?: Row, k: 'full' | 'delta' = 'full') => (a?.[k] && b?.[k] ? `${(b[k]! / a[k]!).toFixed(1)}×` : '–');
