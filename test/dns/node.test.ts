@@ -83,9 +83,10 @@ t.test('capstan dns in a node namespace', async (t) => {
   await k(['delete', 'endpointslice', '-n', 'kube-system', 'kube-dns-node-a']);
   await within(5_000, async () => (await k(['get', 'endpointslice', '-n', 'kube-system', 'kube-dns-node-a'])).code === 0, 'slice restored');
 
-  const metrics = await inNs(['curl', '-s', 'http://127.0.0.1:9153/metrics']);
+  const get = (path: string) => inNs([process.execPath, '-e', `fetch('http://127.0.0.1:9153${path}').then((r) => r.text()).then((b) => process.stdout.write(b))`]);
+  const metrics = await get('/metrics');
   t.match(metrics.stdout, /capstan_dns_requests_total\{proto="udp",type="A"\}/);
-  t.equal((await inNs(['curl', '-s', 'http://127.0.0.1:9153/healthz'])).stdout, 'ok');
+  t.equal((await get('/healthz')).stdout, 'ok');
 
   dns.kill('SIGTERM');
   t.equal(await exited(dns), 0, 'clean exit');
