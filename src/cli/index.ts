@@ -10,6 +10,8 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   kubelet: { summary: 'run the node agent (pods on containerd over CRI)', load: async () => (await import('./kubelet.js')).run },
   scheduler: { summary: 'run the scheduler', load: async () => (await import('./scheduler.js')).run },
   dns: { summary: 'run the node\'s cluster DNS server', load: async () => (await import('./dns.js')).run },
+  node: { summary: 'run one node (network agent, containerd, kubelet) joining a cluster', load: async () => (await import('./node.js')).run },
+  lab: { summary: 'a multi-node lab in network namespaces (up, down, kubectl)', load: async () => (await import('./lab.js')).run },
   proxy: { summary: 'run the service proxy (nftables or iptables)', load: async () => (await import('./proxy.js')).run },
 };
 

@@ -37,6 +37,10 @@ export interface NodeOptions {
   nodeName?: string;
   cniBinDir?: string;
   cniConfDir?: string;
+  /** The kubelet's InternalIP (default: the first non-loopback IPv4 address). */
+  nodeIP?: string;
+  /** Parent cgroup of the node's pods; several nodes on one machine need one each. */
+  cgroupRoot?: string;
 }
 
 const CNI_BIN_DIRS = ['/usr/lib/cni', '/opt/cni/bin'];
@@ -45,6 +49,7 @@ const CGROUP_ROOT = '/capstan';
 export async function startNode(o: NodeOptions): Promise<{ nodeName: string; stop(): Promise<void> }> {
   if (process.getuid?.() !== 0) throw new Error('the node agent needs root (containerd, runc, cgroups); run as root or pass --no-node');
   const nodeName = (o.nodeName ?? hostname()).toLowerCase();
+  const cgroupRoot = o.cgroupRoot ?? CGROUP_ROOT;
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => { for (const stop of stops.reverse()) await stop().catch(() => undefined); };
   try {
@@ -66,13 +71,14 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
       stops.push(() => agent.stop());
     }
     const containerd = await startContainerd({ root: join(o.dataDir, 'containerd'), isolateMounts: true, cniBinDir, cniConfDir });
-    stops.push(() => containerd.destroy({ removeFiles: false, cgroupParents: [CGROUP_ROOT] }));
+    stops.push(() => containerd.destroy({ removeFiles: false, cgroupParents: [cgroupRoot] }));
     await ensureBuiltinImages(containerd.socket);
     const tls = kubeletServingCert(o.dataDir, o.ca, nodeName);
     const kubelet = await startKubelet([
       '--tls-cert-file', tls.cert, '--tls-private-key-file', tls.key, '--client-ca-file', tls.ca,
       '--kubeconfig', o.kubeconfig, '--hostname-override', nodeName, '--container-runtime-endpoint', containerd.socket,
-      '--root-dir', join(o.dataDir, 'kubelet'), '--cgroup-root', CGROUP_ROOT, ...kubeletCNI,
+      '--root-dir', join(o.dataDir, 'kubelet'), '--cgroup-root', cgroupRoot, ...kubeletCNI,
+      ...(o.nodeIP ? ['--node-ip', o.nodeIP] : []),
     ]);
     stops.push(() => kubelet.stop());
     return { nodeName, stop: stopAll };

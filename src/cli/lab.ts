@@ -1,0 +1,43 @@
+// `capstan lab up|down|kubectl`: a multi-node cluster on one machine out of network
+// namespaces (src/lab). `up` leaves the components running detached and exits.
+import { parseArgs } from 'node:util';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { labDown, labUp, readState, usage } from '../lab/index.js';
+
+const DEFAULT_DIR = '.capstan-lab';
+const help = `usage:
+  capstan lab up [--nodes N] [--subnets S] [--dir D]   build the lab, wait for all nodes Ready
+  capstan lab down [--dir D]                           remove everything the lab created
+  capstan lab kubectl [--dir D] -- ARGS...             kubectl inside the lab's control-plane namespace
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const err = (s: string) => process.stderr.write(`${s}\n`);
+  if (sub === 'up') {
+    const { values } = parseArgs({ args: rest, strict: true, options: {
+      dir: { type: 'string', default: DEFAULT_DIR }, nodes: { type: 'string', default: '3' }, subnets: { type: 'string', default: '2' },
+      'ready-timeout': { type: 'string', default: '240' },
+    } });
+    const state = await labUp({ dir: values.dir, nodes: Number(values.nodes), subnets: Number(values.subnets),
+      readyTimeoutMs: Number(values['ready-timeout']) * 1000, log: (s) => err(`capstan lab: ${s}`) });
+    process.stdout.write(usage(state));
+    return 0;
+  }
+  if (sub === 'down') {
+    const { values } = parseArgs({ args: rest, strict: true, options: { dir: { type: 'string', default: DEFAULT_DIR } } });
+    const { problems } = await labDown(resolve(values.dir), (s) => err(`capstan lab: ${s}`));
+    for (const p of problems) err(`capstan lab down: ${p}`);
+    return problems.length ? 1 : 0;
+  }
+  if (sub === 'kubectl') {
+    const { values, positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true, options: { dir: { type: 'string', default: DEFAULT_DIR } } });
+    const state = readState(resolve(values.dir));
+    if (!state?.kubeconfig) { err(`capstan lab: no lab in ${resolve(values.dir)}`); return 1; }
+    const r = spawnSync('nsenter', [`--net=/run/netns/${state.topology.controlPlane.netns}`, 'kubectl', '--kubeconfig', state.kubeconfig, ...positionals], { stdio: 'inherit' });
+    return r.status ?? 1;
+  }
+  process.stdout.write(help);
+  return sub === undefined || sub === 'help' || sub === '--help' || sub === '-h' ? 0 : 2;
+}

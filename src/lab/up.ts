@@ -1,0 +1,129 @@
+// `lab up`: the namespaces and links, then the control plane, then one `capstan node` per
+// node namespace, all detached; returns once every node is Ready, or tears down and throws.
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { labTopology, type LabTopology } from './topology.js';
+import { addNetns, attachHost, buildRouter, listNetns, sysctl } from './network.js';
+import { alive, kubectlIn, spawnInNetns, startTime, tail } from './processes.js';
+import { readState, writeState, type LabState } from './state.js';
+import { labDown } from './down.js';
+
+export interface LabUpOptions {
+  dir: string;
+  nodes: number;
+  subnets: number;
+  readyTimeoutMs?: number;
+  log?: (s: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what: string, ms: number, check: () => boolean | string): Promise<void> {
+  for (const until = Date.now() + ms; ;) {
+    const r = check();
+    if (r === true) return;
+    if (typeof r === 'string') throw new Error(r);
+    if (Date.now() > until) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+export async function labUp(o: LabUpOptions): Promise<LabState> {
+  const log = o.log ?? (() => undefined);
+  const dir = resolve(o.dir);
+  if (readState(dir)) throw new Error(`${dir} already holds a lab; run \`capstan lab down --dir ${dir}\` first`);
+  if (process.getuid?.() !== 0) throw new Error('capstan lab needs root (network namespaces, containerd)');
+  let topology: LabTopology;
+  for (;;) {
+    topology = labTopology(randomBytes(2).toString('hex'), o.nodes, o.subnets);
+    const taken = new Set(listNetns());
+    if (![topology.routerNetns, topology.controlPlane.netns].some((n) => taken.has(n))) break;
+  }
+  mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
+  const state: LabState = { version: 1, dir, topology, namespaces: [], processes: [], cgroups: [] };
+  writeState(state);
+  try {
+    await build(state, o, log);
+  } catch (e) {
+    log(`lab up failed, tearing down: ${(e as Error).message}`);
+    await labDown(dir, log).catch(() => undefined);
+    throw e;
+  }
+  return state;
+}
+
+function record(state: LabState, f: (s: LabState) => void): void {
+  f(state);
+  writeState(state);
+}
+
+async function build(state: LabState, o: LabUpOptions, log: (s: string) => void): Promise<void> {
+  const t = state.topology;
+  const dir = state.dir;
+  log(`lab ${t.id}: router, ${t.segments.length} segment(s), control plane, ${t.nodes.length} node(s)`);
+  record(state, (s) => s.namespaces.push(t.routerNetns));
+  addNetns(t.routerNetns);
+  buildRouter(t);
+  record(state, (s) => s.namespaces.push(t.controlPlane.netns));
+  addNetns(t.controlPlane.netns);
+  attachHost(t, t.controlPlane.netns, t.controlPlane.routerIf, 0, t.controlPlane.ip);
+  for (const n of t.nodes) {
+    record(state, (s) => s.namespaces.push(n.netns));
+    addNetns(n.netns);
+    attachHost(t, n.netns, n.routerIf, n.segment, n.ip);
+    sysctl(n.netns, 'net.ipv4.ip_forward', '1');
+  }
+
+  const cpDir = join(dir, 'control-plane');
+  const cpLog = join(dir, 'logs', 'control-plane.log');
+  const cpPid = spawnInNetns(t.controlPlane.netns, ['up', '--no-node', '--data-dir', cpDir, '--bind-address', t.controlPlane.ip, '--port', String(t.apiPort)], cpLog);
+  record(state, (s) => s.processes.push({ name: 'control-plane', pid: cpPid, netns: t.controlPlane.netns, log: cpLog, start: startTime(cpPid) }));
+  await waitFor('the control plane', 90_000, () => {
+    if (readFileSync(cpLog, 'utf8').includes('capstan is ready')) return true;
+    return alive(cpPid) ? false : `the control plane exited:\n${tail(cpLog)}`;
+  });
+  const kubeconfig = join(dir, 'admin.kubeconfig');
+  copyFileSync(join(cpDir, 'admin.kubeconfig'), kubeconfig);
+  record(state, (s) => { s.kubeconfig = kubeconfig; });
+  log(`control plane ready at https://${t.controlPlane.ip}:${t.apiPort}`);
+
+  for (const n of t.nodes) {
+    const nodeLog = join(dir, 'logs', `${n.name}.log`);
+    record(state, (s) => s.cgroups.push(n.cgroupRoot));
+    const pid = spawnInNetns(n.netns, ['node', '--data-dir', join(dir, 'nodes', n.name), '--kubeconfig', kubeconfig, '--ca-dir', join(cpDir, 'pki'),
+      '--node-name', n.name, '--node-ip', n.ip, '--cgroup-root', n.cgroupRoot], nodeLog);
+    record(state, (s) => s.processes.push({ name: n.name, pid, netns: n.netns, log: nodeLog, start: startTime(pid) }));
+  }
+  let last = '';
+  await waitFor('all nodes Ready', o.readyTimeoutMs ?? 240_000, () => {
+    for (const p of state.processes) if (!alive(p.pid)) return `${p.name} exited:\n${tail(p.log)}`;
+    try {
+      const items = (JSON.parse(kubectlIn(t.controlPlane.netns, kubeconfig, ['get', 'nodes', '-o', 'json'])) as { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }).items;
+      const ready = items.filter((i) => i.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map((i) => i.metadata.name);
+      const now = `${ready.length}/${t.nodes.length} nodes Ready`;
+      if (now !== last) { log(now); last = now; }
+      return t.nodes.every((n) => ready.includes(n.name));
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function usage(state: LabState): string {
+  const t = state.topology;
+  const kc = state.kubeconfig ?? join(state.dir, 'admin.kubeconfig');
+  return [
+    `lab ${t.id} is up: ${t.nodes.length} node(s) on ${t.segments.length} segment(s), API server https://${t.controlPlane.ip}:${t.apiPort}`,
+    ...t.nodes.map((n) => `  ${n.name.padEnd(8)} ${n.ip.padEnd(12)} segment ${n.segment}  netns ${n.netns}`),
+    `The API server is reachable only inside the lab:`,
+    `  capstan lab kubectl --dir ${state.dir} -- get nodes -o wide`,
+    `  nsenter --net=/run/netns/${t.controlPlane.netns} kubectl --kubeconfig ${kc} get nodes`,
+    `Logs: ${join(state.dir, 'logs')}. Tear down: capstan lab down --dir ${state.dir}`,
+    '',
+  ].join('\n');
+}
+
+export function labExists(dir: string): boolean {
+  return existsSync(join(resolve(dir), 'lab.json'));
+}
