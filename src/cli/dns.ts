@@ -70,12 +70,15 @@ export async function startDNSCommand(argv: string[]): Promise<DNSCommandHandle>
   // The address the service proxy sends the Service IP's traffic to: the node's own.
   let advertise = values['advertise-address'];
   const publish = truthy(values.publish);
-  if (publish && !advertise) {
+  const nodeIP = async (): Promise<string | undefined> => {
     try {
       const node = await clients.resource(resources.nodes).get(undefined, nodeName);
-      advertise = (node.status?.addresses ?? []).find((a: { type: string }) => a.type === 'InternalIP')?.address;
-    } catch { /* no Node yet: published once one names an address via --advertise-address */ }
-  }
+      return (node.status?.addresses ?? []).find((a: { type: string }) => a.type === 'InternalIP')?.address;
+    } catch {
+      return undefined;
+    }
+  };
+  if (publish && !advertise) advertise = await nodeIP();
   if (advertise && !isIP(advertise)) throw new Error(`invalid --advertise-address ${advertise}`);
   if (advertise && !listen.some((l) => l.host === advertise)) listen.push({ host: advertise, port: listen[0].port });
 
@@ -104,16 +107,33 @@ export async function startDNSCommand(argv: string[]): Promise<DNSCommandHandle>
   }
 
   let publisher: KubeDNSPublisher | undefined;
-  if (publish && advertise) {
-    const port = dns.server.bound.udp.find((b) => b.host === advertise)!.port;
-    publisher = new KubeDNSPublisher({ clients, serviceIP: clusterDNS, nodeName, address: advertise, port, log });
+  let waitTimer: NodeJS.Timeout | undefined;
+  const startPublishing = (address: string) => {
+    const port = dns.server.bound.udp.find((b) => b.host === address)!.port;
+    publisher = new KubeDNSPublisher({ clients, serviceIP: clusterDNS, nodeName, address, port, log });
     const kick = (o: { metadata: { namespace?: string; name?: string } }) => { if (concernsPublisher(o as never, nodeName)) publisher!.kick(); };
     for (const r of [resources.services, resources.endpointslices]) {
       dns.informers.informerFor(r).addEventHandler({ onUpdate: (_, o) => kick(o), onDelete: kick });
     }
     publisher.start();
-  } else if (publish) {
-    log.warn('no --advertise-address and no InternalIP on the Node: not publishing kube-dns endpoints');
+    log.info('publishing kube-dns endpoints', { address, port });
+  };
+  if (publish && advertise) startPublishing(advertise);
+  else if (publish) {
+    // The kubelet may register the Node after this starts: look for its InternalIP until it is there.
+    log.warn('no --advertise-address and no InternalIP on the Node yet: kube-dns endpoints wait for it');
+    const retry = async () => {
+      const ip = await nodeIP();
+      if (!ip) { waitTimer = setTimeout(() => void retry(), 10_000); return; }
+      try {
+        if (!dns.server.bound.udp.some((b) => b.host === ip)) await dns.server.listen([{ host: ip, port: listen[0].port }]);
+        startPublishing(ip);
+      } catch (err) {
+        log.warn('cannot listen on the node address', { address: ip, error: (err as Error).message });
+        waitTimer = setTimeout(() => void retry(), 10_000);
+      }
+    };
+    waitTimer = setTimeout(() => void retry(), 10_000);
   }
 
   const port = Number(values['health-port']);
@@ -121,6 +141,7 @@ export async function startDNSCommand(argv: string[]): Promise<DNSCommandHandle>
   return {
     dns, healthPort: health?.port, listen: dns.server.bound.udp,
     async stop() {
+      clearTimeout(waitTimer);
       await publisher?.stop();
       await dns.stop();
       await iface?.teardown();

@@ -94,4 +94,18 @@ t.test('capstan dns in a node namespace', async (t) => {
   t.notOk(after.includes('169.254.20.10') || after.includes('10.96.0.10'), 'its addresses are gone');
   t.ok(after.includes(NODE_IP), 'the node address stays');
   t.not((await k(['get', 'endpointslice', '-n', 'kube-system', 'kube-dns-node-a'])).code, 0, 'its endpoints are withdrawn');
+
+  // Started before its Node has an address: it publishes once the kubelet reports one.
+  const NODE_B = '10.244.7.6';
+  execFileSync('ip', ['-n', ns, 'addr', 'add', `${NODE_B}/32`, 'dev', 'lo']);
+  const late = await start(['dns', '--kubeconfig', kubeconfig, '--node-name', 'node-b', '--upstream', '', '--health-port=-1'], 'capstan dns serving');
+  children.push(late);
+  const node = JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-b' } });
+  await inNs(['sh', '-c', `echo '${node}' | kubectl --kubeconfig ${kubeconfig} create -f -`]);
+  const patched = await k(['patch', 'node', 'node-b', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { addresses: [{ type: 'InternalIP', address: NODE_B }] } })]);
+  t.equal(patched.code, 0, patched.stderr);
+  await within(25_000, async () => (await k(['get', 'endpointslice', '-n', 'kube-system', 'kube-dns-node-b'])).code === 0, 'late slice');
+  t.same(data(await q(NODE_B, ['kube-dns.kube-system.svc.cluster.local'])), ['10.96.0.10'], 'now listening on the node address');
+  late.kill('SIGTERM');
+  t.equal(await exited(late), 0);
 });
