@@ -132,3 +132,33 @@ t.test('encoding: TC with whole records kept, OPT echoed, BADVERS', async (t) =>
   t.equal(dec.answers!.length, 0);
   t.equal((dec.additionals![0] as unknown as { extendedRcode: number }).extendedRcode, 1, 'BADVERS is extended rcode 16');
 });
+
+t.test('server: SERVFAIL for cluster names until synced; a zone change reaches cached answers', async (t) => {
+  const { DNSServer } = await import('../../src/dns/server.js');
+  const { ResponseCache } = await import('../../src/dns/cache.js');
+  const { DNSMetrics } = await import('../../src/dns/metrics.js');
+  const { Forwarder } = await import('../../src/dns/forward.js');
+  const { Registry } = await import('prom-client');
+  const { logger } = await import('../../src/log/index.js');
+  const zone = new Zone(D);
+  const cache = new ResponseCache();
+  let synced = false;
+  const server = new DNSServer({
+    zone, resolver: new Resolver(zone, { pods: 'insecure', ttl: 30 }), forwarder: new Forwarder({ upstreams: [], timeoutMs: 100 }),
+    metrics: new DNSMetrics(new Registry(), () => cache.size, () => zone.size), cache, synced: () => synced, log: logger('dns', {}, () => undefined),
+  });
+  const ask = async (name: string) => dnsPacket.decode((await server.handle(dnsPacket.encode({ id: 9, type: 'query', questions: [{ name, type: 'A' }] }), false))!) as unknown as { rcode: string; answers: { data: unknown }[] };
+  const rr = (ip: string) => [{ name: `a.ns1.svc.${D}`, type: 'A' as const, class: 'IN' as const, ttl: 30, data: ip }];
+  zone.set('service/ns1/a', rr('10.96.0.1'));
+  t.equal((await ask(`a.ns1.svc.${D}`)).rcode, 'SERVFAIL', 'not synced: no answer that could be wrong');
+  t.equal((await ask('example.org')).rcode, 'REFUSED', 'forwarding does not wait for the sync');
+  synced = true;
+  t.same((await ask(`a.ns1.svc.${D}`)).answers.map((a) => a.data), ['10.96.0.1']);
+  t.equal(cache.size, 1);
+  t.same((await ask(`A.NS1.svc.${D}`)).answers.map((a) => a.data), ['10.96.0.1'], 'a cache hit for another case');
+  zone.set('service/ns1/a', rr('10.96.0.2'));
+  t.equal(cache.size, 0, 'a zone change clears the cache');
+  t.same((await ask(`a.ns1.svc.${D}`)).answers.map((a) => a.data), ['10.96.0.2']);
+  zone.set('service/ns1/a', []);
+  t.equal((await ask(`a.ns1.svc.${D}`)).rcode, 'NXDOMAIN');
+});
