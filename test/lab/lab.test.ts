@@ -1,0 +1,100 @@
+// `capstan lab up --nodes 3 --subnets 2` end to end: a Deployment spread over the nodes, every
+// pod pings every other pod, the kernel's path is direct within a segment and VXLAN across,
+// and `capstan lab down` leaves no namespace, process or file behind.
+import t from 'tap';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { capstanBin } from '../helpers/apiserver-process.js';
+import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { readState, type LabState } from '../../src/lab/index.js';
+
+const run = promisify(execFile);
+const root = process.getuid?.() === 0;
+
+const alive = (pid: number) => { try { process.kill(pid, 0); return existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(execFileSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' })); } catch { return false; } };
+
+t.test('capstan lab: 3 nodes on 2 subnets', { skip: root ? false : 'needs root', timeout: 300_000 }, async (t) => {
+  const parent = mkdtempSync(join(tmpdir(), 'capstan-lab-'));
+  const dir = join(parent, 'lab');
+  let state: LabState | null = null;
+  const down = async () => run(process.execPath, [capstanBin, 'lab', 'down', '--dir', dir], { timeout: 120_000 });
+  t.teardown(async () => {
+    await down().catch(() => undefined);
+    rmSync(parent, { recursive: true, force: true });
+  });
+
+  const up = await run(process.execPath, [capstanBin, 'lab', 'up', '--nodes', '3', '--subnets', '2', '--dir', dir], { timeout: 240_000 })
+    .catch((e: Error & { stderr?: string }) => { throw new Error(`lab up failed: ${e.message}\n${e.stderr ?? ''}`); });
+  t.match(up.stdout, /is up: 3 node\(s\) on 2 segment\(s\)/);
+  t.match(up.stdout, /capstan lab kubectl --dir/);
+  state = readState(dir);
+  t.ok(state, 'state file written');
+  const topo = state!.topology;
+  const k = kubectlFor(t, state!.kubeconfig!, { netns: topo.controlPlane.netns });
+
+  const nodes = (await k.ok(['get', 'nodes', '--no-headers'])).trim().split('\n');
+  t.equal(nodes.filter((l) => / Ready /.test(l)).length, 3, 'all nodes Ready');
+
+  await t.test('pods on every node reach each other; direct within a segment, VXLAN across', async (t) => {
+    await k.ok(['apply', '-f', '-'], `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pinger}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: pinger}}
+  template:
+    metadata: {labels: {app: pinger}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: c
+        image: localhost/capstan/busybox:1
+        command: [sh, -c, 'exec nc -ll -p 8080 -e echo pong']
+`);
+    await k.ok(['rollout', 'status', 'deploy/pinger', '--timeout=150s']);
+    let pods: { name: string; ip: string; node: string }[] = [];
+    await eventually(async () => {
+      pods = (await k.ok(['get', 'pods', '-l', 'app=pinger', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.podIP} {.spec.nodeName}{"\\n"}{end}']))
+        .trim().split('\n').map((l) => l.split(' ')).map(([name, ip, node]) => ({ name, ip, node }));
+      return pods.length === 3 && pods.every((p) => p.ip);
+    }, 30_000, 'three pods with IPs');
+    t.same(pods.map((p) => p.node).sort(), ['node-1', 'node-2', 'node-3'], 'one pod per node');
+
+    for (const a of pods) {
+      for (const b of pods) {
+        if (a === b) continue;
+        const ping = await k(['exec', a.name, '--', 'ping', '-c1', '-W2', b.ip]);
+        t.equal(ping.code, 0, `ICMP ${a.node} → ${b.node} (${b.ip})`);
+        const tcp = await k(['exec', a.name, '--', 'sh', '-c', `nc -w 2 ${b.ip} 8080 </dev/null`]);
+        t.equal(tcp.stdout.trim(), 'pong', `TCP ${a.node} → ${b.node} (${b.ip}:8080)`);
+      }
+    }
+
+    const nodeOf = new Map(topo.nodes.map((n) => [n.name, n]));
+    for (const a of pods) {
+      for (const b of pods) {
+        if (a === b) continue;
+        const na = nodeOf.get(a.node)!, nb = nodeOf.get(b.node)!;
+        const route = execFileSync('ip', ['-n', na.netns, 'route', 'get', b.ip], { encoding: 'utf8' });
+        if (na.segment === nb.segment) t.match(route, new RegExp(`via ${nb.ip.replace(/\./g, '\\.')} dev eth0`), `${a.node} → ${b.node}: direct (same segment)`);
+        else t.match(route, /dev vxlan\.capstan/, `${a.node} → ${b.node}: VXLAN (across segments)`);
+      }
+    }
+  });
+
+  await t.test('lab down removes everything', async (t) => {
+    const pids = state!.processes.map((p) => p.pid);
+    await down();
+    const left = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((l) => l.startsWith(`cl-${topo.id}-`));
+    t.same(left, [], 'no lab namespace');
+    t.same(pids.filter(alive), [], 'no lab process');
+    t.notOk(existsSync(dir), 'lab dir gone');
+    t.notOk(execFileSync('cat', ['/proc/self/mountinfo'], { encoding: 'utf8' }).includes(dir), 'no mount under the lab dir');
+    t.notOk(existsSync(`/sys/fs/cgroup${topo.nodes[0].cgroupRoot}`), 'no pod cgroup');
+    const again = await down();
+    t.equal(again.stderr, '', 'down again is a no-op');
+  });
+});
