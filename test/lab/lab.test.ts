@@ -85,8 +85,17 @@ spec:
     }
   });
 
-  await t.test('lab down removes everything', async (t) => {
+  await t.test('lab down removes everything, also after a crash', async (t) => {
     const pids = state!.processes.map((p) => p.pid);
+    // node-1's capstan process and the control plane crash: node-1's containerd, shims and
+    // pod are orphaned and must still go; node-2 and node-3 stop gracefully.
+    const crashed = state!.processes.filter((p) => p.name === 'node-1' || p.name === 'control-plane');
+    for (const p of crashed) process.kill(p.pid, 'SIGKILL');
+    await eventually(() => !crashed.some((p) => alive(p.pid)), 5000, 'crashed processes gone');
+    const n1 = topo.nodes[0].netns;
+    const orphans = execFileSync('ip', ['netns', 'pids', n1], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    t.ok(orphans.length > 0, `containerd and shims outlive node-1's crash (${orphans.length} processes in ${n1})`);
+    pids.push(...orphans);
     await down();
     const left = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((l) => l.startsWith(`cl-${topo.id}-`));
     t.same(left, [], 'no lab namespace');
