@@ -2,7 +2,7 @@
 // DNS server on a loopback port against an in-process API server, and a tiny upstream.
 import { execFile } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import * as dnsPacket from 'dns-packet';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
@@ -82,25 +82,42 @@ export async function startCluster(t: Teardown, o: { upstreams?: Upstream[]; ups
   return { api, clients, dns, port, registry, dig: (args) => dig(port, args) };
 }
 
-/** A UDP DNS server that answers every A question with `ip` (or stays silent), counting queries. */
+/** A DNS server (UDP and TCP) that answers every A question with `ip` (or stays silent), recording the questions. */
 export async function fakeUpstream(t: Teardown, ip: string | null): Promise<{ port: number; queries: string[]; socket: Socket }> {
   const socket = createSocket('udp4');
   const queries: string[] = [];
-  socket.on('message', (msg, rinfo) => {
+  const answer = (msg: Buffer, proto: string): Buffer | undefined => {
     const q = dnsPacket.decode(msg);
     const question = q.questions![0];
-    queries.push(`${question.name}/${question.type}`);
-    if (ip === null) return;
-    const reply = dnsPacket.encode({
+    queries.push(`${question.name}/${question.type}/${proto}`);
+    if (ip === null) return undefined;
+    return dnsPacket.encode({
       id: q.id, type: 'response', flags: dnsPacket.RECURSION_AVAILABLE | (q.flags ?? 0) & dnsPacket.RECURSION_DESIRED,
       questions: q.questions,
       answers: question.type === 'A' ? [{ name: question.name, type: 'A', ttl: 60, class: 'IN', data: ip }] : [],
     });
-    socket.send(reply, rinfo.port, rinfo.address);
+  };
+  socket.on('message', (msg, rinfo) => {
+    const reply = answer(msg, 'udp');
+    if (reply) socket.send(reply, rinfo.port, rinfo.address);
   });
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
-  t.teardown(() => socket.close());
-  return { port: (socket.address() as AddressInfo).port, queries, socket };
+  const port = (socket.address() as AddressInfo).port;
+  const tcp = createServer((conn) => {
+    let buf = Buffer.alloc(0);
+    conn.on('error', () => undefined);
+    conn.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+        const reply = answer(buf.subarray(2, 2 + buf.readUInt16BE(0)), 'tcp');
+        buf = buf.subarray(2 + buf.readUInt16BE(0));
+        if (reply) conn.write(Buffer.concat([Buffer.from([reply.length >> 8, reply.length & 255]), reply]));
+      }
+    });
+  });
+  await new Promise<void>((r) => tcp.listen(port, '127.0.0.1', () => r()));
+  t.teardown(() => { socket.close(); tcp.close(); });
+  return { port, queries, socket };
 }
 
 export function within(ms: number, check: () => Promise<boolean>, what: string): Promise<number> {
