@@ -92,9 +92,14 @@ export class KubeDNSPublisher {
   /** Stops the timer and withdraws this node's endpoints, so the proxy stops sending here. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.running;
+    await Promise.race([this.running, new Promise((r) => setTimeout(r, 5000).unref())]);
     try {
-      await this.opts.clients.resource(resources.endpointslices).delete(SERVICE_NAMESPACE, sliceName(this.opts.nodeName));
+      // Bounded: an unreachable API server must not hold up the node's shutdown.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.opts.clients.resource(resources.endpointslices).delete(SERVICE_NAMESPACE, sliceName(this.opts.nodeName)),
+        new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), 5000); }),
+      ]).finally(() => clearTimeout(timer));
     } catch (err) {
       if (!isNotFound(err)) this.opts.log.warn('could not remove kube-dns endpoints', { error: (err as Error).message });
     }
