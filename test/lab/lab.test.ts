@@ -63,6 +63,14 @@ spec:
     }, 30_000, 'three pods with IPs');
     t.same(pods.map((p) => p.node).sort(), ['node-1', 'node-2', 'node-3'], 'one pod per node');
 
+    // Counters in the router: VXLAN (UDP 4789) routed between segments, and what is bridged
+    // within a segment (port to port: the same-segment pair's direct traffic).
+    const r = topo.routerNetns;
+    const nft = (args: string[], input?: string) => execFileSync('nsenter', [`--net=/run/netns/${r}`, 'nft', ...args], { encoding: 'utf8', input });
+    nft(['-f', '-'], [
+      'table ip lab {', ' chain counts {', '  type filter hook forward priority 0; policy accept;', '  udp dport 4789 counter', ' }', '}',
+      'table bridge lab {', ' chain counts {', '  type filter hook forward priority 0; policy accept;', '  udp dport 4789 counter', '  ip protocol icmp counter', ' }', '}', ''].join('\n'));
+    const counters = (family: string) => [...nft(['list', 'table', family, 'lab']).matchAll(/counter packets (\d+)/g)].map((m) => Number(m[1]));
     for (const a of pods) {
       for (const b of pods) {
         if (a === b) continue;
@@ -72,6 +80,11 @@ spec:
         t.equal(tcp.stdout.trim(), 'pong', `TCP ${a.node} → ${b.node} (${b.ip}:8080)`);
       }
     }
+
+    const [routedVxlan] = counters('ip'), [bridgedVxlan, bridgedIcmp] = counters('bridge');
+    t.ok(routedVxlan > 0, `UDP 4789 routed between segments by the router (${routedVxlan} packets)`);
+    t.equal(bridgedVxlan, 0, 'no VXLAN within a segment');
+    t.ok(bridgedIcmp > 0, `ICMP bridged within a segment, unencapsulated (${bridgedIcmp} packets)`);
 
     const nodeOf = new Map(topo.nodes.map((n) => [n.name, n]));
     for (const a of pods) {
