@@ -57,7 +57,8 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
   const first = await cri.createContainer(sandboxId, container(0, 'echo first run; exit 1'), sandbox);
   await cri.startContainer(first);
   await eventually(async () => (await cri.containerStatus(first)).status?.state === 'CONTAINER_EXITED', 30_000, 'first run exits');
-  const current = await cri.createContainer(sandboxId, container(1, 'echo hello; echo to stderr >&2; while [ ! -f /tmp/more ]; do sleep 0.1; done; echo more; sleep 3600'), sandbox);
+  // stdout and stderr are separate pipes: the pause keeps their order in the log fixed.
+  const current = await cri.createContainer(sandboxId, container(1, 'echo hello; sleep 0.3; echo to stderr >&2; while [ ! -f /tmp/more ]; do sleep 0.1; done; echo more; sleep 3600'), sandbox);
   await cri.startContainer(current);
   let lastLogs = '';
   await eventually(async () => {
