@@ -98,6 +98,22 @@ spec:
     }
   });
 
+  await t.test('a node removed: its block\'s route disappears from the others', async (t) => {
+    const gone = topo.nodes[1];
+    const block = (await k.ok(['get', 'node', gone.name, '-o', 'jsonpath={.spec.podCIDR}'])).trim();
+    t.match(block, /^10\.244\.\d+\.0\/24$/);
+    const routes = (ns: string) => execFileSync('ip', ['-n', ns, 'route', 'show', 'proto', '81'], { encoding: 'utf8' });
+    const others = topo.nodes.filter((n) => n !== gone);
+    for (const n of others) t.match(routes(n.netns), block, `${n.name} routes ${gone.name}'s block`);
+    // Stop its capstan node first, or its kubelet would register the Node again.
+    const proc = state!.processes.find((p) => p.name === gone.name)!;
+    process.kill(proc.pid, 'SIGTERM');
+    await eventually(() => !alive(proc.pid), 60_000, `${gone.name} stopped`);
+    await k.ok(['delete', 'node', gone.name]);
+    await eventually(() => others.every((n) => !routes(n.netns).includes(block)), 10_000, 'routes gone');
+    t.pass(`${others.map((n) => n.name).join(' and ')} no longer route ${block}`);
+  });
+
   await t.test('lab down removes everything, also after a crash', async (t) => {
     const pids = state!.processes.map((p) => p.pid);
     // node-1's capstan process and the control plane crash: node-1's containerd, shims and
