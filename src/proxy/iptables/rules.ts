@@ -43,6 +43,9 @@ export const HOOKS: { table: IptTable; chain: string; rule: string[] }[] = [
   ...(['INPUT', 'FORWARD'] as const).map((chain) => ({ table: 'filter' as const, chain, rule: ['-m', 'conntrack', '--ctstate', 'NEW', '-j', 'KUBE-EXTERNAL-SERVICES'] })),
 ];
 
+/** TCP is reset (ICMP errors are rate-limited per peer by the kernel); the rest get ICMP. */
+const reject = (protocol: string) => `REJECT --reject-with ${protocol === 'tcp' ? 'tcp-reset' : 'icmp-port-unreachable'}`;
+
 export function iptablesRuleset(plans: readonly ServicePortPlan[], cfg: ProxyConfig): IptRuleset {
   const nat: IptChains = new Map(BASE_CHAINS.nat.map((c) => [c, []]));
   const filter: IptChains = new Map(BASE_CHAINS.filter.map((c) => [c, []]));
@@ -81,11 +84,11 @@ export function iptablesRuleset(plans: readonly ServicePortPlan[], cfg: ProxyCon
       lbChain(p, svcChain(p), p.clusterEndpoints, masq);
       for (const ip of p.clusterIPs) n('KUBE-SERVICES').push(`-d ${ip}/32 ${proto} --dport ${p.port} -j ${svcChain(p)}`);
     } else {
-      for (const ip of p.clusterIPs) filter.get('KUBE-SERVICES')!.push(`-d ${ip}/32 ${proto} --dport ${p.port} -j ${p.hasEndpoints ? 'DROP' : 'REJECT --reject-with icmp-port-unreachable'}`);
+      for (const ip of p.clusterIPs) filter.get('KUBE-SERVICES')!.push(`-d ${ip}/32 ${proto} --dport ${p.port} -j ${p.hasEndpoints ? 'DROP' : reject(p.protocol)}`);
     }
     if (!p.nodePort) continue;
     if (!p.nodePortEndpoints.length) {
-      filter.get('KUBE-EXTERNAL-SERVICES')!.push(`-m addrtype --dst-type LOCAL ${proto} --dport ${p.nodePort} -j ${p.hasEndpoints ? 'DROP' : 'REJECT --reject-with icmp-port-unreachable'}`);
+      filter.get('KUBE-EXTERNAL-SERVICES')!.push(`-m addrtype --dst-type LOCAL ${proto} --dport ${p.nodePort} -j ${p.hasEndpoints ? 'DROP' : reject(p.protocol)}`);
       continue;
     }
     const same = JSON.stringify(p.nodePortEndpoints) === JSON.stringify(p.clusterEndpoints);

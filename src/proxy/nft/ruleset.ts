@@ -60,10 +60,15 @@ function staticChains(cfg: ProxyConfig): Map<string, DesiredChain> {
     ],
   });
   const local: Expr = { kind: 'fibDaddrLocal' };
+  // TCP gets a reset: ICMP errors are rate-limited per peer by the kernel, so a client retrying
+  // a Service without endpoints would soon wait a SYN retransmit (1 s) instead of a refusal.
+  const tcp: Expr = { kind: 'match', field: 'meta l4proto', value: 'tcp' };
   c.set('reject-services', {
     rules: [
+      [tcp, { kind: 'lookup', fields: [...SVC_FIELDS], set: SETS.noEndpointServices.name }, { kind: 'reject', with: 'tcp reset' }],
       [{ kind: 'lookup', fields: [...SVC_FIELDS], set: SETS.noEndpointServices.name }, { kind: 'reject', with: 'icmp port-unreachable' }],
       [{ kind: 'lookup', fields: [...SVC_FIELDS], set: SETS.dropServices.name }, { kind: 'drop' }],
+      [local, tcp, { kind: 'lookup', fields: [...NP_FIELDS], set: SETS.noEndpointNodePorts.name }, { kind: 'reject', with: 'tcp reset' }],
       [local, { kind: 'lookup', fields: [...NP_FIELDS], set: SETS.noEndpointNodePorts.name }, { kind: 'reject', with: 'icmp port-unreachable' }],
       [local, { kind: 'lookup', fields: [...NP_FIELDS], set: SETS.dropNodePorts.name }, { kind: 'drop' }],
     ],
