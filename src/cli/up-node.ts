@@ -9,6 +9,8 @@ import { startContainerd } from '../kubelet/containerd/index.js';
 import { ensureBuiltinImages } from '../kubelet/images/index.js';
 import { startKubelet } from './kubelet.js';
 import { startNetworkAgent } from './network-agent.js';
+import { startProxy } from './proxy.js';
+import { startDNSCommand } from './dns.js';
 import { networkInterfaces } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { issueCert, loadOrCreate, certificateIPs, type KeyPair } from '../pki/index.js';
@@ -41,6 +43,8 @@ export interface NodeOptions {
   nodeIP?: string;
   /** Parent cgroup of the node's pods; several nodes on one machine need one each. */
   cgroupRoot?: string;
+  /** The cluster's pod network, for the proxy's masquerading (default 10.244.0.0/16). */
+  clusterCIDR?: string;
 }
 
 const CNI_BIN_DIRS = ['/usr/lib/cni', '/opt/cni/bin'];
@@ -81,6 +85,13 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
       ...(o.nodeIP ? ['--node-ip', o.nodeIP] : []),
     ]);
     stops.push(() => kubelet.stop());
+    // Services on this node, and cluster DNS on 169.254.20.10 and the cluster DNS Service IP.
+    const proxy = await startProxy(['--kubeconfig', o.kubeconfig, '--hostname-override', nodeName,
+      '--cluster-cidr', o.clusterCIDR ?? '10.244.0.0/16', '--metrics-bind-address', '127.0.0.1:0', '--healthz-bind-address', '127.0.0.1:0']);
+    stops.push(() => proxy.stop());
+    const dns = await startDNSCommand(['--kubeconfig', o.kubeconfig, '--node-name', nodeName, '--health-port', '0',
+      ...(o.nodeIP ? ['--advertise-address', o.nodeIP] : [])]);
+    stops.push(() => dns.stop());
     return { nodeName, stop: stopAll };
   } catch (e) {
     await stopAll();

@@ -70,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!values['no-node']) {
       const { startNode } = await import('./up-node.js');
       const node = await startNode({
-        dataDir, kubeconfig: writeAdminKubeconfig(dataDir, pki, url), nodeName: values['node-name'], ca: pki.ca,
+        dataDir, kubeconfig: writeAdminKubeconfig(dataDir, pki, url), nodeName: values['node-name'], ca: pki.ca, clusterCIDR: values['cluster-cidr'],
         cniBinDir: values['cni-bin-dir'], cniConfDir: values['cni-conf-dir'],
       });
       stops.push(() => node.stop());

@@ -81,6 +81,19 @@ spec:
     t.equal(await k.ok(['exec', '-i', pod, '--', 'cat'], 'through stdin'), 'through stdin');
   });
 
+  await t.test('a pod reaches a Service by its short, namespace-qualified and full name', async (t) => {
+    await k.ok(['apply', '-f', '-'], 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n');
+    for (const name of ['web', 'web.default', 'web.default.svc.cluster.local']) {
+      let last = '';
+      await eventually(async () => {
+        const r = await k(['exec', pod, '--', 'wget', '-q', '-O-', `http://${name}/greeting`]);
+        last = r.stdout + r.stderr;
+        return r.stdout === 'hello from a configmap';
+      }, 30_000, `http://${name}/greeting`).catch((e: Error) => { throw new Error(`${e.message}: ${last}`); });
+      t.pass(`http://${name}/ answers through cluster DNS and the service proxy`);
+    }
+  });
+
   await t.test('delete stops the containers and removes the sandboxes', async (t) => {
     const cri = new CRIClient({ socket: join(up.dataDir, 'containerd', 'containerd.sock') });
     t.teardown(() => cri.close());
