@@ -98,6 +98,50 @@ spec:
     }
   });
 
+  await t.test('a pod reaches another Service by its short, namespace-qualified and full name', async (t) => {
+    await k.ok(['create', 'namespace', 'other']);
+    await k.ok(['apply', '-n', 'other', '-f', '-'], `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pong}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: pong}}
+  template:
+    metadata: {labels: {app: pong}}
+    spec:
+      containers:
+      - name: pong
+        image: localhost/capstan/busybox:1
+        command: [sh, -c, 'exec nc -ll -p 8080 -e echo pong']
+---
+apiVersion: v1
+kind: Service
+metadata: {name: pong}
+spec:
+  selector: {app: pong}
+  ports: [{port: 80, targetPort: 8080}]
+`);
+    await k.ok(['rollout', 'status', '-n', 'other', 'deploy/pong', '--timeout=150s']);
+    // A client pod in the Service's namespace (short name) and one elsewhere (qualified names).
+    const client = (await k.ok(['get', 'pods', '-l', 'app=pinger', '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
+    await k.ok(['run', '-n', 'other', 'client', '--image=localhost/capstan/busybox:1', '--', 'sleep', '3600']);
+    await k.ok(['wait', '-n', 'other', '--for=condition=Ready', 'pod/client', '--timeout=120s']);
+    const cases: [string[], string][] = [
+      [['-n', 'other', 'client'], 'pong'],
+      [[client], 'pong.other'],
+      [[client], 'pong.other.svc.cluster.local'],
+    ];
+    for (const [where, name] of cases) {
+      let last = '';
+      await eventually(async () => {
+        const r = await k(['exec', ...where, '--', 'sh', '-c', `nc -w 3 ${name} 80 </dev/null`]);
+        last = r.stdout + r.stderr;
+        return r.stdout.trim() === 'pong';
+      }, 60_000, `${name}:80`).catch((e: Error) => { throw new Error(`${e.message}: ${last}`); });
+      t.pass(`${name} answers through cluster DNS and the service proxy`);
+    }
+  });
+
   await t.test('a node removed: its block\'s route disappears from the others', async (t) => {
     const gone = topo.nodes[1];
     const block = (await k.ok(['get', 'node', gone.name, '-o', 'jsonpath={.spec.podCIDR}'])).trim();
