@@ -7,11 +7,12 @@ import t, { type Test } from 'tap';
 import type { KubeObject } from '../../src/api/object.js';
 import { rfc3339 } from '../../src/api/time.js';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
-import { clientsetFromKubeconfig, EventRecorder, realClock, resources, SharedInformerFactory, type Clientset } from '../../src/client/index.js';
-import { controllers as registry, defaultControllerConfig, type Controller, type ControllerContext } from '../../src/controllers/index.js';
+import { clientsetFromKubeconfig, realClock, resources, SharedInformerFactory, type Clientset } from '../../src/client/index.js';
+import { controllers as registry, type Controller } from '../../src/controllers/index.js';
 import { logger } from '../../src/log/index.js';
 import { startAPIServer } from '../helpers/api.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 async function cluster(t: Test) {
   const s = await startAPIServer(t);
@@ -19,10 +20,7 @@ async function cluster(t: Test) {
   const clients = clientsetFromKubeconfig(kubeconfig, 'capstan-controller-manager');
   const informers = new SharedInformerFactory(clients, { clock: realClock });
   const log = logger('test', {}, () => undefined);
-  const ctx: ControllerContext = {
-    clients, informers, clock: realClock, log, config: { ...defaultControllerConfig },
-    recorder: (component) => new EventRecorder(clients.resource(resources.events), { component }, realClock, log),
-  };
+  const ctx = controllerContext({ clients, informers, clock: realClock, log });
   const running: Controller[] = [];
   for (const name of ['deployment', 'replicaset', 'garbagecollector']) running.push(await (await registry[name]())(ctx));
   informers.start();

@@ -1,11 +1,10 @@
 // The Endpoints controller against the in-memory API: subsets grouped by port set, ready and
 // not-ready addresses, headless labels, no writes without change, cleanup of orphans.
 import t, { type Test } from 'tap';
-import { EventRecorder, FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
-import { defaultControllerConfig, type ControllerContext } from '../../src/controllers/framework.js';
+import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { EndpointsController } from '../../src/controllers/endpoints/index.js';
-import { logger } from '../../src/log/index.js';
 import type { KubeObject } from '../../src/api/object.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 2));
 
@@ -32,11 +31,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void = () => undefined
   const fake = new FakeClientset(clock);
   seed(fake);
   const informers = new SharedInformerFactory(fake, { clock });
-  const ctx: ControllerContext = {
-    clients: fake, informers, clock, log: logger('test', {}, () => undefined),
-    recorder: (component) => new EventRecorder(fake.resource(resources.events), { component }, clock),
-    config: { ...defaultControllerConfig },
-  };
+  const ctx = controllerContext({ clients: fake, informers, clock });
   const c = new EndpointsController(ctx);
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });

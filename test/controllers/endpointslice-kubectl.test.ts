@@ -3,13 +3,14 @@
 // not ready, steady state writes nothing, and a deleted Service takes its endpoints along.
 import t, { type Test } from 'tap';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
-import { clientsetFromKubeconfig, EventRecorder, realClock, resources, SharedInformerFactory } from '../../src/client/index.js';
-import { defaultControllerConfig, type Controller, type ControllerContext } from '../../src/controllers/framework.js';
+import { clientsetFromKubeconfig, realClock, SharedInformerFactory } from '../../src/client/index.js';
+import { type Controller } from '../../src/controllers/framework.js';
 import { create as endpointSlices } from '../../src/controllers/endpointslice/index.js';
 import { create as endpoints } from '../../src/controllers/endpoints/index.js';
 import { logger } from '../../src/log/index.js';
 import { startAPIServer, type APIClient } from '../helpers/api.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 async function cluster(t: Test) {
   const s = await startAPIServer(t);
@@ -17,10 +18,7 @@ async function cluster(t: Test) {
   const clients = clientsetFromKubeconfig(kubeconfig, 'capstan-controller-manager');
   const informers = new SharedInformerFactory(clients, { clock: realClock });
   const log = logger('test', {}, () => undefined);
-  const ctx: ControllerContext = {
-    clients, informers, clock: realClock, log, config: { ...defaultControllerConfig },
-    recorder: (component) => new EventRecorder(clients.resource(resources.events), { component }, realClock, log),
-  };
+  const ctx = controllerContext({ clients, informers, clock: realClock, log });
   const controllers: Controller[] = [endpointSlices(ctx), endpoints(ctx)];
   informers.start();
   await informers.waitForCacheSync();

@@ -2,11 +2,10 @@
 // Kubernetes computes them, named ports, slice size limits, minimal churn, cleanup, and the
 // same events in different orders giving the same slices.
 import t, { type Test } from 'tap';
-import { EventRecorder, FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
-import { defaultControllerConfig, type ControllerContext } from '../../src/controllers/framework.js';
+import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { EndpointSliceController } from '../../src/controllers/endpointslice/index.js';
-import { logger } from '../../src/log/index.js';
 import type { KubeObject } from '../../src/api/object.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 2));
 
@@ -55,11 +54,7 @@ async function setup(t: Test, seed: (fake: FakeClientset) => void = () => undefi
   const fake = new FakeClientset(clock);
   seed(fake);
   const informers = new SharedInformerFactory(fake, { clock });
-  const ctx: ControllerContext = {
-    clients: fake, informers, clock, log: logger('test', {}, () => undefined),
-    recorder: (component) => new EventRecorder(fake.resource(resources.events), { component }, clock),
-    config: { ...defaultControllerConfig },
-  };
+  const ctx = controllerContext({ clients: fake, informers, clock });
   const c = new EndpointSliceController(ctx, { maxEndpointsPerSlice });
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });

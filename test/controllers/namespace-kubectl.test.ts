@@ -4,11 +4,12 @@
 // unbound content, after the kubelet for Pods bound to a node.
 import t, { type Test } from 'tap';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
-import { clientsetFromKubeconfig, EventRecorder, realClock, resources, SharedInformerFactory } from '../../src/client/index.js';
-import { controllers as registry, defaultControllerConfig, type Controller, type ControllerContext } from '../../src/controllers/index.js';
+import { clientsetFromKubeconfig, realClock, resources, SharedInformerFactory } from '../../src/client/index.js';
+import { controllers as registry, type Controller } from '../../src/controllers/index.js';
 import { logger } from '../../src/log/index.js';
 import { startAPIServer } from '../helpers/api.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 async function cluster(t: Test) {
   const s = await startAPIServer(t);
@@ -16,10 +17,7 @@ async function cluster(t: Test) {
   const clients = clientsetFromKubeconfig(kubeconfig, 'capstan-controller-manager');
   const informers = new SharedInformerFactory(clients, { clock: realClock });
   const log = logger('test', {}, () => undefined);
-  const ctx: ControllerContext = {
-    clients, informers, clock: realClock, log, config: { ...defaultControllerConfig },
-    recorder: (component) => new EventRecorder(clients.resource(resources.events), { component }, realClock, log),
-  };
+  const ctx = controllerContext({ clients, informers, clock: realClock, log });
   // Through the registry, as `capstan controller-manager --controllers ...` loads them.
   const running: Controller[] = [];
   for (const name of ['namespace', 'serviceaccount', 'endpointslice', 'endpoints']) running.push(await (await registry[name]())(ctx));

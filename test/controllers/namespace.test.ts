@@ -2,11 +2,10 @@
 // namespace is emptied, content that stays is reported in Kubernetes' conditions and waited
 // for with growing pauses, and the namespace is finalized once nothing is left.
 import t, { type Test } from 'tap';
-import { EventRecorder, FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
-import { defaultControllerConfig, type ControllerContext } from '../../src/controllers/framework.js';
+import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { NamespaceController, StaticDiscovery, type ResourceDiscovery } from '../../src/controllers/namespace/index.js';
-import { logger } from '../../src/log/index.js';
 import type { KubeObject } from '../../src/api/object.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 2));
 
@@ -24,11 +23,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void, discovery: Resou
   const fake = new FakeClientset(clock);
   seed(fake);
   const informers = new SharedInformerFactory(fake, { clock });
-  const ctx: ControllerContext = {
-    clients: fake, informers, clock, log: logger('test', {}, () => undefined),
-    recorder: (component) => new EventRecorder(fake.resource(resources.events), { component }, clock),
-    config: { ...defaultControllerConfig },
-  };
+  const ctx = controllerContext({ clients: fake, informers, clock });
   const c = new NamespaceController(ctx, discovery);
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });

@@ -1,9 +1,10 @@
 // Node IPAM against the in-memory API: allocation, release, restart without reuse, a full range.
 import t, { type Test } from 'tap';
-import { EventRecorder, FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
-import { defaultControllerConfig, type ControllerContext } from '../../src/controllers/framework.js';
+import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
+import { type ControllerContext } from '../../src/controllers/framework.js';
 import { NodeIPAMController, CIDRSet } from '../../src/controllers/nodeipam/index.js';
 import { logger } from '../../src/log/index.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 5));
 
@@ -11,11 +12,7 @@ async function setup(t: Test, fake: FakeClientset, config: Partial<ControllerCon
   const clock = new FakeClock();
   const informers = new SharedInformerFactory(fake, { clock });
   const log = logger('test', {}, () => undefined);
-  const ctx: ControllerContext = {
-    clients: fake, informers, clock, log,
-    recorder: (component) => new EventRecorder(fake.resource(resources.events), { component }, clock),
-    config: { ...defaultControllerConfig, ...config },
-  };
+  const ctx = controllerContext({ clients: fake, informers, clock, log, config: { ...config } });
   const c = new NodeIPAMController(ctx);
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });

@@ -1,12 +1,11 @@
 // Node lifecycle against the in-memory API with a fake clock: silent nodes turn Unknown and
 // get tainted, recovered ones lose the taints, pods go when their tolerations run out.
 import t, { type Test } from 'tap';
-import { EventRecorder, FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
-import { defaultControllerConfig, type ControllerContext } from '../../src/controllers/framework.js';
+import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { NodeLifecycleController } from '../../src/controllers/nodelifecycle/index.js';
-import { logger } from '../../src/log/index.js';
 import { rfc3339, rfc3339Micro } from '../../src/api/time.js';
 import type { KubeObject } from '../../src/api/object.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 const GRACE = 40_000;
 const EVICT = 60_000;
@@ -14,11 +13,7 @@ const settle = () => new Promise((r) => setTimeout(r, 2));
 
 async function setup(t: Test, fake: FakeClientset, clock: FakeClock) {
   const informers = new SharedInformerFactory(fake, { clock });
-  const ctx: ControllerContext = {
-    clients: fake, informers, clock, log: logger('test', {}, () => undefined),
-    recorder: (component) => new EventRecorder(fake.resource(resources.events), { component }, clock),
-    config: { ...defaultControllerConfig, nodeMonitorGracePeriodMs: GRACE, podEvictionTimeoutMs: EVICT },
-  };
+  const ctx = controllerContext({ clients: fake, informers, clock, config: { nodeMonitorGracePeriodMs: GRACE, podEvictionTimeoutMs: EVICT } });
   const c = new NodeLifecycleController(ctx);
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });

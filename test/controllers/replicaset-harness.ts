@@ -4,9 +4,9 @@
 import type { Test } from 'tap';
 import type { KubeObject } from '../../src/api/object.js';
 import { rfc3339 } from '../../src/api/time.js';
-import { EventRecorder, FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
-import { defaultControllerConfig, type ControllerContext, type QueueController } from '../../src/controllers/framework.js';
-import { logger } from '../../src/log/index.js';
+import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
+import { type ControllerContext, type QueueController } from '../../src/controllers/framework.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 export interface Harness {
   clock: FakeClock;
@@ -34,10 +34,7 @@ export function harness(t: Test, controllers: (ctx: ControllerContext) => QueueC
   const clock = new FakeClock();
   const fake = new FakeClientset(clock);
   const informers = new SharedInformerFactory(fake, { clock });
-  const ctx: ControllerContext = {
-    clients: fake, informers, clock, log: logger('test', {}, () => {}), config: { ...defaultControllerConfig },
-    recorder: (component) => new EventRecorder(fake.resource(resources.events), { component }, clock),
-  };
+  const ctx = controllerContext({ clients: fake, informers, clock });
   const list = controllers(ctx);
   t.teardown(async () => { await informers.stop(); fake.close(); });
   const h = {

@@ -1,10 +1,9 @@
 // The ServiceAccount controller against the in-memory API: `default` in every active
 // namespace, recreated when deleted, never added to a terminating namespace.
 import t, { type Test } from 'tap';
-import { EventRecorder, FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
-import { defaultControllerConfig, type ControllerContext } from '../../src/controllers/framework.js';
+import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { ServiceAccountController } from '../../src/controllers/serviceaccount/index.js';
-import { logger } from '../../src/log/index.js';
+import { controllerContext } from '../helpers/controller-context.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 2));
 
@@ -13,11 +12,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void) {
   const fake = new FakeClientset(clock);
   seed(fake);
   const informers = new SharedInformerFactory(fake, { clock });
-  const ctx: ControllerContext = {
-    clients: fake, informers, clock, log: logger('test', {}, () => undefined),
-    recorder: (component) => new EventRecorder(fake.resource(resources.events), { component }, clock),
-    config: { ...defaultControllerConfig },
-  };
+  const ctx = controllerContext({ clients: fake, informers, clock });
   const c = new ServiceAccountController(ctx);
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
