@@ -12,6 +12,7 @@ import { parseMode } from '../network/routes/index.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
 import { parseDuration } from './duration.js';
+import { READY_MESSAGE } from './network-agent-supervisor.js';
 
 export interface NetworkAgentHandle {
   agent: NetworkAgent;
@@ -86,7 +87,16 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
 export async function run(argv: string[]): Promise<number> {
   const h = await startNetworkAgent(argv);
   process.stdout.write(`capstan network-agent running${h.healthPort !== undefined ? ` (healthz on :${h.healthPort})` : ''}\n`);
-  await untilSignal();
+  // Supervised by `capstan node` (forked with an IPC channel): report readiness, and shut
+  // down when the channel closes — the node process is gone, so is whoever restarts us.
+  const supervised = !!process.send;
+  if (supervised) process.send!(READY_MESSAGE);
+  const why = await Promise.race([
+    untilSignal(),
+    ...(supervised ? [new Promise<string>((resolve) => process.once('disconnect', () => resolve('supervisor gone')))] : []),
+  ]);
+  process.stdout.write(`capstan network-agent: ${why}, shutting down\n`);
   await h.stop();
+  if (process.connected) process.disconnect();
   return 0;
 }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { startContainerd } from '../kubelet/containerd/index.js';
 import { ensureBuiltinImages } from '../kubelet/images/index.js';
 import { startKubelet } from './kubelet.js';
-import { startNetworkAgent } from './network-agent.js';
+import { superviseNetworkAgent } from './network-agent-supervisor.js';
+import { logger } from '../log/index.js';
 import { startProxy } from './proxy.js';
 import { startDNSCommand } from './dns.js';
 import { networkInterfaces } from 'node:os';
@@ -47,6 +48,9 @@ export interface NodeOptions {
   clusterCIDR?: string;
 }
 
+/** Under the node's data dir: the PID of the supervised `capstan network-agent`. */
+export const NETWORK_AGENT_PID_FILE = 'network-agent.pid';
+
 const CNI_BIN_DIRS = ['/usr/lib/cni', '/opt/cni/bin'];
 const CGROUP_ROOT = '/capstan';
 
@@ -69,9 +73,14 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
     } else {
       cniBinDir = join(o.dataDir, 'cni', 'bin');
       cniConfDir = join(o.dataDir, 'cni', 'net.d');
-      const agent = await startNetworkAgent(['--kubeconfig', o.kubeconfig, '--node-name', nodeName,
-        '--cni-bin-dir', cniBinDir, '--cni-conf-dir', cniConfDir, '--socket', join(o.dataDir, 'cni.sock'),
-        '--state-dir', join(o.dataDir, 'network'), '--health-port=-1']);
+      // Its own process, supervised: restartable without touching containerd, kubelet or pods.
+      const agent = await superviseNetworkAgent({
+        args: ['--kubeconfig', o.kubeconfig, '--node-name', nodeName,
+          '--cni-bin-dir', cniBinDir, '--cni-conf-dir', cniConfDir, '--socket', join(o.dataDir, 'cni.sock'),
+          '--state-dir', join(o.dataDir, 'network'), '--health-port=-1'],
+        pidFile: join(o.dataDir, NETWORK_AGENT_PID_FILE),
+        log: logger('node', { node: nodeName }),
+      });
       stops.push(() => agent.stop());
     }
     const containerd = await startContainerd({ root: join(o.dataDir, 'containerd'), isolateMounts: true, cniBinDir, cniConfDir });
