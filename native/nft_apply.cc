@@ -178,6 +178,8 @@ void PutElements(BatchBuilder& b, const Op& op, long i) {
       if (!e) throw OpError(ENOMEM, "libnftnl allocation failed");
       nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, el.key.data(), static_cast<uint32_t>(el.key.size()));
       if (el.flags) nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS, el.flags);
+      if (add && el.timeout) nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT, *el.timeout);
+      if (add && el.expiration) nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_EXPIRATION, *el.expiration);
       if (el.verdict) {
         nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_VERDICT, static_cast<uint32_t>(*el.verdict));
         if (!el.chain.empty()) nftnl_set_elem_set_str(e, NFTNL_SET_ELEM_CHAIN, el.chain.c_str());

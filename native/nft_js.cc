@@ -89,6 +89,8 @@ Element ParseElement(Napi::Env env, Napi::Value v, const std::string& ctx) {
   if (auto verdict = js::OptI64(o, "verdict", ctx)) el.verdict = static_cast<int32_t>(*verdict);
   el.chain = js::OptString(o, "chain", ctx).value_or("");
   el.flags = js::OptU32(o, "flags", ctx).value_or(0);
+  if (auto t = js::OptI64(o, "timeout", ctx)) el.timeout = static_cast<uint64_t>(*t);
+  if (auto x = js::OptI64(o, "expiration", ctx)) el.expiration = static_cast<uint64_t>(*x);
   return el;
 }
 

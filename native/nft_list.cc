@@ -112,6 +112,8 @@ void ReadElements(Socket& sock, uint32_t family, const std::string& table, SetSt
     auto* key = static_cast<const uint8_t*>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &len));
     if (key) el.key.assign(key, key + len);
     if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_FLAGS)) el.flags = nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_FLAGS);
+    if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_TIMEOUT)) el.timeout = nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_TIMEOUT);
+    if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_EXPIRATION)) el.expiration = nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_EXPIRATION);
     if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT)) {
       el.verdict = static_cast<int32_t>(nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT));
       if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN)) el.chain = nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN);

@@ -85,6 +85,8 @@ void WriteElement(Json& j, const Element& el) {
   if (el.flags) j.KeyNum("flags", el.flags);
   if (el.verdict) j.KeyNum("verdict", *el.verdict);
   if (!el.chain.empty()) j.KeyStr("chain", el.chain);
+  if (el.timeout) j.KeyNum("timeout", static_cast<double>(*el.timeout));
+  if (el.expiration) j.KeyNum("expiration", static_cast<double>(*el.expiration));
   if (el.data) {
     j.Key("data");
     j.Hex(*el.data);

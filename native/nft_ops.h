@@ -30,6 +30,9 @@ struct Element {
   std::optional<int32_t> verdict;
   std::string chain;
   uint32_t flags = 0;
+  // Milliseconds; only for sets with the timeout flag. expiration < timeout makes an
+  // element lapse early: how the proxy retires elements without a deleting transaction.
+  std::optional<uint64_t> timeout, expiration;
 };
 
 enum class OpKind {

@@ -162,6 +162,8 @@ std::vector<Op> DecodeOps(const uint8_t* data, size_t len) {
           if (has & 1) el.data = r.Bytes();
           if (has & 2) el.verdict = r.Num<int32_t>();
           if (has & 4) el.chain = r.Name("verdict chain");
+          if (has & 8) el.timeout = r.Num<uint64_t>();
+          if (has & 16) el.expiration = r.Num<uint64_t>();
           el.flags = r.U32();
           op.elements.push_back(std::move(el));
         }

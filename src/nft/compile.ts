@@ -154,6 +154,8 @@ function compileElements(types: Parameters<typeof encodeKey>[0], elements: Eleme
       key: encodeKey(types, el.key),
       ...(el.verdict ? verdictCode(el.verdict) : {}),
       ...(el.data ? { data: encodeKey(dataTypes!, el.data) } : {}),
+      ...(el.timeoutMs ? { timeout: el.timeoutMs } : {}),
+      ...(el.expiresMs ? { expiration: el.expiresMs } : {}),
     };
   });
 }

@@ -180,6 +180,8 @@ export function decompileTable(t: LowTable): TableState {
       key: decodeKey(keyType, bytes(el.key)),
       ...(el.verdict !== undefined ? { verdict: verdictOf(el.verdict, el.chain) } : {}),
       ...(data && el.data !== undefined ? { data: decodeKey(data, bytes(el.data)) } : {}),
+      ...(el.timeout ? { timeoutMs: el.timeout } : {}),
+      ...(el.expiration !== undefined ? { expiresMs: el.expiration } : {}),
     }));
     return {
       name: s.name, keyType, elements,

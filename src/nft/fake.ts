@@ -44,7 +44,16 @@ export class FakeNft implements NftDriver {
   async list(netns: string | null, table: TableRef): Promise<TableState> {
     const t = this.tables.get(tableKey(netns, table));
     if (!t) throw new NftError(`table ${table.name} does not exist`, errnoOf('ENOENT'), 'ENOENT');
-    return structuredClone(t);
+    const now = Date.now();
+    const out = structuredClone(t);
+    for (const s of out.sets) {
+      s.elements = s.elements.filter((el) => !lapsed(el, now));
+      for (const el of s.elements as Timed[]) {
+        if (el.expiresAt !== undefined) el.expiresMs = Math.max(0, el.expiresAt - now);
+        delete el.expiresAt;
+      }
+    }
+    return out;
   }
 
   private step(t: TableState | undefined, ref: TableRef, op: NftOp): TableState | undefined {
@@ -104,8 +113,10 @@ export class FakeNft implements NftDriver {
       case 'deleteElements': {
         const s = set(op.set);
         const id = (el: Element) => Buffer.from(encodeKey(s.keyType, el.key)).toString('hex');
+        const now = Date.now();
         for (const el of op.elements) {
-          const i = s.elements.findIndex((x) => id(x) === id(el));
+          let i = s.elements.findIndex((x) => id(x) === id(el));
+          if (i >= 0 && lapsed(s.elements[i]!, now)) { s.elements.splice(i, 1); i = -1; } // the kernel ignores lapsed elements
           if (op.op === 'deleteElements') {
             if (i < 0) throw new Failure('ENOENT', `element ${el.key.join(' . ')} does not exist`);
             s.elements.splice(i, 1);
@@ -115,14 +126,23 @@ export class FakeNft implements NftDriver {
           if (i >= 0) {
             if (JSON.stringify(s.elements[i]!.verdict) !== JSON.stringify(el.verdict) || JSON.stringify(s.elements[i]!.data) !== JSON.stringify(el.data))
               throw new Failure('EEXIST', `element ${el.key.join(' . ')} exists`);
+            // As the kernel: a re-add moves the expiry only when it names one.
+            if (el.expiresMs) (s.elements[i] as Timed).expiresAt = now + el.expiresMs;
             continue;
           }
-          s.elements.push(structuredClone(el));
+          s.elements.push(timed(el, now));
         }
         return t;
       }
     }
   }
+}
+
+type Timed = Element & { expiresAt?: number };
+const lapsed = (el: Timed, now: number): boolean => el.expiresAt !== undefined && el.expiresAt <= now;
+function timed(el: Element, now: number): Timed {
+  const { expiresMs, ...rest } = structuredClone(el);
+  return el.timeoutMs ? { ...rest, expiresAt: now + (expiresMs ?? el.timeoutMs) } : rest;
 }
 
 function checkRefs(e: Expr, chain: (n: string) => unknown, set: (n: string) => unknown): void {

@@ -22,6 +22,9 @@ export interface LowElement {
   verdict?: number;
   chain?: string;
   flags?: number;
+  /** ms */
+  timeout?: number;
+  expiration?: number;
 }
 
 /** Read-back form: as LowExpr/LowElement, but byte strings arrive as lowercase hex. */
@@ -33,6 +36,8 @@ export interface ReadElement {
   verdict?: number;
   chain?: string;
   flags?: number;
+  timeout?: number;
+  expiration?: number;
 }
 
 export interface LowTable {

@@ -86,9 +86,12 @@ function partsOf(k: Json): Value[] {
 }
 
 function elementOf(e: Json, isMap: boolean): Element {
-  const [k, data] = isMap ? e : [e, undefined];
+  const [wrapped, data] = isMap ? e : [e, undefined];
+  // `{ key timeout … expires … }` comes wrapped in an elem object, times in seconds.
+  const k = wrapped && typeof wrapped === 'object' && wrapped.elem ? wrapped.elem.val : wrapped;
+  const times = wrapped?.elem?.timeout !== undefined ? { timeoutMs: wrapped.elem.timeout * 1000, expiresMs: (wrapped.elem.expires ?? 0) * 1000 } : {};
   const verdict = verdictOf(data);
-  return { key: partsOf(k), ...(verdict ? { verdict } : isMap && data !== undefined ? { data: partsOf(data) } : {}) };
+  return { key: partsOf(k), ...(verdict ? { verdict } : isMap && data !== undefined ? { data: partsOf(data) } : {}), ...times };
 }
 
 export function tableFromNftJson(doc: Json, family: Family, name: string): TableState {

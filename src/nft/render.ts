@@ -70,11 +70,15 @@ function renderSetBody(s: SetSpec): string {
   return `{ ${key}${data};${flags} }`;
 }
 
+/** nft's parser takes a ms count only below 2^32: long times go in days or seconds. */
+const duration = (ms: number): string => (ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
 function renderElements(types: KeyType[], elements: Element[], withData: boolean, dataTypes?: KeyType[]): string {
   return elements
     .map((el) => {
-      const key = el.key.map((k, i) => value(types[i]!, k)).join(' . ');
-      if (!withData) return key;
+      const plain = el.key.map((k, i) => value(types[i]!, k)).join(' . ');
+      if (!withData) return plain;
+      const key = `${plain}${el.timeoutMs ? ` timeout ${duration(el.timeoutMs)}` : ''}${el.expiresMs ? ` expires ${duration(el.expiresMs)}` : ''}`;
       if (el.verdict) return `${key} : ${renderVerdict(el.verdict)}`;
       if (el.data) return `${key} : ${el.data.map((d, i) => value(dataTypes?.[i] ?? 'integer', d)).join(' . ')}`;
       return key;

@@ -83,6 +83,10 @@ export interface Element {
   verdict?: Verdict;
   /** A data map's value, one part per SetSpec.data type. */
   data?: Value[];
+  /** Sets with the `timeout` flag: the element's lifetime in ms, and (added or read back) the
+   *  ms left. Re-adding an element with a shorter `expiresMs` retires it without a delete. */
+  timeoutMs?: number;
+  expiresMs?: number;
 }
 
 export interface TableRef {

@@ -101,10 +101,12 @@ export class WireEncoder {
         w.str(op.set); w.u32(op.elements.length);
         for (const el of op.elements) {
           w.bytes(el.key);
-          w.u8((el.data ? 1 : 0) | (el.verdict !== undefined ? 2 : 0) | (el.chain ? 4 : 0));
+          w.u8((el.data ? 1 : 0) | (el.verdict !== undefined ? 2 : 0) | (el.chain ? 4 : 0) | (el.timeout ? 8 : 0) | (el.expiration ? 16 : 0));
           if (el.data) w.bytes(el.data);
           if (el.verdict !== undefined) w.i32(el.verdict);
           if (el.chain) w.str(el.chain);
+          if (el.timeout) w.u64(el.timeout);
+          if (el.expiration) w.u64(el.expiration);
           w.u32(el.flags ?? 0);
         }
         break;
