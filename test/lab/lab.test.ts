@@ -1,22 +1,29 @@
-// `capstan lab up --nodes 3 --subnets 2` end to end: a Deployment spread over the nodes, every
-// pod pings every other pod, the kernel's path is direct within a segment and VXLAN across,
-// and `capstan lab down` leaves no namespace, process or file behind.
+// `capstan lab up --nodes 3 --subnets 2` end to end: a Deployment spread over the nodes (two
+// pods on one of them), every pod reaches every other pod by ICMP and TCP, the kernel's path
+// is direct within a segment and VXLAN across; TCP streams across nodes survive the network
+// agents' restarts; `capstan lab down` leaves no namespace, process or file behind.
 import t from 'tap';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { capstanBin } from '../helpers/apiserver-process.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
-import { readState, type LabState } from '../../src/lab/index.js';
+import { readState, type LabNode, type LabState } from '../../src/lab/index.js';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
 
+interface Pod { name: string; ip: string; node: string }
+async function podsOf(k: ReturnType<typeof kubectlFor>, selector: string): Promise<Pod[]> {
+  return (await k.ok(['get', 'pods', '-l', selector, '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.podIP} {.spec.nodeName}{"\\n"}{end}']))
+    .trim().split('\n').filter(Boolean).map((l) => l.split(' ')).map(([name, ip, node]) => ({ name: name!, ip: ip ?? '', node: node ?? '' }));
+}
+
 const alive = (pid: number) => { try { process.kill(pid, 0); return existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(execFileSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' })); } catch { return false; } };
 
-t.test('capstan lab: 3 nodes on 2 subnets', { skip: root ? false : 'needs root', timeout: 300_000 }, async (t) => {
+t.test('capstan lab: 3 nodes on 2 subnets', { skip: root ? false : 'needs root', timeout: 480_000 }, async (t) => {
   const parent = mkdtempSync(join(tmpdir(), 'capstan-lab-'));
   const dir = join(parent, 'lab');
   let state: LabState | null = null;
@@ -38,12 +45,14 @@ t.test('capstan lab: 3 nodes on 2 subnets', { skip: root ? false : 'needs root',
   const nodes = (await k.ok(['get', 'nodes', '--no-headers'])).trim().split('\n');
   t.equal(nodes.filter((l) => / Ready /.test(l)).length, 3, 'all nodes Ready');
 
-  await t.test('pods on every node reach each other; direct within a segment, VXLAN across', async (t) => {
+  await t.test('pods reach each other on one node, within a segment and across; direct within a segment, VXLAN across', async (t) => {
+    // 4 replicas on 3 nodes: every node gets one (the scheduler's owner spreading) and one
+    // node two, so the pairs include one on a single node (host veth to host veth).
     await k.ok(['apply', '-f', '-'], `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: pinger}
 spec:
-  replicas: 3
+  replicas: 4
   selector: {matchLabels: {app: pinger}}
   template:
     metadata: {labels: {app: pinger}}
@@ -55,13 +64,15 @@ spec:
         command: [sh, -c, 'exec nc -ll -p 8080 -e echo pong']
 `);
     await k.ok(['rollout', 'status', 'deploy/pinger', '--timeout=150s']);
-    let pods: { name: string; ip: string; node: string }[] = [];
+    let pods: Pod[] = [];
     await eventually(async () => {
-      pods = (await k.ok(['get', 'pods', '-l', 'app=pinger', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.podIP} {.spec.nodeName}{"\\n"}{end}']))
-        .trim().split('\n').map((l) => l.split(' ')).map(([name, ip, node]) => ({ name, ip, node }));
-      return pods.length === 3 && pods.every((p) => p.ip);
-    }, 30_000, 'three pods with IPs');
-    t.same(pods.map((p) => p.node).sort(), ['node-1', 'node-2', 'node-3'], 'one pod per node');
+      pods = await podsOf(k, 'app=pinger');
+      return pods.length === 4 && pods.every((p) => p.ip);
+    }, 30_000, 'four pods with IPs');
+    t.same([...new Set(pods.map((p) => p.node))].sort(), ['node-1', 'node-2', 'node-3'], 'a pod on every node');
+    const sameNode = pods.filter((a) => pods.some((b) => b !== a && b.node === a.node));
+    t.equal(sameNode.length, 2, `two pods share a node (${sameNode.map((p) => `${p.name}@${p.node}`).join(', ')})`);
+    t.equal(new Set(pods.map((p) => p.ip)).size, 4, 'distinct addresses');
 
     // Counters in the router: VXLAN (UDP 4789) routed between segments, and what is bridged
     // within a segment (port to port: the same-segment pair's direct traffic).
@@ -71,13 +82,17 @@ spec:
       'table ip lab {', ' chain counts {', '  type filter hook forward priority 0; policy accept;', '  udp dport 4789 counter', ' }', '}',
       'table bridge lab {', ' chain counts {', '  type filter hook forward priority 0; policy accept;', '  udp dport 4789 counter', '  ip protocol icmp counter', ' }', '}', ''].join('\n'));
     const counters = (family: string) => [...nft(['list', 'table', family, 'lab']).matchAll(/counter packets (\d+)/g)].map((m) => Number(m[1]));
+    const nodeOf = new Map(topo.nodes.map((n) => [n.name, n]));
+    const kind = (a: Pod, b: Pod) => a.node === b.node ? 'same node' : nodeOf.get(a.node)!.segment === nodeOf.get(b.node)!.segment ? 'same segment' : 'across segments';
+    // One exec per source pod probes every other pod (ICMP, then TCP) and prints a line each.
     for (const a of pods) {
-      for (const b of pods) {
-        if (a === b) continue;
-        const ping = await k(['exec', a.name, '--', 'ping', '-c1', '-W2', b.ip]);
-        t.equal(ping.code, 0, `ICMP ${a.node} → ${b.node} (${b.ip})`);
-        const tcp = await k(['exec', a.name, '--', 'sh', '-c', `nc -w 2 ${b.ip} 8080 </dev/null`]);
-        t.equal(tcp.stdout.trim(), 'pong', `TCP ${a.node} → ${b.node} (${b.ip}:8080)`);
+      const others = pods.filter((b) => b !== a);
+      const script = others.map((b) => `if ping -c1 -W2 ${b.ip} >/dev/null; then i=ok; else i=fail; fi; echo "${b.ip} $i $(nc -w 2 ${b.ip} 8080 </dev/null)"`).join('; ');
+      const out = (await k.ok(['exec', a.name, '--', 'sh', '-c', script])).trim().split('\n');
+      for (const b of others) {
+        const [, icmp, tcp] = (out.find((l) => l.startsWith(`${b.ip} `)) ?? '').split(' ');
+        t.equal(icmp, 'ok', `ICMP ${a.node} → ${b.node} (${b.ip}, ${kind(a, b)})`);
+        t.equal(tcp, 'pong', `TCP ${a.node} → ${b.node} (${b.ip}:8080, ${kind(a, b)})`);
       }
     }
 
@@ -86,16 +101,124 @@ spec:
     t.equal(bridgedVxlan, 0, 'no VXLAN within a segment');
     t.ok(bridgedIcmp > 0, `ICMP bridged within a segment, unencapsulated (${bridgedIcmp} packets)`);
 
-    const nodeOf = new Map(topo.nodes.map((n) => [n.name, n]));
     for (const a of pods) {
       for (const b of pods) {
         if (a === b) continue;
         const na = nodeOf.get(a.node)!, nb = nodeOf.get(b.node)!;
         const route = execFileSync('ip', ['-n', na.netns, 'route', 'get', b.ip], { encoding: 'utf8' });
-        if (na.segment === nb.segment) t.match(route, new RegExp(`via ${nb.ip.replace(/\./g, '\\.')} dev eth0`), `${a.node} → ${b.node}: direct (same segment)`);
+        if (a.node === b.node) t.match(route, /dev cap[0-9a-f]{11}/, `${a.node} → ${b.ip}: straight to the pod's host veth (same node)`);
+        else if (na.segment === nb.segment) t.match(route, new RegExp(`via ${nb.ip.replace(/\./g, '\\.')} dev eth0`), `${a.node} → ${b.node}: direct (same segment)`);
         else t.match(route, /dev vxlan\.capstan/, `${a.node} → ${b.node}: VXLAN (across segments)`);
       }
     }
+  });
+
+  await t.test('network agents restarted (SIGKILL, then SIGTERM): TCP streams survive, kernel state is adopted, CNI ADD still works', async (t) => {
+    // node-1 streams to node-2 (across segments: VXLAN) and to node-3 (same segment: direct),
+    // ~800 B/s each over one TCP connection. A receiver's nc accepts once: a reset ends the
+    // file's growth and leaves /tmp/closed; a sender's nc exiting ends its loop.
+    const [n1, n2, n3] = topo.nodes as [LabNode, LabNode, LabNode];
+    const pod = (name: string, node: string, cmd: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, labels: {app: stream}}
+spec:
+  nodeName: ${node}
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: localhost/capstan/busybox:1
+    command: [sh, -c, '${cmd}']
+---
+`;
+    const streams = [{ rx: 'rx-far', tx: 'tx-far', node: n2, path: 'VXLAN' }, { rx: 'rx-near', tx: 'tx-near', node: n3, path: 'direct' }];
+    await k.ok(['apply', '-f', '-'], streams.map((s) => pod(s.rx, s.node.name, 'sleep 100000 | nc -l -p 9000 > /tmp/rx; echo $? > /tmp/closed; exec sleep 3600')).join(''));
+    await k.ok(['wait', '--for=condition=Ready', 'pod/rx-far', 'pod/rx-near', '--timeout=120s']);
+    const ipOf = async (name: string) => (await k.ok(['get', 'pod', name, '-o', 'jsonpath={.status.podIP}'])).trim();
+    const rxIP = new Map<string, string>();
+    for (const s of streams) rxIP.set(s.rx, await ipOf(s.rx));
+    await k.ok(['apply', '-f', '-'], streams.map((s) => pod(s.tx, n1.name,
+      `while :; do echo "${s.tx} $(date +%s) 0123456789012345678901234567890123456789012345678901234567890123"; sleep 0.1; done | nc ${rxIP.get(s.rx)} 9000; exec sleep 3600`)).join(''));
+    await k.ok(['wait', '--for=condition=Ready', 'pod/tx-far', 'pod/tx-near', '--timeout=120s']);
+    const received = async (rx: string) => {
+      const r = await k(['exec', rx, '--', 'sh', '-c', 'wc -c < /tmp/rx; cat /tmp/closed 2>/dev/null']);
+      const [bytes, closed] = r.stdout.trim().split('\n');
+      return { bytes: Number(bytes), closed: closed !== undefined };
+    };
+    const samples = new Map<string, number[]>(streams.map((s) => [s.rx, []]));
+    const sample = async (when: string) => {
+      for (const s of streams) {
+        const r = await received(s.rx);
+        const prev = samples.get(s.rx)!;
+        t.notOk(r.closed, `${s.tx}@${n1.name} → ${s.rx}@${s.node.name} (${s.path}): connection still open ${when}`);
+        t.ok(r.bytes > (prev.at(-1) ?? 0), `… and still receiving ${when} (${r.bytes} bytes)`);
+        prev.push(r.bytes);
+      }
+    };
+    await eventually(async () => (await Promise.all(streams.map((s) => received(s.rx)))).every((r) => r.bytes > 0), 30_000, 'both streams flowing');
+    await sample('before the restarts');
+
+    // What the agents own in each node's kernel; the ifindex shows a recreated device.
+    const sh = (ns: string, args: string[]) => execFileSync(args[0]!, ['-n', ns, ...args.slice(1)], { encoding: 'utf8' });
+    const kernelState = (n: LabNode) => [
+      sh(n.netns, ['ip', '-o', 'link', 'show', 'vxlan.capstan']), sh(n.netns, ['ip', 'route', 'show', 'proto', '81']),
+      sh(n.netns, ['ip', 'route', 'show', 'proto', '80']), sh(n.netns, ['ip', 'neigh', 'show', 'dev', 'vxlan.capstan']),
+      sh(n.netns, ['bridge', 'fdb', 'show', 'dev', 'vxlan.capstan']), sh(n.netns, ['ip', '-o', 'link', 'show', 'type', 'veth']),
+    ].join('');
+    const before = new Map(topo.nodes.map((n) => [n.name, kernelState(n)]));
+    // Every link, address and route change in the nodes while the agents restart (a flush and
+    // rebuild shows here; neighbour and FDB entries are compared in the snapshot: their
+    // state changes with traffic; IPv6 link-local addresses of just-created veths are the
+    // kernel's own, not the agent's).
+    const monitors = topo.nodes.map((n) => {
+      const child = spawn('nsenter', [`--net=/run/netns/${n.netns}`, 'ip', 'monitor', 'link', 'address', 'route'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+      const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); };
+      t.teardown(stop);
+      return { node: n.name, output: () => out, stop };
+    });
+    const logs = topo.nodes.map((n) => state!.processes.find((p) => p.name === n.name)!.log);
+    const count = (file: string, what: string) => readFileSync(file, 'utf8').split(what).length - 1;
+    const routeChanges = logs.map((l) => count(l, '"applied route changes"'));
+    const agentPid = (n: LabNode) => Number(readFileSync(join(dir, 'nodes', n.name, 'network-agent.pid'), 'utf8'));
+
+    for (const sig of ['SIGKILL', 'SIGTERM'] as const) {
+      const old = topo.nodes.map(agentPid);
+      const started = logs.map((l) => count(l, 'capstan network-agent running'));
+      for (const pid of old) t.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /network-agent/, `PID ${pid} is a network agent`);
+      for (const pid of old) process.kill(pid, sig);
+      await eventually(() => topo.nodes.every((n, i) => agentPid(n) !== old[i] && alive(agentPid(n)) && count(logs[i]!, 'capstan network-agent running') > started[i]!),
+        30_000, `every node's network agent back after ${sig}`);
+      t.notOk(old.some(alive), `the old agents are gone (${sig})`);
+      t.pass(`${sig}: the nodes restarted their agents (${old.join(', ')} → ${topo.nodes.map(agentPid).join(', ')})`);
+      await sample(`after the ${sig} restart`);
+      await new Promise((r) => setTimeout(r, 2000));
+      await sample(`2 s after the ${sig} restart`);
+    }
+    for (const m of monitors) m.stop();
+    for (const n of topo.nodes) t.equal(kernelState(n), before.get(n.name), `${n.name}: VXLAN device, node routes, pod routes, neighbours, FDB and veths unchanged`);
+    for (const m of monitors) {
+      const ours = m.output().split('\n').filter((l) => /vxlan\.capstan|proto 8[01]|cap[0-9a-f]{11}/.test(l) && !/inet6|fe80::/.test(l));
+      t.same(ours, [], `${m.node}: no netlink change to capstan's routes, devices or entries during the restarts`);
+    }
+    t.same(logs.map((l) => count(l, '"applied route changes"')), routeChanges, 'the restarted agents adopted the kernel state: no route sync applied anything');
+    const restarts = (await k.ok(['get', 'pods', '-l', 'app=stream', '-o', 'jsonpath={range .items[*]}{.status.containerStatuses[0].restartCount}{" "}{end}'])).trim().split(' ');
+    t.same(restarts, ['0', '0', '0', '0'], 'no stream container restarted');
+
+    // CNI ADD against the new agents: a pod per node gets an address no running pod holds.
+    await k.ok(['apply', '-f', '-'], topo.nodes.map((n) => pod(`after-${n.name}`, n.name, 'exec sleep 3600').replace('app: stream', 'app: after')).join(''));
+    await k.ok(['wait', '--for=condition=Ready', ...topo.nodes.map((n) => `pod/after-${n.name}`), '--timeout=120s']);
+    const all = (await k.ok(['get', 'pods', '-A', '-o', 'jsonpath={range .items[*]}{.status.podIP} {.spec.nodeName}{"\\n"}{end}'])).trim().split('\n').map((l) => l.split(' '));
+    const ips = all.map(([ip]) => ip).filter(Boolean);
+    t.equal(new Set(ips).size, ips.length, `${ips.length} pods, no address handed out twice`);
+    for (const p of await podsOf(k, 'app=after')) {
+      const block = (await k.ok(['get', 'node', p.node, '-o', 'jsonpath={.spec.podCIDR}'])).trim();
+      t.ok(p.ip.startsWith(block.replace(/0\/24$/, '')), `${p.name} got ${p.ip} from ${p.node}'s block ${block}`);
+    }
+    const ping = await k(['exec', `after-${n1.name}`, '--', 'ping', '-c1', '-W2', rxIP.get('rx-far')!]);
+    t.equal(ping.code, 0, 'a pod created after the restarts reaches a pod across segments');
+    await sample('at the end');
+    for (const app of ['stream', 'after']) await k.ok(['delete', 'pod', '-l', `app=${app}`, '--wait=false']);
   });
 
   await t.test('a pod reaches another Service by its short, namespace-qualified and full name', async (t) => {
