@@ -1,8 +1,9 @@
 // Service proxy sync cost, side by side in one run: N Services × 10 endpoints, full sync into
 // an empty namespace, then one endpoint replaced (p50 of several), for capstan's nftables
-// shape through the addon and through `nft -f`, and kube-proxy's iptables structure through
+// shape through the addon and through `nft -f`, kube-proxy's own nftables structure and sync
+// protocol through `nft -f` (kube-proxy-nft.ts), and kube-proxy's iptables structure through
 // iptables-restore (nft and legacy backends). Then new-connection latency through the rules.
-//   node dist/bench/proxy-sync.js [sizes=100,1000,10000,30000] [modes=addon,nft,iptables-nft,iptables-legacy] [latencySizes=10,10000]
+//   node dist/bench/proxy-sync.js [sizes=100,1000,3000,10000,30000] [modes=addon,nft,kube-proxy-nft,iptables-nft,iptables-legacy] [latencySizes=10,10000]
 import { execa } from 'execa';
 import { createNftDriver, NftCommand } from '../src/nft/index.js';
 import { NftBackend } from '../src/proxy/nft/backend.js';
@@ -10,17 +11,22 @@ import { IptablesBackend } from '../src/proxy/iptables/backend.js';
 import type { ProxyBackend } from '../src/proxy/backend.js';
 import { shortHash, type ProxyConfig, type ServicePortPlan } from '../src/proxy/model.js';
 import { createNetlink } from '../src/netlink/index.js';
+import { KubeProxyNftBackend } from './kube-proxy-nft.js';
 import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
 import { fmtMs, percentile } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 
-const SIZES = (process.argv[2] ?? '100,1000,10000,30000').split(',').filter(Boolean).map(Number);
-const MODES = (process.argv[3] ?? 'addon,nft,iptables-nft,iptables-legacy').split(',');
+const SIZES = (process.argv[2] ?? '100,1000,3000,10000,30000').split(',').filter(Boolean).map(Number);
+const MODES = (process.argv[3] ?? 'addon,nft,kube-proxy-nft,iptables-nft,iptables-legacy').split(',');
 const LATENCY_SIZES = (process.argv[4] ?? '10,10000').split(',').filter(Boolean).map(Number);
 const ENDPOINTS = 10;
 const DELTAS = 15;
 /** Beyond these sizes a mode is not run (measured: minutes, see PLATFORM-NOTES). */
-const LIMIT: Record<string, number> = { addon: Infinity, nft: Infinity, 'iptables-nft': 1000, 'iptables-legacy': 10000 };
+// kube-proxy-nft at 10,000 takes ~4 min in all (full sync 78 s, partial syncs 5–9 s each).
+const LIMIT: Record<string, number> = { addon: Infinity, nft: Infinity, 'kube-proxy-nft': 10000, 'iptables-nft': 1000, 'iptables-legacy': 10000 };
+const NOT_RUN: Record<string, string> = { 'kube-proxy-nft': 'not run (quadratic in the kernel: full sync 0.84 s at 1,000, 76 s at 10,000)' };
+/** The ServiceCIDR the bench's ClusterIPs (svcIP) come from; kube-proxy drops unallocated IPs in it. */
+const SERVICE_CIDR = '10.96.0.0/12';
 const cfg: ProxyConfig = { nodeName: 'bench', clusterCIDR: '10.128.0.0/9' };
 
 const ip = (base: number, i: number) => `${base}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
@@ -40,6 +46,7 @@ function backend(mode: string, ns: BenchNamespace): ProxyBackend {
   switch (mode) {
     case 'addon': return new NftBackend(createNftDriver('addon'), cfg, ns.path);
     case 'nft': return new NftBackend(new NftCommand({ timeoutMs: 600_000 }), cfg, ns.path);
+    case 'kube-proxy-nft': return new KubeProxyNftBackend(ns.path, { clusterCIDR: cfg.clusterCIDR, serviceCIDRs: [SERVICE_CIDR] });
     case 'iptables-nft': return new IptablesBackend(cfg, ns.path, { restore: 'iptables-nft-restore', save: 'iptables-nft-save', iptables: 'iptables-nft' });
     case 'iptables-legacy': return new IptablesBackend(cfg, ns.path, { restore: 'iptables-legacy-restore', save: 'iptables-legacy-save', iptables: 'iptables-legacy' });
   }
@@ -56,6 +63,13 @@ async function measure(mode: string, n: number): Promise<Row> {
     let t0 = performance.now();
     const r = await b.sync(base, { full: true });
     const full = performance.now() - t0;
+    const breakdown = (label: string) => {
+      if (b instanceof KubeProxyNftBackend) {
+        const l = b.last;
+        console.error(`  ${mode} ${n} ${label}: nft -f ${fmtMs(l.applyMs)} (${l.lines} lines, ${(l.bytes / 1e6).toFixed(1)} MB), list chains+sets ${fmtMs(l.listMs)}, stale-chain delete ${fmtMs(l.staleMs)}`);
+      }
+    };
+    breakdown('full');
     // One endpoint replaced, each time in another service; the JS side (desired state and
     // diff) is included, as in the proxy.
     // The proxier hands unchanged service ports over as the same objects; only the changed
@@ -68,6 +82,7 @@ async function measure(mode: string, n: number): Promise<Row> {
       t0 = performance.now();
       await b.sync(current, { full: false });
       deltas.push(performance.now() - t0);
+      if (g === DELTAS) breakdown(`1 endpoint (#${g})`);
     }
     // One endpoint removed (10 → 9: the service moves to another load-balancing chain).
     const scales: number[] = [];
@@ -158,7 +173,7 @@ async function main() {
   const rows: Row[] = [];
   for (const n of SIZES) {
     for (const mode of MODES) {
-      if (n > LIMIT[mode]!) { rows.push({ mode, services: n, rules: 0, elements: 0, note: 'not run (see PLATFORM-NOTES)' }); continue; }
+      if (n > LIMIT[mode]!) { rows.push({ mode, services: n, rules: 0, elements: 0, note: NOT_RUN[mode] ?? 'not run (see PLATFORM-NOTES)' }); continue; }
       const row = await measure(mode, n);
       console.error(`${mode} ${n}: full ${fmtMs(row.full!)}, delta p50 ${fmtMs(row.delta!)}, scale p50 ${fmtMs(row.scale!)}`);
       rows.push(row);
@@ -172,6 +187,9 @@ async function main() {
   report(rows, lat);
 }
 
+/** The side-by-side columns: mode and label, compared with the addon. */
+const SIDE: [string, string][] = [['nft', 'nft -f'], ['kube-proxy-nft', 'kube-proxy nft'], ['iptables-nft', 'iptables-nft'], ['iptables-legacy', 'iptables-legacy']];
+
 function report(rows: Row[], lat: LatRow[]): void {
   const cell = (r: Row, v?: number) => (r.note ? r.note : fmtMs(v!));
   const byKey = new Map(rows.map((r) => [`${r.mode}@${r.services}`, r]));
@@ -179,16 +197,17 @@ function report(rows: Row[], lat: LatRow[]): void {
   const body = [
     'Each Service has 10 ready endpoints and a ClusterIP; syncs go through the proxy\'s own backends (desired state, diff and apply, JS included). *full* = first sync into an empty namespace; *1 endpoint* = one endpoint of one Service replaced (p50 of 15, a different Service each time); *10→9* = one endpoint removed (p50 of 5; the Service moves to another load-balancing chain, so the kernel re-validates jumps).',
     '',
+    '*kube-proxy-nft* is kube-proxy\'s nftables proxier reproduced in bench/kube-proxy-nft.ts: its table (`ip kube-proxy`, a chain per service port with `numgen random mod N vmap { … }`, a chain per endpoint), its names, and its sync protocol, one `nft -f -` per transaction as knftables sends it. A full sync re-adds and flushes every chain; a partial sync rewrites the chains of the changed Service (the service chain and all its endpoint chains) and flushes unused ones, which a sync at least 1 s later deletes in a transaction of its own; every sync also lists the chains and sets (`nft -j list chains ip`, `nft -j list sets ip`), and those are timed as part of the sync. Its *set elements* are those of the named sets and maps (the anonymous numgen maps are not counted).',
+    '',
     '### Sync time',
     '',
     table(['mode', 'services', 'full sync', '1 endpoint', '10→9 endpoints', 'rules', 'set elements'], rows.map((r) => [r.mode, r.services, cell(r, r.full), cell(r, r.delta), cell(r, r.scale), r.rules || '–', r.elements || '–'])),
     '',
     '### Side by side (how many times slower than capstan nftables through the addon)',
     '',
-    table(['services', 'nft -f full', 'iptables-nft full', 'iptables-legacy full', 'nft -f 1 ep', 'iptables-nft 1 ep', 'iptables-legacy 1 ep'], SIZES.map((n) => {
+    table(['services', ...SIDE.map(([, label]) => `${label} full`), ...SIDE.map(([, label]) => `${label} 1 ep`)], SIZES.map((n) => {
       const a = byKey.get(`addon@${n}`);
-      return [n, ratio(a, byKey.get(`nft@${n}`)), ratio(a, byKey.get(`iptables-nft@${n}`)), ratio(a, byKey.get(`iptables-legacy@${n}`)),
-        ratio(a, byKey.get(`nft@${n}`), 'delta'), ratio(a, byKey.get(`iptables-nft@${n}`), 'delta'), ratio(a, byKey.get(`iptables-legacy@${n}`), 'delta')];
+      return [n, ...SIDE.map(([mode]) => ratio(a, byKey.get(`${mode}@${n}`))), ...SIDE.map(([mode]) => ratio(a, byKey.get(`${mode}@${n}`), 'delta'))];
     })),
     '',
     '### New-connection latency (connect() from a client namespace through the node namespace to a server, 2000 connections)',
