@@ -1,5 +1,6 @@
-// `capstan node`: one node in the foreground — the network agent, a private containerd and
-// the kubelet — joining an existing control plane. The multi-node lab runs one per node
+// `capstan node`: one node in the foreground — the network agent (a child process it
+// supervises and restarts), a private containerd and the kubelet — joining an existing
+// control plane. The multi-node lab runs one per node
 // namespace; data (containerd root, CNI socket and state, kubelet dirs) stays under --data-dir.
 import { parseArgs } from 'node:util';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
