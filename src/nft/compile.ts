@@ -147,16 +147,16 @@ function comment(text: string | undefined): Uint8Array | undefined {
   return Uint8Array.of(0, bytes.length + 1, ...bytes, 0);
 }
 
-function compileElements(types: Parameters<typeof encodeKey>[0], elements: Element[], dataTypes?: Parameters<typeof encodeKey>[0]): LowElement[] {
+function compileElements(types: Parameters<typeof encodeKey>[0], elements: Element[], dataTypes?: Parameters<typeof encodeKey>[0], times: { timeoutMs?: number; expiresMs?: number } = {}): LowElement[] {
   return elements.map((el) => {
     if (el.data && !dataTypes) throw new TypeError('element data without the map\'s data type');
-    return {
-      key: encodeKey(types, el.key),
-      ...(el.verdict ? verdictCode(el.verdict) : {}),
-      ...(el.data ? { data: encodeKey(dataTypes!, el.data) } : {}),
-      ...(el.timeoutMs ? { timeout: el.timeoutMs } : {}),
-      ...(el.expiresMs ? { expiration: el.expiresMs } : {}),
-    };
+    const timeout = el.timeoutMs ?? times.timeoutMs, expiration = el.expiresMs ?? times.expiresMs;
+    const out: LowElement = { key: encodeKey(types, el.key) };
+    if (el.verdict) Object.assign(out, verdictCode(el.verdict));
+    if (el.data) out.data = encodeKey(dataTypes!, el.data);
+    if (timeout) out.timeout = timeout;
+    if (expiration) out.expiration = expiration;
+    return out;
   });
 }
 
@@ -194,7 +194,7 @@ export function compileOp(table: TableRef, op: NftOp): LowOp {
     }
     case 'deleteSet': return { ...base, op: 'delSet', set: op.set };
     case 'flushSet': return { ...base, op: 'flushSet', set: op.set };
-    case 'addElements': return { ...base, op: 'addElements', set: op.set, elements: compileElements(op.keyType, op.elements, op.dataType) };
+    case 'addElements': return { ...base, op: 'addElements', set: op.set, elements: compileElements(op.keyType, op.elements, op.dataType, op) };
     case 'deleteElements': return { ...base, op: 'delElements', set: op.set, elements: compileElements(op.keyType, op.elements.map((e) => ({ key: e.key }))) };
   }
 }

@@ -50,7 +50,26 @@ export const align4 = (n: number): number => (n + 3) & ~3;
 
 const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
+/** Dotted quad → 4 bytes, or undefined if it is not one (a hand-rolled parse: big proxy
+ *  tables encode hundreds of thousands of addresses per sync). */
+function ipv4Into(text: string, out: Uint8Array, off: number): boolean {
+  let part = 0, digits = 0, parts = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (!digits || part > 255 || parts === 4) return false;
+      out[off + parts++] = part;
+      part = 0; digits = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      part = part * 10 + (c - 48); digits++;
+    } else return false;
+  }
+  return parts === 4;
+}
+
 export function ipBytes(text: string): Uint8Array {
+  const fast = new Uint8Array(4);
+  if (ipv4Into(text, fast, 0)) return fast;
   const m = V4.exec(text);
   if (m) {
     const b = Uint8Array.of(+m[1]!, +m[2]!, +m[3]!, +m[4]!);
@@ -69,7 +88,7 @@ export function ipBytes(text: string): Uint8Array {
 }
 
 export function ipText(b: Uint8Array): string {
-  if (b.length === 4) return Array.from(b).join('.');
+  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push(((b[i]! << 8) | b[i + 1]!).toString(16));
   // Compress the longest run of zero groups, as inet_ntop does.
@@ -129,7 +148,12 @@ export function encodeKey(types: KeyType[], key: Value[]): Uint8Array {
   if (types.length === 1) return encodeValue(types[0]!, key[0]!);
   const out = new Uint8Array(keyLen(types));
   let off = 0;
-  types.forEach((t, i) => { out.set(encodeValue(t, key[i]!), off); off += align4(KEY_LEN[t]); });
+  for (let i = 0; i < types.length; i++) {
+    const t = types[i]!, v = key[i]!;
+    if (t === 'ipv4_addr' && typeof v === 'string' && ipv4Into(v, out, off)) { /* written in place */ }
+    else out.set(encodeValue(t, v), off);
+    off += align4(KEY_LEN[t]);
+  }
   return out;
 }
 

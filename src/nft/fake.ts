@@ -71,7 +71,7 @@ export class FakeNft implements NftDriver {
     };
     const chainInUse = (name: string) =>
       t.rules.some((r) => r.chain === name || r.exprs.some((e) => 'chain' in e && e.chain === name)) ||
-      t.sets.some((s) => s.elements.some((el) => el.verdict && 'chain' in el.verdict && el.verdict.chain === name));
+      t.sets.some((s) => s.elements.some((el) => el.verdict && 'chain' in el.verdict && el.verdict.chain === name && !lapsed(el, Date.now())));
     switch (op.op) {
       case 'deleteTable': return undefined;
       case 'addChain':
@@ -114,7 +114,9 @@ export class FakeNft implements NftDriver {
         const s = set(op.set);
         const id = (el: Element) => Buffer.from(encodeKey(s.keyType, el.key)).toString('hex');
         const now = Date.now();
-        for (const el of op.elements) {
+        for (const given of op.elements) {
+          const el = op.op === 'addElements' && (op.timeoutMs || op.expiresMs)
+            ? { ...given, timeoutMs: given.timeoutMs ?? op.timeoutMs, expiresMs: given.expiresMs ?? op.expiresMs } : given;
           let i = s.elements.findIndex((x) => id(x) === id(el));
           if (i >= 0 && lapsed(s.elements[i]!, now)) { s.elements.splice(i, 1); i = -1; } // the kernel ignores lapsed elements
           if (op.op === 'deleteElements') {

@@ -73,12 +73,13 @@ function renderSetBody(s: SetSpec): string {
 /** nft's parser takes a ms count only below 2^32: long times go in days or seconds. */
 const duration = (ms: number): string => (ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
-function renderElements(types: KeyType[], elements: Element[], withData: boolean, dataTypes?: KeyType[]): string {
+function renderElements(types: KeyType[], elements: Element[], withData: boolean, dataTypes?: KeyType[], times: { timeoutMs?: number; expiresMs?: number } = {}): string {
   return elements
     .map((el) => {
       const plain = el.key.map((k, i) => value(types[i]!, k)).join(' . ');
       if (!withData) return plain;
-      const key = `${plain}${el.timeoutMs ? ` timeout ${duration(el.timeoutMs)}` : ''}${el.expiresMs ? ` expires ${duration(el.expiresMs)}` : ''}`;
+      const timeout = el.timeoutMs ?? times.timeoutMs, expires = el.expiresMs ?? times.expiresMs;
+      const key = `${plain}${timeout ? ` timeout ${duration(timeout)}` : ''}${expires ? ` expires ${duration(expires)}` : ''}`;
       if (el.verdict) return `${key} : ${renderVerdict(el.verdict)}`;
       if (el.data) return `${key} : ${el.data.map((d, i) => value(dataTypes?.[i] ?? 'integer', d)).join(' . ')}`;
       return key;
@@ -107,7 +108,7 @@ export function renderOp(t: TableRef, op: NftOp): string {
     case 'deleteSet': return `delete ${op.map ? 'map' : 'set'} ${tbl} ${q(op.set)}`;
     case 'flushSet': return `flush ${op.map ? 'map' : 'set'} ${tbl} ${q(op.set)}`;
     case 'addElements':
-      return op.elements.length ? `add element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, true, op.dataType)} }` : '';
+      return op.elements.length ? `add element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, true, op.dataType, op)} }` : '';
     case 'deleteElements':
       return op.elements.length ? `delete element ${tbl} ${q(op.set)} { ${renderElements(op.keyType, op.elements, false)} }` : '';
   }

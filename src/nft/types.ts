@@ -105,7 +105,8 @@ export type NftOp =
   | { op: 'addSet'; set: SetSpec }
   /** `map: true` for maps: the nft -f fallback must say `flush map` / `delete map`. */
   | { op: 'deleteSet' | 'flushSet'; set: string; map?: boolean }
-  | { op: 'addElements' | 'deleteElements'; set: string; keyType: KeyType[]; dataType?: KeyType[]; elements: Element[] };
+  /** timeoutMs/expiresMs on the op apply to every element that does not name its own. */
+  | { op: 'addElements' | 'deleteElements'; set: string; keyType: KeyType[]; dataType?: KeyType[]; elements: Element[]; timeoutMs?: number; expiresMs?: number };
 
 export interface RuleState {
   chain: string;

@@ -17,4 +17,8 @@ export interface ProxyBackend {
   sync(plans: readonly ServicePortPlan[], opts: { full: boolean }): Promise<SyncResult>;
   /** Removes everything this backend installed. */
   cleanup(): Promise<void>;
+  /** Chains and sets left behind by partial syncs, to be removed by collect() a little later
+   *  (nftables: once the kernel has freed the lapsed elements that still point at them). */
+  readonly pendingCollect?: boolean;
+  collect?(): Promise<boolean>;
 }

@@ -19,6 +19,8 @@ export interface ProxyConfig {
 export interface EndpointTarget {
   ip: string;
   port: number;
+  /** On another node (the slice names one): such an endpoint can never be its own client here. */
+  remote?: true;
 }
 
 export interface ServicePortPlan {
@@ -61,7 +63,7 @@ const DEFAULT_AFFINITY_SECONDS = 10800;
 
 export const shortHash = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
-interface Candidate extends EndpointTarget { ready: boolean; serving: boolean; terminating: boolean; local: boolean }
+interface Candidate extends EndpointTarget { ready: boolean; serving: boolean; terminating: boolean; local: boolean; remote?: true }
 
 /** kube-proxy's rule: ready endpoints; if there are none, serving-and-terminating ones. */
 function usable(cands: Candidate[]): EndpointTarget[] {
@@ -73,7 +75,7 @@ function usable(cands: Candidate[]): EndpointTarget[] {
     const k = `${c.ip}:${c.port}`;
     if (seen.has(k)) continue;
     seen.add(k);
-    out.push({ ip: c.ip, port: c.port });
+    out.push(c.remote ? { ip: c.ip, port: c.port, remote: true } : { ip: c.ip, port: c.port });
   }
   return out.sort((a, b) => (a.ip === b.ip ? a.port - b.port : a.ip < b.ip ? -1 : 1));
 }
@@ -93,6 +95,7 @@ function sliceCandidates(slices: readonly SliceLike[], portName: string, protoco
         serving: ep.conditions?.serving ?? ready,
         terminating: ep.conditions?.terminating ?? false,
         local: ep.nodeName === nodeName,
+        ...(ep.nodeName && ep.nodeName !== nodeName ? { remote: true as const } : {}),
       });
     }
   }

@@ -9,6 +9,8 @@ import type { ProxyBackend, SyncResult } from './backend.js';
 import { buildPlans, serviceNameLabel, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
 
 const SERVICE_INDEX = 'capstan-proxy-service';
+/** Lapsed set elements are freed by the kernel's set GC (every second by default). */
+const COLLECT_DELAY_MS = 2500;
 
 export interface ProxierOptions {
   services: SharedInformer;
@@ -50,6 +52,7 @@ export class Proxier {
   private running: Promise<void> | undefined;
   private timer: unknown;
   private periodic: unknown;
+  private collector: unknown;
   private lastSyncAt = -Infinity;
   private stopped = false;
   private plans: ServicePortPlan[] = [];
@@ -97,6 +100,8 @@ export class Proxier {
     this.stopped = true;
     this.clock.clearTimeout(this.timer);
     this.clock.clearTimeout(this.periodic);
+    this.clock.clearTimeout(this.collector);
+    this.collector = undefined;
     await this.running;
   }
 
@@ -167,6 +172,7 @@ export class Proxier {
       this.syncs[full ? 'full' : 'partial']++;
       this.o.log.debug('synced', { full, seconds, operations: this.last.operations, rebuilt: this.last.rebuilt });
       if (this.o.conntrack) await this.clearStaleUDP(previous, plans);
+      if (this.o.backend.pendingCollect) this.scheduleCollect();
     } catch (e) {
       this.syncs.failed++;
       this.metrics.errors.inc();
@@ -178,6 +184,20 @@ export class Proxier {
       for (const w of this.waiters.splice(0)) w();
     }
     if (this.dirty && !this.stopped) this.schedule(Math.max(0, this.lastSyncAt + this.minSyncMs - this.clock.now()));
+  }
+
+  private scheduleCollect(): void {
+    if (this.stopped || this.collector !== undefined) return;
+    this.collector = this.clock.setTimeout(() => void this.runCollect(), COLLECT_DELAY_MS);
+  }
+
+  private async runCollect(): Promise<void> {
+    while (this.running) await this.running;
+    this.collector = undefined;
+    if (this.stopped || !this.o.backend.collect) return;
+    this.running = this.o.backend.collect().then((done) => { if (!done) this.scheduleCollect(); }, () => this.scheduleCollect())
+      .finally(() => { this.running = undefined; });
+    await this.running;
   }
 
   private currentPlans(all: boolean): ServicePortPlan[] {

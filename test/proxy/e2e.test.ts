@@ -136,14 +136,14 @@ async function runScenario(
     const st = await table.list();
     const rule = st.rules.find((r) => r.chain === 'services' && r.exprs.some((e) => e.kind === 'vmap'))!;
     await table.apply([
-      { op: 'deleteElements', set: 'service-ips', keyType: ['ipv4_addr', 'inet_proto', 'inet_service'], elements: [{ key: [webIP, 'tcp', 80] }] },
+      { op: 'deleteElements', set: st.sets.find((x) => x.name.startsWith('service-ips-') && x.elements.some((e) => e.key[0] === webIP))!.name, keyType: ['ipv4_addr', 'inet_proto', 'inet_service'], elements: [{ key: [webIP, 'tcp', 80] }] },
       { op: 'deleteRule', chain: 'services', handle: rule.handle },
     ]);
   }
   const restored = async () => iptables
     ? (await execa('nsenter', [`--net=${world.node.path}`, 'iptables-save', '-t', 'nat'])).stdout.includes(`-d ${webIP}/32`)
     : (await new NftTable(createNftDriver('addon'), { family: 'ip', name: 'capstan-proxy' }, world.node.path).list())
-      .sets.find((x) => x.name === 'service-ips')!.elements.some((e) => e.key[0] === webIP);
+      .sets.some((x) => x.name.startsWith('service-ips-') && x.elements.some((e) => e.key[0] === webIP));
   const fullBefore = proxy.proxier.syncs.full;
   await until('resync repairing drift', async () => proxy!.proxier.syncs.full > fullBefore && restored(), 10_000);
   const repaired = await world.probe(webIP, 80, 10);
@@ -176,10 +176,12 @@ async function runScenario(
   const dump = async () => iptables
     ? (await execa('nsenter', [`--net=${world.node.path}`, 'iptables-save'])).stdout
     : JSON.stringify(await new NftTable(createNftDriver('addon'), { family: 'ip', name: 'capstan-proxy' }, world.node.path).list());
+  // nftables: elements lapse at once; chains and sets left behind are collected seconds later.
+  const podIPs = world.pods.map((p) => p.ip);
   const left = await until('services gone from the rules', async () => {
     const d = await dump();
-    return !ips.some((ip) => d.includes(ip)) && d;
-  });
+    return !ips.some((ip) => d.includes(ip)) && !podIPs.some((ip) => d.includes(ip)) && !/"(sep|aff)-[0-9a-f]{16}"/.test(d) && d;
+  }, 15_000);
   // (The API server's own "kubernetes" Service stays, with its chains.)
   for (const id of ['default/web:http/tcp', 'default/dns:http/udp', 'default/sticky:http/tcp']) {
     const plan = { id } as ServicePortPlan;

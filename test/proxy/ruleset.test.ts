@@ -2,8 +2,8 @@
 // the diff between tables. No root: the fake nft driver stands in for the kernel.
 import t from 'tap';
 import { buildPlans, type ProxyConfig } from '../../src/proxy/model.js';
-import { desiredTable } from '../../src/proxy/nft/ruleset.js';
-import { diffTables, fromTableState } from '../../src/proxy/nft/diff.js';
+import { desiredTable, genSet } from '../../src/proxy/nft/ruleset.js';
+import { diffTables, diffTablesWith, fromTableState } from '../../src/proxy/nft/diff.js';
 import { NftBackend } from '../../src/proxy/nft/backend.js';
 import { iptablesRuleset, restoreInput } from '../../src/proxy/iptables/rules.js';
 import { FakeNft, NftTable } from '../../src/nft/index.js';
@@ -66,32 +66,51 @@ t.test('the same objects in any order give the same table', async (t) => {
   }
 });
 
-t.test('incremental: an endpoint change is two element ops; a service deletion leaves no trace', async (t) => {
+const lapse = () => new Promise((r) => setTimeout(r, 30)); // retired elements expire after 20 ms
+
+t.test('incremental: an endpoint change adds elements and deletes none; a service deletion leaves no trace', async (t) => {
   const driver = new FakeNft();
   const backend = new NftBackend(driver, cfg);
   const services = [svc('web', '10.96.0.10'), svc('aff', '10.96.0.20', { sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } })];
-  const r1 = await backend.sync(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.3' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), { full: true });
+  const slices = (second: string) => [slice('web', [{ ip: '10.244.0.2' }, { ip: second }]), slice('aff', [{ ip: '10.244.0.9' }])];
+  const r1 = await backend.sync(buildPlans(services, slices('10.244.0.3'), cfg), { full: true });
   t.ok(r1.operations > 10, 'first sync builds the table');
-  const same = await backend.sync(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.3' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), { full: true });
+  const same = await backend.sync(buildPlans(services, slices('10.244.0.3'), cfg), { full: true });
   t.equal(same.operations, 0, 'read back matches desired: a full resync sends nothing');
 
   const table = new NftTable(driver, { family: 'ip', name: 'capstan-proxy' });
   const before = driver.transactions;
-  const r2 = await backend.sync(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), { full: false });
+  const applied: string[] = [];
+  const apply = driver.apply.bind(driver);
+  driver.apply = async (ns, ref, ops) => { applied.push(...ops.map((o) => o.op)); return apply(ns, ref, ops); };
+  const plans2 = buildPlans(services, slices('10.244.0.4'), cfg);
+  const r2 = await backend.sync(plans2, { full: false });
+  driver.apply = apply;
   t.equal(driver.transactions, before + 1, 'one transaction');
-  t.equal(r2.operations, 5, 'addTable, then one element out and one in, in the endpoint map and in the hairpin set');
-  const eps = (await table.list()).sets.find((s) => s.name === 'endpoints')!;
-  t.same(eps.elements.map((e) => e.data).sort(), [['10.244.0.2', 8080], ['10.244.0.4', 8080]]);
+  t.same([...new Set(applied)], ['addTable', 'addElements'], 'element additions only: nothing is deleted, flushed or validated');
+  // The web service's endpoint data moved to generation 1 (both slots), the old two slots
+  // were retired, the old endpoint's hairpin pair retired and the new one's added. Its
+  // verdict (goto lb-2) did not change and stays where it is.
+  t.equal(r2.operations, 7);
+  const web = plans2.find((p) => p.id.startsWith('default/web'))!;
+  t.same(backend.genOf(web), { verdict: 0, data: 1 }, 'the endpoint data lives in the other generation now');
+  await lapse();
+  const listed = await table.list();
+  t.same(listed.sets.find((s) => s.name === genSet('endpoints', 1))!.elements.map((e) => e.data).sort(), [['10.244.0.2', 8080], ['10.244.0.4', 8080]]);
+  t.same(listed.sets.find((s) => s.name === genSet('endpoints', 0))!.elements, [], 'the old generation\'s elements lapsed');
 
   // Drift: an element and a rule deleted by hand come back at the next full sync.
-  const st = await table.list();
-  const rule = st.rules.find((r) => r.chain === 'services')!;
-  await table.apply([{ op: 'deleteRule', chain: 'services', handle: rule.handle }, { op: 'deleteElements', set: 'service-ips', keyType: ['ipv4_addr', 'inet_proto', 'inet_service'], elements: [{ key: ['10.96.0.10', 'tcp', 80] }] }]);
-  const repaired = await backend.sync(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), { full: true });
+  const rule = listed.rules.find((r) => r.chain === 'services')!;
+  await table.apply([{ op: 'deleteRule', chain: 'services', handle: rule.handle }, { op: 'deleteElements', set: genSet('serviceIPs', 0), keyType: ['ipv4_addr', 'inet_proto', 'inet_service'], elements: [{ key: ['10.96.0.10', 'tcp', 80] }] }]);
+  const repaired = await backend.sync(plans2, { full: true });
   t.ok(repaired.operations > 0);
-  t.same(diffTables(fromTableState(await table.list()), desiredTable(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }]), slice('aff', [{ ip: '10.244.0.9' }])], cfg), cfg)), [], 'repaired');
+  t.same(diffTables(fromTableState(await table.list()), desiredTable(plans2, cfg, backend.genOf)), [], 'repaired');
 
   await backend.sync(buildPlans([services[0]!], [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.4' }])], cfg), { full: false });
+  t.ok(backend.pendingCollect, 'the affinity chains wait for collect()');
+  await lapse();
+  t.ok(await backend.collect(), 'collected once the verdict pointing at them lapsed');
+  t.notOk(backend.pendingCollect);
   const after = JSON.stringify(await table.list());
   t.notMatch(after, '10.96.0.20', 'no element mentions the deleted service');
   t.notMatch(after, '10.244.0.9', 'nor its endpoint');
@@ -154,8 +173,12 @@ t.test('incremental steps always land on the table a full sync would build (rand
     const r = await backend.sync(plans, { full: false });
     maxOps = Math.max(maxOps, r.operations);
     t.ok(driver.transactions <= before + 1, `step ${step}: at most one transaction`);
-    const drift = diffTables(fromTableState(await table.list()), desiredTable(plans, cfg));
-    if (drift.length) { t.fail(`step ${step}: incremental state differs from full: ${JSON.stringify(drift).slice(0, 400)}`); return; }
+    await lapse();
+    if (!(await backend.collect())) { t.fail(`step ${step}: collect refused`); return; }
+    // Load-balancing chains stay while unused (they cost nothing); anything else unwanted is a leak.
+    const drift = diffTablesWith(fromTableState(await table.list()), desiredTable(plans, cfg, backend.genOf), { keepUnwanted: true });
+    const leaked = [...drift.unwanted.chains.filter((c) => !/^lb(np)?-\d+$/.test(c)), ...drift.unwanted.sets];
+    if (drift.ops.length || leaked.length) { t.fail(`step ${step}: incremental state differs from full: ${JSON.stringify(drift).slice(0, 400)}`); return; }
   }
   t.equal(driver.failures, 0, 'no incremental transaction was refused (no silent fallback to a full sync)');
   t.pass(`60 random steps, largest transaction ${maxOps} operations`);

@@ -4,8 +4,8 @@
 import { NftTable, type NftDriver } from '../../nft/index.js';
 import type { ProxyConfig, ServicePortPlan } from '../model.js';
 import type { ProxyBackend, SyncResult } from '../backend.js';
-import { diffTables, fromTableState, opCount } from './diff.js';
-import { countRulesAndElements, desiredTable } from './ruleset.js';
+import { diffTablesWith, fromTableState, isDying, opCount } from './diff.js';
+import { buildDesired, countRulesAndElements, freshTableOps, genSet, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
 import { IncrementalState } from './incremental.js';
 
 export const TABLE_NAME = 'capstan-proxy';
@@ -21,6 +21,13 @@ export class NftBackend implements ProxyBackend {
     this.mode = `nftables/${driver.name}`;
   }
 
+  /** The generations each plan's elements live in (tests compare against a full build with it). */
+  genOf = (p: ServicePortPlan): Gens => this.state.genOf(p.id) ?? { verdict: 0, data: 0 };
+
+  get pendingCollect(): boolean {
+    return this.state.pendingCollect;
+  }
+
   async sync(plans: readonly ServicePortPlan[], opts: { full: boolean }): Promise<SyncResult> {
     if (!opts.full && this.counts) {
       const ops = this.state.step(plans);
@@ -30,33 +37,62 @@ export class NftBackend implements ProxyBackend {
       } catch {
         return this.fullSync(plans); // our picture of the kernel was wrong: read back and repair
       }
-      for (const op of ops) {
-        if (op.op === 'addElements') this.counts.elements += op.elements.length;
-        if (op.op === 'deleteElements') this.counts.elements -= op.elements.length;
-      }
+      for (const op of ops) if (op.op === 'addElements') this.counts.elements += op.elements.filter((e) => !e.expiresMs).length;
       return { operations: opCount(ops), rebuilt: false, ...this.counts };
     }
     return this.fullSync(plans);
   }
 
+  /** Removes chains and sets no Service uses any more. False: something still holds them (a
+   *  lapsed element the kernel's set GC has not freed yet) — try again later. */
+  async collect(): Promise<boolean> {
+    const ops = this.state.collect();
+    if (!ops.length) return true;
+    try {
+      await this.table.apply(ops);
+    } catch {
+      return false;
+    }
+    this.state.commitCollect(ops);
+    return true;
+  }
+
   private async fullSync(plans: readonly ServicePortPlan[]): Promise<SyncResult> {
     this.counts = undefined;
-    const desired = desiredTable(plans, this.cfg);
     const state = await this.table.tryList();
-    let ops = diffTables(state ? fromTableState(state) : undefined, desired);
+    if (!state) {
+      const fresh = freshTableOps(plans, this.cfg);
+      await this.table.apply(fresh.ops);
+      this.state.reset(fresh.fragments, plans, { chains: new Map(), sets: [] });
+      this.counts = fresh.counts;
+      return { operations: opCount(fresh.ops), rebuilt: false, ...this.counts };
+    }
+    const actual = fromTableState(state);
+    const known = this.state;
+    const genOf = (p: ServicePortPlan): Gens => known.genOf(p.id) ?? gensInTable(actual, p);
+    const { table: desired, fragments } = buildDesired(plans, this.cfg, genOf);
+    let { ops, unwanted } = diffTablesWith(actual, desired);
     let rebuilt = false;
     if (ops.length) {
       try {
         await this.table.apply(ops);
       } catch {
-        // The table holds something we cannot diff against: replace it whole in one
-        // transaction, so Services keep answering until the commit.
-        ops = [{ op: 'addTable' }, { op: 'deleteTable' }, ...diffTables(undefined, desired)];
-        await this.table.apply(ops);
-        rebuilt = true;
+        try {
+          // A chain we meant to delete may still be held by a lapsed element: leave such things to collect().
+          ({ ops, unwanted } = diffTablesWith(actual, desired, { keepUnwanted: true }));
+          await this.table.apply(ops);
+        } catch {
+          // The table holds something we cannot diff against: replace it whole in one
+          // transaction, so Services keep answering until the commit.
+          ops = [{ op: 'addTable' }, { op: 'deleteTable' }, ...diffTablesWith(undefined, desired).ops];
+          await this.table.apply(ops);
+          unwanted = { chains: [], sets: [] };
+          rebuilt = true;
+        }
       }
     }
-    this.state.reset(plans);
+    const orphanChains = new Map<string, DesiredChain>(unwanted.chains.map((c) => [c, actual?.chains.get(c) ?? { rules: [] }]));
+    this.state.reset(fragments, plans, { chains: orphanChains, sets: unwanted.sets });
     this.counts = countRulesAndElements(desired);
     return { operations: opCount(ops), rebuilt, ...this.counts };
   }
@@ -65,4 +101,16 @@ export class NftBackend implements ProxyBackend {
     await this.table.remove();
     this.counts = undefined;
   }
+}
+
+/** A proxy restarting adopts its predecessor's table: a plan stays in the generations it is in. */
+function gensInTable(actual: DesiredTable, p: ServicePortPlan): Gens {
+  const ip = p.clusterIPs[0];
+  if (ip === undefined) return { verdict: 0, data: 0 };
+  const live = (set: string, id: string) => {
+    const el = actual.sets.get(set)?.elements.get(id);
+    return el !== undefined && !isDying(el);
+  };
+  const pick = (set: 'serviceIPs' | 'endpoints', id: string): Gen => (!live(genSet(set, 0), id) && live(genSet(set, 1), id) ? 1 : 0);
+  return { verdict: pick('serviceIPs', [ip, p.protocol, p.port].join('|')), data: pick('endpoints', [ip, p.protocol, p.port, 0].join('|')) };
 }

@@ -3,7 +3,7 @@
 // elements (a rule binding a map walks the elements already in it), and chains are deleted
 // only after the elements and rules that pointed at them are gone.
 import type { Element, Expr, NftOp, SetSpec, TableState } from '../../nft/index.js';
-import { elementId, type DesiredChain, type DesiredSet, type DesiredTable } from './ruleset.js';
+import { DYING_MS, elementId, LIVE_MS, type DesiredChain, type DesiredSet, type DesiredTable } from './ruleset.js';
 
 /** Key-order-independent JSON, so read-back compares equal to what was written. */
 export function canonical(v: unknown): string {
@@ -21,9 +21,24 @@ export const valueOf = (el: Element): string =>
 /** Sets the kernel fills itself (affinity): their elements are not ours to reconcile. */
 const isDynamic = (s: SetSpec): boolean => Boolean(s.flags?.includes('dynamic'));
 
-export function diffTables(actual: DesiredTable | undefined, desired: DesiredTable): NftOp[] {
+/** Retired by us and about to lapse: such an element counts as absent. */
+export const isDying = (el: Element): boolean => el.expiresMs !== undefined && el.expiresMs < DYING_MS;
+const timed = (s: SetSpec) => (s.flags?.includes('timeout') ? { timeoutMs: LIVE_MS, expiresMs: LIVE_MS } : {});
+
+export interface DiffOptions {
+  /** Leave chains and sets nobody wants in place (a lapsed element may still hold them until
+   *  the kernel's set GC runs); their names are returned in `unwanted` instead. */
+  keepUnwanted?: boolean;
+}
+
+export function diffTables(actual: DesiredTable | undefined, desired: DesiredTable, opts: DiffOptions = {}): NftOp[] {
+  return diffTablesWith(actual, desired, opts).ops;
+}
+
+export function diffTablesWith(actual: DesiredTable | undefined, desired: DesiredTable, opts: DiffOptions = {}): { ops: NftOp[]; unwanted: { chains: string[]; sets: string[] } } {
   const head: NftOp[] = [{ op: 'addTable' }];
   const delElems: NftOp[] = [], flush: NftOp[] = [], addRules: NftOp[] = [], addElems: NftOp[] = [], tail: NftOp[] = [];
+  const unwanted = { chains: [] as string[], sets: [] as string[] };
 
   for (const [name, s] of desired.sets) {
     const have = actual?.sets.get(name);
@@ -33,19 +48,21 @@ export function diffTables(actual: DesiredTable | undefined, desired: DesiredTab
     if (have) {
       for (const [id, el] of have.elements) {
         const want = s.elements.get(id);
-        if (!want || valueOf(want) !== valueOf(el)) del.push({ key: el.key });
+        // A retired element that is not wanted lapses by itself; one wanted with other data must go now.
+        if (want ? valueOf(want) !== valueOf(el) : !isDying(el)) del.push({ key: el.key });
       }
     }
     for (const [id, el] of s.elements) {
       const old = have?.elements.get(id);
-      if (!old || valueOf(old) !== valueOf(el)) add.push(el);
+      if (!old || isDying(old) || valueOf(old) !== valueOf(el)) add.push(el);
     }
     const data = s.spec.data ? { dataType: s.spec.data } : {};
     if (del.length) delElems.push({ op: 'deleteElements', set: name, keyType: s.spec.keyType, ...data, elements: del });
-    if (add.length) addElems.push({ op: 'addElements', set: name, keyType: s.spec.keyType, ...data, elements: add });
+    if (add.length) addElems.push({ op: 'addElements', set: name, keyType: s.spec.keyType, ...data, elements: add, ...timed(s.spec) });
   }
   for (const [name, s] of actual?.sets ?? []) {
     if (desired.sets.has(name)) continue;
+    if (opts.keepUnwanted) { unwanted.sets.push(name); continue; }
     // Empty it first so no element keeps a chain it jumps to alive.
     if (s.elements.size && !isDynamic(s.spec)) delElems.push({ op: 'flushSet', set: name, map: Boolean(s.spec.map || s.spec.data) });
     tail.push({ op: 'deleteSet', set: name, map: Boolean(s.spec.map || s.spec.data) });
@@ -61,6 +78,7 @@ export function diffTables(actual: DesiredTable | undefined, desired: DesiredTab
   const gone: string[] = [];
   for (const [name, c] of actual?.chains ?? []) {
     if (desired.chains.has(name)) continue;
+    if (opts.keepUnwanted) { unwanted.chains.push(name); continue; }
     if (c.rules.length) flush.push({ op: 'flushChain', chain: name });
     gone.push(name);
   }
@@ -68,7 +86,7 @@ export function diffTables(actual: DesiredTable | undefined, desired: DesiredTab
   for (const name of gone) tail.unshift({ op: 'deleteChain', chain: name });
 
   const body = [...delElems, ...flush, ...addRules, ...addElems, ...tail];
-  return actual && !body.length && head.length === 1 ? [] : [...head, ...body];
+  return { ops: actual && !body.length && head.length === 1 ? [] : [...head, ...body], unwanted };
 }
 
 /** A table read back from the kernel, in the form diffTables compares. */

@@ -1,7 +1,7 @@
 // Plans → the whole desired `ip capstan-proxy` table. Static chains; the per-service data
 // lives in a few shared sets and maps (see ../DESIGN.md for why this shape and not
 // kube-proxy's chain-and-map-per-service one).
-import type { BaseChain, Element, Expr, KeyType, SetSpec } from '../../nft/index.js';
+import type { BaseChain, Element, Expr, KeyType, NftOp, SetFlag, SetSpec } from '../../nft/index.js';
 import { shortHash, type EndpointTarget, type ProxyConfig, type ServicePortPlan } from '../model.js';
 
 export const MASQ_MARK = 0x4000;
@@ -26,11 +26,31 @@ const SVC_KEY: KeyType[] = ['ipv4_addr', 'inet_proto', 'inet_service'];
 const NP_KEY: KeyType[] = ['inet_proto', 'inet_service'];
 const EP_DATA: KeyType[] = ['ipv4_addr', 'inet_service'];
 
-export const SETS = {
+/** Which copy of the generational maps a service port lives in (see DESIGN.md: changing an
+ *  element's data needs a delete, and a delete costs a grace period; a service port whose
+ *  data changes moves to the other copy instead, and its old elements are left to expire).
+ *  Verdicts and endpoint data move independently: replacing an endpoint leaves the verdict
+ *  alone, and adding a verdict (a goto) makes the kernel re-validate every jump. */
+export type Gen = 0 | 1;
+export interface Gens { verdict: Gen; data: Gen }
+
+/** Every element is added with this timeout, and `expires` as long: in effect, forever. */
+export const LIVE_MS = 3650 * 86_400_000;
+/** A retired verdict element lapses at the next jiffy; data elements a little later, so a
+ *  packet that still took a retired verdict finds the data it leads to. */
+export const RETIRE_VERDICT_MS = 1;
+export const RETIRE_DATA_MS = 20;
+/** Read back with less time left than this, an element is one we retired. */
+export const DYING_MS = 86_400_000;
+
+const timeout = ['timeout'] as SetFlag[];
+const genMaps = {
   serviceIPs: { name: 'service-ips', keyType: SVC_KEY, map: 'verdict' },
   serviceNodePorts: { name: 'service-nodeports', keyType: NP_KEY, map: 'verdict' },
   endpoints: { name: 'endpoints', keyType: [...SVC_KEY, 'integer'], data: EP_DATA },
   nodePortEndpoints: { name: 'nodeport-endpoints', keyType: [...NP_KEY, 'integer'], data: EP_DATA },
+} satisfies Record<string, Omit<SetSpec, 'flags'>>;
+const plainSets = {
   clusterIPs: { name: 'cluster-ips', keyType: ['ipv4_addr'] },
   nodePortMasq: { name: 'nodeport-masq', keyType: NP_KEY },
   noEndpointServices: { name: 'no-endpoint-services', keyType: SVC_KEY },
@@ -38,7 +58,21 @@ export const SETS = {
   dropServices: { name: 'drop-services', keyType: SVC_KEY },
   dropNodePorts: { name: 'drop-nodeports', keyType: NP_KEY },
   hairpin: { name: 'hairpin', keyType: ['ipv4_addr', 'ipv4_addr'] },
-} satisfies Record<string, SetSpec>;
+} satisfies Record<string, Omit<SetSpec, 'flags'>>;
+
+type GenMap = keyof typeof genMaps;
+export const genSet = (m: GenMap, g: Gen): string => `${genMaps[m].name}-${g}`;
+
+export const SETS = Object.fromEntries(Object.entries(plainSets).map(([k, v]) => [k, { ...v, flags: timeout }])) as { [K in keyof typeof plainSets]: SetSpec & { name: (typeof plainSets)[K]['name'] } };
+
+/** Every static set and map, by name. */
+export const SET_SPECS: ReadonlyMap<string, SetSpec> = new Map([
+  ...Object.values(SETS).map((s): [string, SetSpec] => [s.name, s]),
+  ...Object.keys(genMaps).flatMap((m) => ([0, 1] as Gen[]).map((g): [string, SetSpec] => [genSet(m as GenMap, g), { ...genMaps[m as GenMap], name: genSet(m as GenMap, g), flags: timeout } as SetSpec])),
+]);
+/** Verdict maps: a retired element there must lapse before the data it leads to. */
+export const isVerdictSet = (name: string): boolean => SET_SPECS.get(name)?.map === 'verdict';
+export const isGenerational = (name: string): boolean => /-[01]$/.test(name) && SET_SPECS.has(name);
 
 export const elementId = (key: Element['key']): string => key.join('|');
 
@@ -78,7 +112,7 @@ function staticChains(cfg: ProxyConfig): Map<string, DesiredChain> {
   const toClusterIP: Expr = { kind: 'lookup', fields: ['ip daddr'], set: SETS.clusterIPs.name };
   if (cfg.masqueradeAll) services.push([toClusterIP, markMasq]);
   else if (cfg.clusterCIDR) services.push([{ kind: 'match', field: 'ip saddr', value: cfg.clusterCIDR, op: '!=' }, toClusterIP, markMasq]);
-  services.push([{ kind: 'vmap', fields: [...SVC_FIELDS], map: SETS.serviceIPs.name }]);
+  for (const g of [0, 1] as Gen[]) services.push([{ kind: 'vmap', fields: [...SVC_FIELDS], map: genSet('serviceIPs', g) }]);
   if (cfg.nodePortAddresses?.length) {
     for (const cidr of cfg.nodePortAddresses) services.push([{ kind: 'match', field: 'ip daddr', value: cidr }, local, { kind: 'jump', chain: 'nodeports' }]);
   } else {
@@ -88,15 +122,19 @@ function staticChains(cfg: ProxyConfig): Map<string, DesiredChain> {
   c.set('nodeports', {
     rules: [
       [{ kind: 'lookup', fields: [...NP_FIELDS], set: SETS.nodePortMasq.name }, markMasq],
-      [{ kind: 'vmap', fields: [...NP_FIELDS], map: SETS.serviceNodePorts.name }],
+      [{ kind: 'vmap', fields: [...NP_FIELDS], map: genSet('serviceNodePorts', 0) }],
+      [{ kind: 'vmap', fields: [...NP_FIELDS], map: genSet('serviceNodePorts', 1) }],
     ],
   });
   return c;
 }
 
-/** Shared load-balancing chain for every service with n endpoints. */
+/** Shared load-balancing chain for every service with n endpoints. It looks in both
+ *  generations of the endpoint map: a service's slots are complete in the one it lives in. */
 export const lbChain = (n: number): string => `lb-${n}`;
 export const lbNodePortChain = (n: number): string => `lbnp-${n}`;
+/** Load-balancing chains that always exist: adding one later (a nat rule) re-validates the table. */
+export const PRESET_LB = 16;
 
 /** Affinity services get kube-proxy's shape: a chain per service, a chain and a timeout set per endpoint. */
 function affinityChains(chains: Map<string, DesiredChain>, sets: Map<string, DesiredSet>, p: ServicePortPlan, chain: string, eps: EndpointTarget[]): void {
@@ -128,19 +166,21 @@ const sameEndpoints = (p: ServicePortPlan): boolean => {
 /** What one service port contributes to the table. Shared elements (hairpin, cluster IPs)
  *  and load-balancing chains may be wanted by several plans: they are reference-counted. */
 export interface Fragment {
+  gens: Gens;
   elements: [set: string, el: Element][];
   shared: [set: string, el: Element][];
   chains: Map<string, DesiredChain>;
   sets: Map<string, DesiredSet>;
-  lb: number[];
-  lbNodePort: number[];
+  /** load-balancing chains this plan's verdicts go to */
+  lb: string[];
 }
 
-export function fragmentFor(p: ServicePortPlan): Fragment {
-  const f: Fragment = { elements: [], shared: [], chains: new Map(), sets: new Map(), lb: [], lbNodePort: [] };
+export function fragmentFor(p: ServicePortPlan, gens: Gens = { verdict: 0, data: 0 }): Fragment {
+  const f: Fragment = { gens, elements: [], shared: [], chains: new Map(), sets: new Map(), lb: [] };
   const own = (set: string, el: Element) => f.elements.push([set, el]);
-  for (const ep of p.clusterEndpoints) f.shared.push([SETS.hairpin.name, { key: [ep.ip, ep.ip] }]);
-  for (const ep of p.nodePortEndpoints) f.shared.push([SETS.hairpin.name, { key: [ep.ip, ep.ip] }]);
+  // Only an endpoint that may be on this node can be its own client through the Service.
+  for (const ep of p.clusterEndpoints) if (!ep.remote) f.shared.push([SETS.hairpin.name, { key: [ep.ip, ep.ip] }]);
+  for (const ep of p.nodePortEndpoints) if (!ep.remote) f.shared.push([SETS.hairpin.name, { key: [ep.ip, ep.ip] }]);
   const svcChain = `svc-${p.hash}`, npChain = `svcnp-${p.hash}`;
   const affinity = p.affinitySeconds !== undefined;
   const same = sameEndpoints(p);
@@ -149,33 +189,38 @@ export function fragmentFor(p: ServicePortPlan): Fragment {
     if (p.nodePort && p.nodePortEndpoints.length && !same) affinityChains(f.chains, f.sets, p, npChain, p.nodePortEndpoints);
   }
   const n = p.clusterEndpoints.length;
+  const serviceIPs = genSet('serviceIPs', gens.verdict), endpoints = genSet('endpoints', gens.data);
   for (const ip of p.clusterIPs) {
     f.shared.push([SETS.clusterIPs.name, { key: [ip] }]);
     const key = [ip, p.protocol, p.port];
     if (!n) own(p.hasEndpoints ? SETS.dropServices.name : SETS.noEndpointServices.name, { key });
-    else if (affinity) own(SETS.serviceIPs.name, { key, verdict: { kind: 'goto', chain: svcChain } });
+    else if (affinity) own(serviceIPs, { key, verdict: { kind: 'goto', chain: svcChain } });
     else {
-      f.lb.push(n);
-      own(SETS.serviceIPs.name, { key, verdict: { kind: 'goto', chain: lbChain(n) } });
+      const lb = lbChain(n);
+      f.lb.push(lb);
+      own(serviceIPs, { key, verdict: { kind: 'goto', chain: lb } });
       for (let i = 0; i < n; i++) {
         const ep = p.clusterEndpoints[i]!;
-        own(SETS.endpoints.name, { key: [ip, p.protocol, p.port, i], data: [ep.ip, ep.port] });
+        own(endpoints, { key: [ip, p.protocol, p.port, i], data: [ep.ip, ep.port] });
       }
     }
   }
   if (p.nodePort) {
     const key = [p.protocol, p.nodePort];
     const m = p.nodePortEndpoints.length;
+    const serviceNodePorts = genSet('serviceNodePorts', gens.verdict);
     if (!m) own(p.hasEndpoints ? SETS.dropNodePorts.name : SETS.noEndpointNodePorts.name, { key });
     else {
       if (!p.externalLocal) own(SETS.nodePortMasq.name, { key });
-      if (affinity) own(SETS.serviceNodePorts.name, { key, verdict: { kind: 'goto', chain: same && n ? svcChain : npChain } });
+      if (affinity) own(serviceNodePorts, { key, verdict: { kind: 'goto', chain: same && n ? svcChain : npChain } });
       else {
-        f.lbNodePort.push(m);
-        own(SETS.serviceNodePorts.name, { key, verdict: { kind: 'goto', chain: lbNodePortChain(m) } });
+        const lb = lbNodePortChain(m);
+        f.lb.push(lb);
+        own(serviceNodePorts, { key, verdict: { kind: 'goto', chain: lb } });
+        const npEndpoints = genSet('nodePortEndpoints', gens.data);
         for (let i = 0; i < m; i++) {
           const ep = p.nodePortEndpoints[i]!;
-          own(SETS.nodePortEndpoints.name, { key: [p.protocol, p.nodePort, i], data: [ep.ip, ep.port] });
+          own(npEndpoints, { key: [p.protocol, p.nodePort, i], data: [ep.ip, ep.port] });
         }
       }
     }
@@ -183,32 +228,85 @@ export function fragmentFor(p: ServicePortPlan): Fragment {
   return f;
 }
 
-export const lbRule = (n: number): Expr[] => [{ kind: 'dnatMap', fields: [...SVC_FIELDS], numgen: n, map: SETS.endpoints.name }];
-export const lbNodePortRule = (n: number): Expr[] => [{ kind: 'dnatMap', fields: [...NP_FIELDS], numgen: n, map: SETS.nodePortEndpoints.name }];
+/** The rules of a load-balancing chain, from its name (`lb-<n>` / `lbnp-<n>`): generation 0
+ *  first, then 1 (a slot missing from one — retired, or never there — falls to the other). */
+export function lbRules(chain: string): Expr[][] {
+  const m = /^lb(np)?-(\d+)$/.exec(chain);
+  if (!m) throw new Error(`not a load-balancing chain: ${chain}`);
+  const n = Number(m[2]);
+  return ([0, 1] as Gen[]).map((g) => m[1]
+    ? [{ kind: 'dnatMap', fields: [...NP_FIELDS], numgen: n, map: genSet('nodePortEndpoints', g) }]
+    : [{ kind: 'dnatMap', fields: [...SVC_FIELDS], numgen: n, map: genSet('endpoints', g) }]);
+}
+
+export const presetLbChains = (): string[] =>
+  Array.from({ length: PRESET_LB }, (_, i) => [lbChain(i + 1), lbNodePortChain(i + 1)]).flat();
 
 /** The static part: base chains, dispatch chains and the shared sets, empty. */
 export function emptyTable(cfg: ProxyConfig): DesiredTable {
   const sets = new Map<string, DesiredSet>();
-  for (const spec of Object.values(SETS)) sets.set(spec.name, { spec: spec as SetSpec, elements: new Map() });
+  for (const spec of SET_SPECS.values()) sets.set(spec.name, { spec, elements: new Map() });
   return { chains: staticChains(cfg), sets };
 }
 
-export function desiredTable(plans: readonly ServicePortPlan[], cfg: ProxyConfig): DesiredTable {
+export interface Desired { table: DesiredTable; fragments: Fragment[] }
+
+/** The whole table for these plans, each in the generation genOf gives it. */
+export function buildDesired(plans: readonly ServicePortPlan[], cfg: ProxyConfig, genOf: (p: ServicePortPlan) => Gens = () => ({ verdict: 0, data: 0 })): Desired {
   const t = emptyTable(cfg);
-  const lbSizes = new Set<number>(), npSizes = new Set<number>();
+  const fragments: Fragment[] = [];
+  const lb = new Set<string>(presetLbChains());
   for (const p of plans) {
-    const f = fragmentFor(p);
+    const f = fragmentFor(p, genOf(p));
+    fragments.push(f);
     for (const [set, el] of f.elements) t.sets.get(set)!.elements.set(elementId(el.key), el);
     for (const [set, el] of f.shared) t.sets.get(set)!.elements.set(elementId(el.key), el);
     for (const [name, c] of f.chains) t.chains.set(name, c);
     for (const [name, s] of f.sets) t.sets.set(name, s);
-    for (const n of f.lb) lbSizes.add(n);
-    for (const n of f.lbNodePort) npSizes.add(n);
+    for (const name of f.lb) lb.add(name);
   }
-  for (const n of [...lbSizes].sort((a, b) => a - b)) t.chains.set(lbChain(n), { rules: [lbRule(n)] });
-  for (const n of [...npSizes].sort((a, b) => a - b)) t.chains.set(lbNodePortChain(n), { rules: [lbNodePortRule(n)] });
-  return t;
+  for (const name of lb) t.chains.set(name, { rules: lbRules(name) });
+  return { table: t, fragments };
 }
+
+/** The transaction that creates the whole table where none exists: the same result as
+ *  diffing buildDesired against nothing, without keying every element (the first sync of a
+ *  big cluster is dominated by the JS side otherwise). */
+export function freshTableOps(plans: readonly ServicePortPlan[], cfg: ProxyConfig): { ops: NftOp[]; fragments: Fragment[]; counts: { rules: number; elements: number; chains: number } } {
+  const t = emptyTable(cfg);
+  const fragments: Fragment[] = [];
+  const lb = new Set<string>(presetLbChains());
+  const owned = new Map<string, Element[]>();
+  const shared = new Map<string, Map<string, Element>>();
+  for (const p of plans) {
+    const f = fragmentFor(p);
+    fragments.push(f);
+    for (const [set, el] of f.elements) { let l = owned.get(set); if (!l) owned.set(set, (l = [])); l.push(el); }
+    for (const [set, el] of f.shared) { let m = shared.get(set); if (!m) shared.set(set, (m = new Map())); m.set(elementId(el.key), el); }
+    for (const [name, c] of f.chains) t.chains.set(name, c);
+    for (const [name, s] of f.sets) t.sets.set(name, s);
+    for (const name of f.lb) lb.add(name);
+  }
+  for (const name of lb) t.chains.set(name, { rules: lbRules(name) });
+  const ops: NftOp[] = [{ op: 'addTable' }];
+  const rules: NftOp[] = [], elements: NftOp[] = [];
+  let ruleCount = 0, elementCount = 0;
+  for (const s of t.sets.values()) ops.push({ op: 'addSet', set: s.spec });
+  for (const [name, c] of t.chains) {
+    ops.push({ op: 'addChain', chain: name, ...(c.base ? { base: c.base } : {}) });
+    for (const exprs of c.rules) rules.push({ op: 'addRule', chain: name, exprs });
+    ruleCount += c.rules.length;
+  }
+  for (const [name, list] of [...owned, ...[...shared].map(([n, m]): [string, Element[]] => [n, [...m.values()]])]) {
+    const spec = t.sets.get(name)!.spec;
+    elements.push({ op: 'addElements', set: name, keyType: spec.keyType, ...(spec.data ? { dataType: spec.data } : {}), elements: list, timeoutMs: LIVE_MS, expiresMs: LIVE_MS });
+    elementCount += list.length;
+  }
+  return { ops: [...ops, ...rules, ...elements], fragments, counts: { rules: ruleCount, elements: elementCount, chains: t.chains.size } };
+}
+
+export const desiredTable = (plans: readonly ServicePortPlan[], cfg: ProxyConfig, genOf?: (p: ServicePortPlan) => Gens): DesiredTable =>
+  buildDesired(plans, cfg, genOf).table;
 
 export function countRulesAndElements(t: DesiredTable): { rules: number; elements: number; chains: number } {
   let rules = 0, elements = 0;
