@@ -8,6 +8,7 @@ import { clientsetFromKubeconfig, type Clientset } from '../client/index.js';
 import { logger } from '../log/index.js';
 import { createNetlink } from '../netlink/index.js';
 import { DEFAULT_SOCKET, NetworkAgent } from '../network/index.js';
+import { autoPodMTU } from '../network/mtu.js';
 import { parseMode } from '../network/routes/index.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
@@ -31,7 +32,8 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
       'cni-conf-dir': { type: 'string', default: '/etc/cni/net.d' },
       socket: { type: 'string', default: DEFAULT_SOCKET },
       'state-dir': { type: 'string', default: '/var/lib/capstan/network' },
-      mtu: { type: 'string', default: '1500' },
+      // auto: the default route's device, less the VXLAN header unless --encapsulation=Never
+      mtu: { type: 'string', default: 'auto' },
       netns: { type: 'string' },
       'container-runtime-endpoint': { type: 'string' },
       'gc-interval': { type: 'string', default: '1m' },
@@ -44,16 +46,17 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
   if (!values['pod-cidr'] && !(values.kubeconfig && values['node-name'])) {
     throw new Error('--kubeconfig and --node-name are required (or --pod-cidr for a node without an API server)');
   }
-  const mtu = Number(values.mtu);
-  if (!Number.isInteger(mtu) || mtu < 576) throw new Error(`invalid --mtu ${values.mtu}`);
   const encapsulation = parseMode(values.encapsulation);
   if (!encapsulation) throw new Error(`invalid --encapsulation ${values.encapsulation} (CrossSubnet, Always or Never)`);
+  const netlink = createNetlink('addon');
+  const mtu = values.mtu === 'auto' ? await autoPodMTU(netlink, values.netns ?? null, encapsulation) : Number(values.mtu);
+  if (!Number.isInteger(mtu) || mtu < 576) throw new Error(`invalid --mtu ${values.mtu}`);
   const log = logger('network-agent', values['node-name'] ? { node: values['node-name'] } : {});
   const clients: Clientset | undefined = values.kubeconfig ? clientsetFromKubeconfig(values.kubeconfig, 'capstan-network-agent') : undefined;
   const endpoint = values['container-runtime-endpoint']?.replace(/^unix:\/\//, '');
   const cri = endpoint ? new CRIClient({ socket: endpoint }) : undefined;
   const agent = new NetworkAgent({
-    netlink: createNetlink('addon'),
+    netlink,
     hostNetns: values.netns ?? null,
     stateDir: values['state-dir'],
     socket: values.socket,
