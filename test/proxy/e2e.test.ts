@@ -18,6 +18,15 @@ const MODES = [
   { name: 'iptables', args: ['--proxy-mode', 'iptables'] },
 ];
 
+const UDP_FROM = `
+import socket, sys
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); c.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+c.bind(('', int(sys.argv[3]))); c.settimeout(1)
+c.sendto(b'hi', (sys.argv[1], int(sys.argv[2])))
+try: print(c.recv(100).decode().strip())
+except OSError: print('timeout')
+`;
+
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 8000): Promise<T> {
   const deadline = Date.now() + ms;
   let last: unknown;
@@ -106,6 +115,17 @@ async function runScenario(
     return p.seen['pod-2'] === 5 && p;
   });
   t.equal(udp.seen['pod-2'], 5, 'UDP ClusterIP answers');
+
+  // Conntrack: a UDP flow (fixed source port, so one conntrack entry, refreshed by every
+  // datagram) follows its endpoint out of the slice only if the proxy deletes the entry.
+  const udpFrom = async (sport: number) => (await execa('nsenter', [`--net=${world.client.path}`, 'python3', '-c', UDP_FROM, dns.spec.clusterIP, '53', String(sport)], { reject: false })).stdout.trim();
+  t.equal(await udpFrom(40053), 'pod-2', 'a UDP flow from a fixed port reaches pod-2');
+  await putSlice('dns', [1], 8080, 'UDP');
+  const moved = await until('UDP flow moved off the removed endpoint', async () => {
+    const r = await udpFrom(40053);
+    return r === 'pod-1' && r;
+  });
+  t.equal(moved, 'pod-1', 'after pod-2 left the slice the same flow reaches pod-1 (its conntrack entry was deleted)');
 
   const empty = await createService('empty', { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] });
   await until('reject for a service without endpoints', async () => {
