@@ -9,7 +9,7 @@ import { createNftDriver, NftCommand } from '../src/nft/index.js';
 import { NftBackend } from '../src/proxy/nft/backend.js';
 import { IptablesBackend } from '../src/proxy/iptables/backend.js';
 import type { ProxyBackend } from '../src/proxy/backend.js';
-import { shortHash, type ProxyConfig, type ServicePortPlan } from '../src/proxy/model.js';
+import { shortHash, type EndpointTarget, type ProxyConfig, type ServicePortPlan } from '../src/proxy/model.js';
 import { createNetlink } from '../src/netlink/index.js';
 import { KubeProxyNftBackend } from './kube-proxy-nft.js';
 import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
@@ -20,6 +20,8 @@ const SIZES = (process.argv[2] ?? '100,1000,3000,10000,30000').split(',').filter
 const MODES = (process.argv[3] ?? 'addon,nft,kube-proxy-nft,iptables-nft,iptables-legacy').split(',');
 const LATENCY_SIZES = (process.argv[4] ?? '10,10000').split(',').filter(Boolean).map(Number);
 const ENDPOINTS = 10;
+/** Nodes the endpoints are spread over (this node being one): what a node of a big cluster sees. */
+const NODES = 100;
 const DELTAS = 15;
 /** Beyond these sizes a mode is not run (measured: minutes, see PLATFORM-NOTES). */
 // kube-proxy-nft at 10,000 takes ~4 min in all (full sync 78 s, partial syncs 5–9 s each).
@@ -34,9 +36,11 @@ const svcIP = (i: number) => `10.${96 + ((i >> 16) & 15)}.${(i >> 8) & 255}.${i 
 
 function plan(s: number, generation = 0): ServicePortPlan {
   const id = `bench/svc-${s}:http/tcp`;
-  const eps = Array.from({ length: ENDPOINTS }, (_, e) => ({ ip: ip(11, s * ENDPOINTS + e), port: 8080 }));
+  // The node is one of NODES: an endpoint is on it one time in NODES (the slice says which).
+  const at = (k: number): EndpointTarget => (k % NODES === 0 ? { ip: '', port: 8080 } : { ip: '', port: 8080, remote: true });
+  const eps = Array.from({ length: ENDPOINTS }, (_, e) => ({ ...at(s * ENDPOINTS + e), ip: ip(11, s * ENDPOINTS + e) }));
   // Another generation of a service has its fourth endpoint replaced by another address.
-  if (generation) eps[3] = { ip: ip(12, s * 16 + generation), port: 8080 };
+  if (generation) eps[3] = { ...at(s + generation), ip: ip(12, s * 16 + generation) };
   return { id, hash: shortHash(id), protocol: 'tcp', clusterIPs: [svcIP(s)], port: 80, clusterEndpoints: eps, nodePortEndpoints: eps, hasEndpoints: true, externalLocal: false };
 }
 
@@ -72,15 +76,15 @@ async function measure(mode: string, n: number): Promise<Row> {
     breakdown('full');
     // One endpoint replaced, each time in another service; the JS side (desired state and
     // diff) is included, as in the proxy.
-    // The proxier hands unchanged service ports over as the same objects; only the changed
-    // one is new, as after an EndpointSlice update.
+    // The proxier hands unchanged service ports over as the same objects and names the
+    // changed one, as after an EndpointSlice update.
     const deltas: number[] = [];
     const current = [...base];
     for (let g = 1; g <= DELTAS; g++) {
       const k = Math.floor((g * n) / (DELTAS + 1));
       current[k] = plan(k, g);
       t0 = performance.now();
-      await b.sync(current, { full: false });
+      await b.sync(current, { full: false, changed: { plans: [current[k]!], removed: [] } });
       deltas.push(performance.now() - t0);
       if (g === DELTAS) breakdown(`1 endpoint (#${g})`);
     }
@@ -91,7 +95,7 @@ async function measure(mode: string, n: number): Promise<Row> {
       const p = current[k]!;
       current[k] = { ...p, clusterEndpoints: p.clusterEndpoints.slice(1), nodePortEndpoints: p.clusterEndpoints.slice(1) };
       t0 = performance.now();
-      await b.sync(current, { full: false });
+      await b.sync(current, { full: false, changed: { plans: [current[k]!], removed: [] } });
       scales.push(performance.now() - t0);
     }
     return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements };
@@ -195,7 +199,7 @@ function report(rows: Row[], lat: LatRow[]): void {
   const byKey = new Map(rows.map((r) => [`${r.mode}@${r.services}`, r]));
   const ratio = (a?: Row, b?: Row, k: 'full' | 'delta' = 'full') => (a?.[k] && b?.[k] ? `${(b[k]! / a[k]!).toFixed(1)}×` : '–');
   const body = [
-    'Each Service has 10 ready endpoints and a ClusterIP; syncs go through the proxy\'s own backends (desired state, diff and apply, JS included). *full* = first sync into an empty namespace; *1 endpoint* = one endpoint of one Service replaced (p50 of 15, a different Service each time); *10→9* = one endpoint removed (p50 of 5; the Service moves to another load-balancing chain, so the kernel re-validates jumps).',
+    'Each Service has 10 ready endpoints and a ClusterIP; the endpoints are spread over 100 nodes, this one included (the slices name each endpoint\'s node); syncs go through the proxy\'s own backends (desired state, diff and apply, JS included). *full* = first sync into an empty namespace; *1 endpoint* = one endpoint of one Service replaced (p50 of 15, a different Service each time); *10→9* = one endpoint removed (p50 of 5; the Service moves to another load-balancing chain, so the kernel re-validates jumps).',
     '',
     '*kube-proxy-nft* is kube-proxy\'s nftables proxier reproduced in bench/kube-proxy-nft.ts: its table (`ip kube-proxy`, a chain per service port with `numgen random mod N vmap { … }`, a chain per endpoint), its names, and its sync protocol, one `nft -f -` per transaction as knftables sends it. A full sync re-adds and flushes every chain; a partial sync rewrites the chains of the changed Service (the service chain and all its endpoint chains) and flushes unused ones, which a sync at least 1 s later deletes in a transaction of its own; every sync also lists the chains and sets (`nft -j list chains ip`, `nft -j list sets ip`), and those are timed as part of the sync. Its *set elements* are those of the named sets and maps (the anonymous numgen maps are not counted).',
     '',

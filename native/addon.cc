@@ -11,6 +11,7 @@ class Addon : public Napi::Addon<Addon> {
         InstanceMethod("netlinkBatch", &Addon::Netlink),
         InstanceMethod("nftApply", &Addon::Apply),
         InstanceMethod("nftList", &Addon::List),
+        InstanceMethod("nftGeneration", &Addon::Generation),
         InstanceMethod("nftSchema", &Addon::Schema),
     });
     exports.Set("abiVersion", Napi::Number::New(env, 1));
@@ -20,6 +21,7 @@ class Addon : public Napi::Addon<Addon> {
   Napi::Value Netlink(const Napi::CallbackInfo& info) { return NetlinkBatch(info); }
   Napi::Value Apply(const Napi::CallbackInfo& info) { return NftApply(info); }
   Napi::Value List(const Napi::CallbackInfo& info) { return NftList(info); }
+  Napi::Value Generation(const Napi::CallbackInfo& info) { return NftGeneration(info); }
   Napi::Value Schema(const Napi::CallbackInfo& info) { return NftSchema(info); }
 };
 

@@ -193,16 +193,25 @@ Napi::Value NftApply(const Napi::CallbackInfo& info) {
     ops->reserve(arr.Length());
     for (uint32_t i = 0; i < arr.Length(); i++) ops->push_back(ParseOp(env, arr.Get(i), i));
   }
-  return AsyncTask<size_t>::Start(
+  struct Applied {
+    size_t operations = 0;
+    uint32_t generationBefore = 0;
+  };
+  return AsyncTask<Applied>::Start(
       env, "capstan.nftApply",
       [netns, ops, wire]() {
         if (!wire->empty()) *ops = DecodeOps(wire->data(), wire->size());
-        RunInNetns(netns, [&] { Apply(*ops); });
-        return ops->size();
+        Applied a;
+        // The generation just before the commit, so callers know which one the commit made
+        // (a commit by anyone else in between shows up as a mismatch, never as a false match).
+        RunInNetns(netns, [&] { a.generationBefore = Generation(); Apply(*ops); });
+        a.operations = ops->size();
+        return a;
       },
-      [](Napi::Env env, size_t& n) -> Napi::Value {
+      [](Napi::Env env, Applied& a) -> Napi::Value {
         Napi::Object o = Napi::Object::New(env);
-        o.Set("operations", static_cast<double>(n));
+        o.Set("operations", static_cast<double>(a.operations));
+        o.Set("generationBefore", static_cast<double>(a.generationBefore));
         return o;
       });
 }
@@ -254,6 +263,19 @@ Napi::Value NftList(const Napi::CallbackInfo& info) {
         return json;
       },
       [](Napi::Env env, std::string& json) -> Napi::Value { return Napi::String::New(env, json); });
+}
+
+// nftGeneration(netns: string | null): Promise<number>
+Napi::Value NftGeneration(const Napi::CallbackInfo& info) {
+  std::string netns = js::NetnsArg(info, 0);
+  return AsyncTask<uint32_t>::Start(
+      info.Env(), "capstan.nftGeneration",
+      [netns]() {
+        uint32_t id = 0;
+        RunInNetns(netns, [&] { id = Generation(); });
+        return id;
+      },
+      [](Napi::Env env, uint32_t& id) -> Napi::Value { return Napi::Number::New(env, id); });
 }
 
 }  // namespace capstan

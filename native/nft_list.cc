@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
+#include <libnftnl/gen.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -154,6 +155,25 @@ void ReadSets(Socket& sock, TableState& st) {
 }
 
 }  // namespace
+
+uint32_t Generation() {
+  Socket sock;
+  char buf[MNL_SOCKET_BUFFER_SIZE];
+  nlmsghdr* h = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETGEN, AF_UNSPEC, 0, sock.NextSeq());
+  uint32_t id = 0;
+  bool got = false;
+  int err = sock.Talk(h, [&](const nlmsghdr* m) {
+    nftnl_gen* g = nftnl_gen_alloc();
+    if (nftnl_gen_nlmsg_parse(m, g) == 0 && nftnl_gen_is_set(g, NFTNL_GEN_ID)) {
+      id = nftnl_gen_get_u32(g, NFTNL_GEN_ID);
+      got = true;
+    }
+    nftnl_gen_free(g);
+  });
+  if (err) throw ListError(err, "the ruleset generation");
+  if (!got) throw ListError(EPROTO, "the ruleset generation");
+  return id;
+}
 
 TableState List(uint32_t family, const std::string& table) {
   Socket sock;

@@ -96,5 +96,7 @@ struct TableState {
 void Apply(const std::vector<Op>& ops);
 // Throws OpError(ENOENT) if the table does not exist.
 TableState List(uint32_t family, const std::string& table);
+/** The ruleset generation: the kernel bumps it on every committed transaction, any table's. */
+uint32_t Generation();
 
 }  // namespace capstan::nft

@@ -3,7 +3,7 @@ import { decompileTable } from './decompile.js';
 import { NftError } from './errors.js';
 import { FAMILY } from './encoding.js';
 import { nativeNft, type NativeNft } from './native.js';
-import type { NftDriver, NftOp, TableRef, TableState } from './types.js';
+import type { Applied, NftDriver, NftOp, TableRef, TableState } from './types.js';
 import { WireEncoder } from './wire.js';
 
 /** nftables through the native addon: one netlink batch per transaction, no text parsing. */
@@ -12,10 +12,19 @@ export class AddonNft implements NftDriver {
   private readonly native: NativeNft = nativeNft();
   private readonly wire = new WireEncoder(this.native.nftSchema());
 
-  async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void> {
+  async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<Applied> {
     const encoded = this.wire.encodeEach(ops, (op) => compileOp(table, op));
     try {
-      await this.native.nftApply(netns, encoded);
+      const r = await this.native.nftApply(netns, encoded);
+      return { generation: (r.generationBefore + 1) >>> 0 };
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+
+  async generation(netns: string | null): Promise<number> {
+    try {
+      return await this.native.nftGeneration(netns);
     } catch (e) {
       throw wrap(e);
     }

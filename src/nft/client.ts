@@ -1,4 +1,4 @@
-import type { NftDriver, NftOp, TableRef, TableState } from './types.js';
+import type { Applied, NftDriver, NftOp, TableRef, TableState } from './types.js';
 import { NftError } from './errors.js';
 
 /** A driver bound to one namespace and one of capstan's tables. */
@@ -10,7 +10,7 @@ export class NftTable {
   ) {}
 
   /** One atomic transaction on this table; throws NftError (with .index) and changes nothing on failure. */
-  apply(ops: NftOp[]): Promise<void> {
+  apply(ops: NftOp[]): Promise<Applied | void> {
     return this.driver.apply(this.netns, this.table, ops);
   }
 
@@ -28,8 +28,13 @@ export class NftTable {
     }
   }
 
+  /** The namespace's ruleset generation, or undefined when the driver cannot tell. */
+  async generation(): Promise<number | undefined> {
+    return this.driver.generation ? this.driver.generation(this.netns).catch(() => undefined) : undefined;
+  }
+
   /** Removes the table if present ("add then delete" in one transaction never fails on absence). */
-  remove(): Promise<void> {
-    return this.apply([{ op: 'addTable' }, { op: 'deleteTable' }]);
+  async remove(): Promise<void> {
+    await this.apply([{ op: 'addTable' }, { op: 'deleteTable' }]);
   }
 }

@@ -1,7 +1,7 @@
 import { compileOps } from './compile.js';
 import { encodeKey } from './encoding.js';
 import { NftError, errnoOf } from './errors.js';
-import type { Element, Expr, NftDriver, NftOp, TableRef, TableState } from './types.js';
+import type { Applied, Element, Expr, NftDriver, NftOp, TableRef, TableState } from './types.js';
 
 class Failure extends Error {
   constructor(readonly code: string, message: string) {
@@ -21,7 +21,7 @@ export class FakeNft implements NftDriver {
   /** Number of transactions applied, for tests that check a sync did (not) happen. */
   transactions = 0;
 
-  async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void> {
+  async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<Applied> {
     compileOps(table, ops); // the same TypeErrors as the addon for malformed input
     const key = tableKey(netns, table);
     const before = this.tables.get(key);
@@ -39,6 +39,12 @@ export class FakeNft implements NftDriver {
     if (state) this.tables.set(key, state);
     else this.tables.delete(key);
     this.transactions++;
+    return { generation: this.transactions };
+  }
+
+  /** One generation for all namespaces: a conservative stand-in (any commit anywhere bumps it). */
+  async generation(): Promise<number> {
+    return this.transactions;
   }
 
   async list(netns: string | null, table: TableRef): Promise<TableState> {

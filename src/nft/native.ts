@@ -55,11 +55,13 @@ export interface NativeNft {
    * ops as objects (parsed on the JS thread) or in the binary form of wire.ts (decoded on
    * the worker thread).
    */
-  nftApply(netns: string | null, ops: LowOp[] | Uint8Array): Promise<{ operations: number }>;
+  nftApply(netns: string | null, ops: LowOp[] | Uint8Array): Promise<{ operations: number; generationBefore: number }>;
   /** Expression/attribute/op indexes for the binary form. */
   nftSchema(): import('./wire.js').WireSchema;
   /** The table as JSON text of a LowTable (JSON.parse it); ENOENT if it does not exist. */
   nftList(netns: string | null, family: number, table: string): Promise<string>;
+  /** The ruleset generation id (NFT_MSG_GETGEN). */
+  nftGeneration(netns: string | null): Promise<number>;
 }
 
 export const nativeNft = (): NativeNft => loadAddon<NativeNft>();

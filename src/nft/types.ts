@@ -132,9 +132,17 @@ export interface TableState {
  * whole list lands or nothing does, and a failure names the op (NftError.index).
  * Drivers never flush the ruleset and never touch tables they were not given.
  */
+export interface Applied {
+  generation: number;
+}
+
 export interface NftDriver {
   readonly name: string;
-  apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<void>;
+  /** Resolves with the ruleset generation the commit made, where the driver knows it. */
+  apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<Applied | void>;
   /** Rejects with NftError code ENOENT when the table does not exist. */
   list(netns: string | null, table: TableRef): Promise<TableState>;
+  /** The ruleset generation (bumped by every committed transaction, whoever sends it), where
+   *  the driver can read it cheaply. */
+  generation?(netns: string | null): Promise<number>;
 }

@@ -10,11 +10,21 @@ export interface SyncResult {
   chains: number;
 }
 
+export interface SyncOptions {
+  /** Read the kernel's state back first and repair any drift. */
+  full: boolean;
+  /** What changed since the last sync, when the caller knows: the plans of the services
+   *  that changed (new or updated) and the ids of service ports that went away. Every plan
+   *  not named is the same object as last time. Lets a partial sync cost what changed even
+   *  when there are 30,000 plans to skip. */
+  changed?: { plans: readonly ServicePortPlan[]; removed: readonly string[] };
+}
+
 /** Turns plans into kernel state: nftables (addon or nft -f) or iptables-restore. */
 export interface ProxyBackend {
   readonly mode: string;
   /** full: read the kernel's state back first and repair any drift. */
-  sync(plans: readonly ServicePortPlan[], opts: { full: boolean }): Promise<SyncResult>;
+  sync(plans: readonly ServicePortPlan[], opts: SyncOptions): Promise<SyncResult>;
   /** Removes everything this backend installed. */
   cleanup(): Promise<void>;
   /** Chains and sets left behind by partial syncs, to be removed by collect() a little later

@@ -60,6 +60,8 @@ export class Proxier {
    *  backend sees unchanged service ports as the very same objects and skips them. */
   private readonly byService = new Map<string, ServicePortPlan[]>();
   private readonly dirtyKeys = new Set<string>();
+  /** Services rebuilt since the last successful sync → their plans as of that sync. */
+  private readonly unsynced = new Map<string, ServicePortPlan[]>();
   /** Resolves after each sync attempt (tests wait on it). */
   private waiters: (() => void)[] = [];
   last: SyncResult | undefined;
@@ -160,7 +162,10 @@ export class Proxier {
     const previous = this.plans;
     try {
       const plans = this.currentPlans(full);
-      this.last = await this.o.backend.sync(plans, { full });
+      const changed = full ? undefined : this.changedSinceSync();
+      this.last = await this.o.backend.sync(plans, changed ? { full, changed } : { full });
+      const before = full ? previous : [...this.unsynced.values()].flat();
+      this.unsynced.clear();
       this.plans = plans;
       this.lastSyncAt = this.clock.now();
       const seconds = (performance.now() - start) / 1000;
@@ -171,7 +176,7 @@ export class Proxier {
       this.metrics.lastSync.set(Date.now() / 1000);
       this.syncs[full ? 'full' : 'partial']++;
       this.o.log.debug('synced', { full, seconds, operations: this.last.operations, rebuilt: this.last.rebuilt });
-      if (this.o.conntrack) await this.clearStaleUDP(previous, plans);
+      if (this.o.conntrack) await this.clearStaleUDP(before, changed ? changed.plans : plans);
       if (this.o.backend.pendingCollect) this.scheduleCollect();
     } catch (e) {
       this.syncs.failed++;
@@ -200,10 +205,23 @@ export class Proxier {
     await this.running;
   }
 
+  /** Plans of the services rebuilt since the last successful sync, and the ids they dropped. */
+  private changedSinceSync(): { plans: ServicePortPlan[]; removed: string[] } {
+    const plans: ServicePortPlan[] = [], removed: string[] = [];
+    for (const [key, before] of this.unsynced) {
+      const now = this.byService.get(key) ?? [];
+      plans.push(...now);
+      const ids = new Set(now.map((p) => p.id));
+      removed.push(...before.filter((p) => !ids.has(p.id)).map((p) => p.id));
+    }
+    return { plans, removed };
+  }
+
   private currentPlans(all: boolean): ServicePortPlan[] {
     const keys = all ? new Set([...this.byService.keys(), ...this.o.services.lister.list().map((x) => `${x.metadata.namespace}/${x.metadata.name}`)]) : this.dirtyKeys;
     for (const key of [...keys]) {
       this.dirtyKeys.delete(key);
+      if (!this.unsynced.has(key)) this.unsynced.set(key, this.byService.get(key) ?? []);
       const [ns, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
       const svc = this.o.services.lister.get(ns, name);
       const plans = svc ? buildPlans([svc], this.o.slices.lister.byIndex(SERVICE_INDEX, key) as SliceLike[], this.o.config) : [];

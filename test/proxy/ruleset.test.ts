@@ -77,6 +77,16 @@ t.test('incremental: an endpoint change adds elements and deletes none; a servic
   t.ok(r1.operations > 10, 'first sync builds the table');
   const same = await backend.sync(buildPlans(services, slices('10.244.0.3'), cfg), { full: true });
   t.equal(same.operations, 0, 'read back matches desired: a full resync sends nothing');
+  // Nobody committed since: the ruleset generation says so and the resync reads nothing back.
+  let lists = 0;
+  const list = driver.list.bind(driver);
+  driver.list = async (ns, ref) => { lists++; return list(ns, ref); };
+  await backend.sync(buildPlans(services, slices('10.244.0.3'), cfg), { full: true });
+  t.equal(lists, 0, 'an untouched ruleset is not read back');
+  await new NftTable(driver, { family: 'ip', name: 'someone-else' }).apply([{ op: 'addTable' }]);
+  await backend.sync(buildPlans(services, slices('10.244.0.3'), cfg), { full: true });
+  t.equal(lists, 1, 'after anyone else\'s commit it is');
+  driver.list = list;
 
   const table = new NftTable(driver, { family: 'ip', name: 'capstan-proxy' });
   const before = driver.transactions;
@@ -137,8 +147,8 @@ t.test('iptables: kube-proxy structure, only changed chains rewritten', async (t
 
 class CountingNft extends FakeNft {
   failures = 0;
-  override async apply(...args: Parameters<FakeNft['apply']>): Promise<void> {
-    try { await super.apply(...args); } catch (e) { this.failures++; throw e; }
+  override async apply(...args: Parameters<FakeNft['apply']>): ReturnType<FakeNft['apply']> {
+    try { return await super.apply(...args); } catch (e) { this.failures++; throw e; }
   }
 }
 
@@ -167,10 +177,14 @@ t.test('incremental steps always land on the table a full sync would build (rand
   let maxOps = 0;
   for (let step = 1; step <= 60; step++) {
     const i = rnd(14);
+    const old = current.get(i) ?? [];
     if (rnd(6) === 0) current.delete(i); else current.set(i, mk(i, step));
     const plans = [...current.values()].flat();
     const before = driver.transactions;
-    const r = await backend.sync(plans, { full: false });
+    // Every other step names what changed, as the proxier does; the rest make the backend find it.
+    const now = current.get(i) ?? [];
+    const changed = { plans: now, removed: old.filter((p) => !now.some((q) => q.id === p.id)).map((p) => p.id) };
+    const r = await backend.sync(plans, step % 2 ? { full: false, changed } : { full: false });
     maxOps = Math.max(maxOps, r.operations);
     t.ok(driver.transactions <= before + 1, `step ${step}: at most one transaction`);
     await lapse();

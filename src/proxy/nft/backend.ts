@@ -1,9 +1,9 @@
 // The nftables proxy backend: keeps the table it last applied, sends only the difference;
 // a full sync reads the kernel's table back first, so drift (a rule or element deleted by
 // hand) is repaired by the same diff.
-import { NftTable, type NftDriver } from '../../nft/index.js';
+import { NftTable, type NftDriver, type NftOp } from '../../nft/index.js';
 import type { ProxyConfig, ServicePortPlan } from '../model.js';
-import type { ProxyBackend, SyncResult } from '../backend.js';
+import type { ProxyBackend, SyncOptions, SyncResult } from '../backend.js';
 import { diffTablesWith, fromTableState, isDying, opCount } from './diff.js';
 import { buildDesired, countRulesAndElements, freshTableOps, genSet, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
 import { IncrementalState } from './incremental.js';
@@ -28,12 +28,30 @@ export class NftBackend implements ProxyBackend {
     return this.state.pendingCollect;
   }
 
-  async sync(plans: readonly ServicePortPlan[], opts: { full: boolean }): Promise<SyncResult> {
-    if (!opts.full && this.counts) {
-      const ops = this.state.step(plans);
+  /** The ruleset generation our last transaction produced, while nobody else has committed. */
+  private expectedGen: number | undefined;
+
+  /** Applies one transaction and notes the generation it made (the addon reads the one
+   *  before, in the same netlink session: a commit by anyone else in between shows up as a
+   *  mismatch later, which only costs a read-back). */
+  private async apply(ops: NftOp[]): Promise<void> {
+    this.expectedGen = undefined;
+    this.expectedGen = (await this.table.apply(ops))?.generation;
+  }
+
+  /** Nothing was committed to the namespace's nftables since our last transaction, so the
+   *  table is exactly what we left: a full sync need not read it back. */
+  private async untouched(): Promise<boolean> {
+    return this.expectedGen !== undefined && (await this.table.generation()) === this.expectedGen;
+  }
+
+  async sync(plans: readonly ServicePortPlan[], opts: SyncOptions): Promise<SyncResult> {
+    if (!opts.full || (this.counts && await this.untouched())) {
+      if (!this.counts) return this.fullSync(plans);
+      const ops = this.state.step(plans, opts.full ? undefined : opts.changed);
       if (!ops.length) return { operations: 0, rebuilt: false, ...this.counts };
       try {
-        await this.table.apply(ops);
+        await this.apply(ops);
       } catch {
         return this.fullSync(plans); // our picture of the kernel was wrong: read back and repair
       }
@@ -49,7 +67,7 @@ export class NftBackend implements ProxyBackend {
     const ops = this.state.collect();
     if (!ops.length) return true;
     try {
-      await this.table.apply(ops);
+      await this.apply(ops);
     } catch {
       return false;
     }
@@ -59,10 +77,11 @@ export class NftBackend implements ProxyBackend {
 
   private async fullSync(plans: readonly ServicePortPlan[]): Promise<SyncResult> {
     this.counts = undefined;
+    const gen = await this.table.generation();
     const state = await this.table.tryList();
     if (!state) {
       const fresh = freshTableOps(plans, this.cfg);
-      await this.table.apply(fresh.ops);
+      await this.apply(fresh.ops);
       this.state.reset(fresh.fragments, plans, { chains: new Map(), sets: [] });
       this.counts = fresh.counts;
       return { operations: opCount(fresh.ops), rebuilt: false, ...this.counts };
@@ -73,19 +92,20 @@ export class NftBackend implements ProxyBackend {
     const { table: desired, fragments } = buildDesired(plans, this.cfg, genOf);
     let { ops, unwanted } = diffTablesWith(actual, desired);
     let rebuilt = false;
+    this.expectedGen = gen; // read back as of (at least) this generation
     if (ops.length) {
       try {
-        await this.table.apply(ops);
+        await this.apply(ops);
       } catch {
         try {
           // A chain we meant to delete may still be held by a lapsed element: leave such things to collect().
           ({ ops, unwanted } = diffTablesWith(actual, desired, { keepUnwanted: true }));
-          await this.table.apply(ops);
+          await this.apply(ops);
         } catch {
           // The table holds something we cannot diff against: replace it whole in one
           // transaction, so Services keep answering until the commit.
           ops = [{ op: 'addTable' }, { op: 'deleteTable' }, ...diffTablesWith(undefined, desired).ops];
-          await this.table.apply(ops);
+          await this.apply(ops);
           unwanted = { chains: [], sets: [] };
           rebuilt = true;
         }
@@ -100,6 +120,7 @@ export class NftBackend implements ProxyBackend {
   async cleanup(): Promise<void> {
     await this.table.remove();
     this.counts = undefined;
+    this.expectedGen = undefined;
   }
 }
 

@@ -8,6 +8,7 @@
 // are reference-counted.
 import type { Element, NftOp } from '../../nft/index.js';
 import type { ServicePortPlan } from '../model.js';
+import type { SyncOptions } from '../backend.js';
 import { valueOf } from './diff.js';
 import {
   elementId, fragmentFor, isGenerational, isVerdictSet, lbRules, LIVE_MS, presetLbChains, RETIRE_DATA_MS, RETIRE_VERDICT_MS, SET_SPECS,
@@ -113,19 +114,31 @@ export class IncrementalState {
   }
 
   /** The transaction from the last state to `plans`, and the state updated as if it applied. */
-  step(plans: readonly ServicePortPlan[]): NftOp[] {
+  step(plans: readonly ServicePortPlan[], hint?: SyncOptions['changed']): NftOp[] {
     const changes: [Entry | undefined, Entry | undefined][] = [];
-    let kept = 0;
-    for (const p of plans) {
-      if (this.applied.has(p)) { kept++; continue; }
-      const old = this.entries.get(p.id);
-      if (old) kept++;
-      changes.push([old, { plan: p, frag: this.nextFragment(old, p) }]);
-    }
-    // Plan ids are unique, so entries not matched by any plan exist only when kept < size.
-    if (kept < this.entries.size) {
-      const seen = new Set(plans.map((p) => p.id));
-      for (const [id, e] of this.entries) if (!seen.has(id)) changes.push([e, undefined]);
+    if (hint) {
+      for (const p of hint.plans) {
+        if (this.applied.has(p)) continue;
+        const old = this.entries.get(p.id);
+        changes.push([old, { plan: p, frag: this.nextFragment(old, p) }]);
+      }
+      for (const id of hint.removed) {
+        const old = this.entries.get(id);
+        if (old) changes.push([old, undefined]);
+      }
+    } else {
+      let kept = 0;
+      for (const p of plans) {
+        if (this.applied.has(p)) { kept++; continue; }
+        const old = this.entries.get(p.id);
+        if (old) kept++;
+        changes.push([old, { plan: p, frag: this.nextFragment(old, p) }]);
+      }
+      // Plan ids are unique, so entries not matched by any plan exist only when kept < size.
+      if (kept < this.entries.size) {
+        const seen = new Set(plans.map((p) => p.id));
+        for (const [id, e] of this.entries) if (!seen.has(id)) changes.push([e, undefined]);
+      }
     }
     if (!changes.length) return [];
 
@@ -187,6 +200,7 @@ export class IncrementalState {
       const spec = SET_SPECS.get(set)!;
       return { op: 'addElements', set, keyType: spec.keyType, ...(spec.data ? { dataType: spec.data } : {}), elements, timeoutMs: LIVE_MS, expiresMs: LIVE_MS };
     });
-    return [{ op: 'addTable' }, ...head, ...flush, ...rules, ...elemOps];
+    const body = [...head, ...flush, ...rules, ...elemOps];
+    return body.length ? [{ op: 'addTable' }, ...body] : [];
   }
 }
