@@ -129,6 +129,16 @@ t.test('incremental: an endpoint change adds elements and deletes none; a servic
   t.notMatch(after, 'aff-', 'its affinity sets are gone');
 });
 
+t.test('SCTP ports get the same treatment (where the kernel has SCTP the packets match them)', async (t) => {
+  const services = [svc('sig', '10.96.0.30', {}, [{ name: 'sig', port: 3868, protocol: 'SCTP' }])];
+  const plans = buildPlans(services, [slice('sig', [{ ip: '10.244.0.7' }], [{ name: 'sig', port: 3868, protocol: 'SCTP' }])], cfg);
+  t.equal(plans[0]?.protocol, 'sctp');
+  const table = desiredTable(plans, cfg);
+  t.ok(table.sets.get(genSet('serviceIPs', 0))!.elements.has('10.96.0.30|sctp|3868'), 'dispatch element keyed with sctp');
+  t.same([...table.sets.get(genSet('endpoints', 0))!.elements.values()].map((e) => e.data), [['10.244.0.7', 3868]]);
+  t.match([...iptablesRuleset(plans, cfg).nat.values()].flat().join('\n'), /-p sctp .*--dport 3868/);
+});
+
 t.test('iptables: kube-proxy structure, only changed chains rewritten', async (t) => {
   const services = [svc('web', '10.96.0.10', { type: 'NodePort' }, [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }]), svc('none', '10.96.0.12')];
   const r1 = iptablesRuleset(buildPlans(services, [slice('web', [{ ip: '10.244.0.2' }, { ip: '10.244.0.3' }])], cfg), cfg);
