@@ -27,6 +27,8 @@ const OPTIONS = {
   kubeconfig: { type: 'string' },
   'proxy-mode': { type: 'string', default: 'nftables' },
   'nft-driver': { type: 'string', default: 'auto' },
+  // How partial syncs remove set elements: auto probes the kernel (expiry from Linux 6.12).
+  'nft-retire': { type: 'string', default: 'auto' },
   'hostname-override': { type: 'string' },
   'cluster-cidr': { type: 'string' },
   'nodeport-addresses': { type: 'string' },
@@ -55,11 +57,13 @@ function nftDriver(choice: string): NftDriver {
   }
 }
 
-export function backendFor(values: { 'proxy-mode'?: string; 'nft-driver'?: string }, cfg: ProxyConfig, netns: string | null): ProxyBackend {
+export function backendFor(values: { 'proxy-mode'?: string; 'nft-driver'?: string; 'nft-retire'?: string }, cfg: ProxyConfig, netns: string | null): ProxyBackend {
   const mode = values['proxy-mode'] ?? 'nftables';
   if (mode === 'iptables') return new IptablesBackend(cfg, netns);
   if (mode !== 'nftables') throw new Error(`--proxy-mode must be nftables or iptables`);
-  return new NftBackend(nftDriver(values['nft-driver'] ?? 'auto'), cfg, netns);
+  const retire = values['nft-retire'] ?? 'auto';
+  if (retire !== 'auto' && retire !== 'expiry' && retire !== 'delete') throw new Error('--nft-retire must be auto, expiry or delete');
+  return new NftBackend(nftDriver(values['nft-driver'] ?? 'auto'), cfg, netns, undefined, retire === 'auto' ? {} : { retire });
 }
 
 /** Starts the proxy; `clients` replaces --kubeconfig (tests run it against an in-process server). */

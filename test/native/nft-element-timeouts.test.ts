@@ -3,7 +3,10 @@
 // with a short `expiresMs` lapses on its own, lookups and listings stop seeing it, and its
 // key can then take other data. The same behaviour through the addon, `nft -f` and the fake.
 import t, { type Test } from 'tap';
+import { execa } from 'execa';
 import { createNftDriver, NftTable, type Element, type KeyType, type NftOp } from '../../src/nft/index.js';
+import { release } from 'node:os';
+import { probeRetireMode } from '../../src/proxy/nft/probe.js';
 import { isRoot, newNamespace } from './fixtures/netns.js';
 
 const LONG = 3650 * 86_400_000;
@@ -46,3 +49,13 @@ for (const driver of ['addon', 'nft'] as const) {
     await scenario(t, new NftTable(createNftDriver(driver), { family: 'ip', name: 'capstan-timeouts' }, ns.path));
   });
 }
+
+t.test('the proxy\'s probe: expiry updates from Linux 6.12, deletes before', { skip: !isRoot && 'needs root' }, async (t) => {
+  const ns = await newNamespace(t, 'probe');
+  const [major, minor] = release().split('.').map(Number) as [number, number];
+  const expected = major > 6 || (major === 6 && minor >= 12) ? 'expiry' : 'delete';
+  for (const driver of ['addon', 'nft'] as const) t.equal(await probeRetireMode(createNftDriver(driver), ns.path), expected, `${driver} on ${release()}`);
+  t.equal(await probeRetireMode(createNftDriver('fake'), null), 'expiry', 'the fake models a current kernel');
+  const left = await execa('nsenter', [`--net=${ns.path}`, 'nft', 'list', 'tables']);
+  t.notMatch(left.stdout, 'capstan-proxy-probe', 'the scratch table is gone');
+});

@@ -15,6 +15,7 @@ const isRoot = process.getuid?.() === 0;
 const MODES = [
   { name: 'nftables (addon)', args: ['--proxy-mode', 'nftables', '--nft-driver', 'addon'] },
   { name: 'nftables (nft -f)', args: ['--proxy-mode', 'nftables', '--nft-driver', 'nft'] },
+  { name: 'nftables (addon, elements deleted as on kernels before 6.12)', args: ['--proxy-mode', 'nftables', '--nft-driver', 'addon', '--nft-retire', 'delete'] },
   { name: 'iptables', args: ['--proxy-mode', 'iptables'] },
 ];
 

@@ -162,9 +162,12 @@ class CountingNft extends FakeNft {
   }
 }
 
-t.test('incremental steps always land on the table a full sync would build (random changes)', async (t) => {
+for (const retire of ['expiry', 'delete'] as const) t.test(`incremental steps always land on the table a full sync would build (random changes, elements retired by ${retire})`, async (t) => {
   const driver = new CountingNft();
-  const backend = new NftBackend(driver, cfg);
+  const backend = new NftBackend(driver, cfg, null, undefined, { retire });
+  let deletes = 0;
+  const apply = driver.apply.bind(driver);
+  driver.apply = async (ns, ref, ops) => { deletes += ops.filter((o) => o.op === 'deleteElements').length; return apply(ns, ref, ops); };
   const table = new NftTable(driver, { family: 'ip', name: 'capstan-proxy' });
   let seed = 7;
   const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
@@ -205,5 +208,6 @@ t.test('incremental steps always land on the table a full sync would build (rand
     if (drift.ops.length || leaked.length) { t.fail(`step ${step}: incremental state differs from full: ${JSON.stringify(drift).slice(0, 400)}`); return; }
   }
   t.equal(driver.failures, 0, 'no incremental transaction was refused (no silent fallback to a full sync)');
+  if (retire === 'expiry') t.equal(deletes, 0, 'no element was deleted'); else t.ok(deletes > 0, 'elements were deleted');
   t.pass(`60 random steps, largest transaction ${maxOps} operations`);
 });

@@ -6,19 +6,28 @@ import type { ProxyConfig, ServicePortPlan } from '../model.js';
 import type { ProxyBackend, SyncOptions, SyncResult } from '../backend.js';
 import { diffTablesWith, fromTableState, isDying, opCount } from './diff.js';
 import { buildDesired, countRulesAndElements, freshTableOps, genSet, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
-import { IncrementalState } from './incremental.js';
+import { IncrementalState, type RetireMode } from './incremental.js';
+import { probeRetireMode } from './probe.js';
 
 export const TABLE_NAME = 'capstan-proxy';
 
 export class NftBackend implements ProxyBackend {
   readonly mode: string;
   readonly table: NftTable;
-  private readonly state = new IncrementalState();
+  private readonly state = new IncrementalState(() => this.retireMode ?? 'delete');
+  /** Found out by probing the kernel at the first full sync, unless given. */
+  private retireMode: RetireMode | undefined;
   private counts: { rules: number; elements: number; chains: number } | undefined;
 
-  constructor(driver: NftDriver, private readonly cfg: ProxyConfig, netns: string | null = null, name = TABLE_NAME) {
+  constructor(driver: NftDriver, private readonly cfg: ProxyConfig, netns: string | null = null, name = TABLE_NAME, opts: { retire?: RetireMode } = {}) {
     this.table = new NftTable(driver, { family: 'ip', name }, netns);
     this.mode = `nftables/${driver.name}`;
+    this.retireMode = opts.retire;
+  }
+
+  /** How partial syncs remove elements on this kernel (see RetireMode). */
+  get retire(): RetireMode | undefined {
+    return this.retireMode;
   }
 
   /** The generations each plan's elements live in (tests compare against a full build with it). */
@@ -77,6 +86,7 @@ export class NftBackend implements ProxyBackend {
 
   private async fullSync(plans: readonly ServicePortPlan[]): Promise<SyncResult> {
     this.counts = undefined;
+    this.retireMode ??= await probeRetireMode(this.table.driver, this.table.netns);
     const gen = await this.table.generation();
     const state = await this.table.tryList();
     if (!state) {

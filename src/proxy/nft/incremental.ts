@@ -20,7 +20,14 @@ interface Entry { plan: ServicePortPlan; frag: Fragment }
 const retired = (set: string, el: Element): Element =>
   ({ ...el, timeoutMs: LIVE_MS, expiresMs: isVerdictSet(set) ? RETIRE_VERDICT_MS : RETIRE_DATA_MS });
 
+/** How an element that goes away leaves the kernel: re-added with a short expiry (kernels
+ *  from 6.12 update an existing element's expiry on a re-add), or deleted (before 6.12 such a
+ *  re-add is silently ignored, so only a delete works — and costs a grace period). */
+export type RetireMode = 'expiry' | 'delete';
+
 export class IncrementalState {
+  constructor(private readonly retireMode: () => RetireMode = () => 'expiry') {}
+
   private entries = new Map<string, Entry>();
   /** Plan objects as last applied: an unchanged plan is skipped without touching its id. */
   private applied = new WeakSet<ServicePortPlan>();
@@ -142,8 +149,11 @@ export class IncrementalState {
     }
     if (!changes.length) return [];
 
-    const head: NftOp[] = [], flush: NftOp[] = [], rules: NftOp[] = [], add = new Map<string, Element[]>();
-    const push = (set: string, el: Element) => { let l = add.get(set); if (!l) add.set(set, (l = [])); l.push(el); };
+    const head: NftOp[] = [], flush: NftOp[] = [], rules: NftOp[] = [], add = new Map<string, Element[]>(), del = new Map<string, Element[]>();
+    const into = (m: Map<string, Element[]>, set: string, el: Element) => { let l = m.get(set); if (!l) m.set(set, (l = [])); l.push(el); };
+    const push = (set: string, el: Element) => into(add, set, el);
+    const deleting = this.retireMode() === 'delete';
+    const retire = (set: string, el: Element) => (deleting ? into(del, set, { key: el.key }) : push(set, retired(set, el)));
     const sharedBefore = new Map<string, { count: number; set: string; el: Element }>();
     const wantChain = (name: string, c: DesiredChain, had: DesiredChain | undefined) => {
       const orphan = this.orphanChains.get(name);
@@ -167,7 +177,7 @@ export class IncrementalState {
         if (o && valueOf(o[1]) === valueOf(el)) continue;
         push(set, el);
       }
-      for (const [id, [set, el]] of oldEls) if (!nextIds.has(id)) push(set, retired(set, el));
+      for (const [id, [set, el]] of oldEls) if (!nextIds.has(id)) retire(set, el);
       // Owned chains and sets (affinity): written when new or changed; unwanted ones wait for collect().
       const oc = old?.frag.chains ?? new Map<string, DesiredChain>(), nc = next?.frag.chains ?? new Map<string, DesiredChain>();
       for (const [name, c] of nc) wantChain(name, c, oc.get(name));
@@ -189,18 +199,21 @@ export class IncrementalState {
     for (const [id, before] of sharedBefore) {
       const now = this.sharedCount.get(id);
       if (!before.count && now) push(now.set, now.el);
-      if (before.count && !now) push(before.set, retired(before.set, before.el));
+      if (before.count && !now) retire(before.set, before.el);
     }
     for (const lb of this.lbCount.keys()) {
       if (this.lbChains.has(lb)) continue;
       this.lbChains.add(lb);
       wantChain(lb, { rules: lbRules(lb) }, undefined);
     }
-    const elemOps: NftOp[] = [...add].map(([set, elements]) => {
+    const elemOps = (m: Map<string, Element[]>, op: 'addElements' | 'deleteElements'): NftOp[] => [...m].map(([set, elements]) => {
       const spec = SET_SPECS.get(set)!;
-      return { op: 'addElements', set, keyType: spec.keyType, ...(spec.data ? { dataType: spec.data } : {}), elements, timeoutMs: LIVE_MS, expiresMs: LIVE_MS };
+      const data = spec.data ? { dataType: spec.data } : {};
+      return op === 'addElements'
+        ? { op, set, keyType: spec.keyType, ...data, elements, timeoutMs: LIVE_MS, expiresMs: LIVE_MS }
+        : { op, set, keyType: spec.keyType, ...data, elements };
     });
-    const body = [...head, ...flush, ...rules, ...elemOps];
+    const body = [...head, ...elemOps(del, 'deleteElements'), ...flush, ...rules, ...elemOps(add, 'addElements')];
     return body.length ? [{ op: 'addTable' }, ...body] : [];
   }
 }
