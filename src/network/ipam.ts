@@ -79,7 +79,7 @@ export class IPAM {
     const { first, last } = assignableRange(block);
     const count = last - first + 1;
     const blockKey = `${block.base}/${block.prefix}`;
-    let start = this.cursor.get(blockKey) ?? first;
+    let start = this.cursor.get(blockKey) ?? this.savedCursor(block) ?? first;
     if (start < first || start > last) start = first;
     for (let i = 0; i < count; i++) {
       const n = first + ((start - first + i) % count);
@@ -98,7 +98,10 @@ export class IPAM {
       }
       const allocation: Allocation = { ...owner, ip, createdMs: Date.now() };
       this.index(allocation);
-      this.cursor.set(blockKey, n + 1 > last ? first : n + 1);
+      const next = n + 1 > last ? first : n + 1;
+      this.cursor.set(blockKey, next);
+      // Survives a restart of the agent; losing it (a crash mid-write) only costs the round-robin.
+      writeFileSync(this.cursorPath(block), `${next}\n`);
       return allocation;
     }
     throw new IPAMExhaustedError(`${formatIPv4(block.base)}/${block.prefix}`);
@@ -121,6 +124,19 @@ export class IPAM {
     }
     this.byIP.delete(ip);
     if (a && this.byOwner.get(ownerKey(a.containerID, a.ifName)) === ip) this.byOwner.delete(ownerKey(a.containerID, a.ifName));
+  }
+
+  private cursorPath(block: Cidr): string {
+    return join(this.dir, `.cursor-${formatIPv4(block.base)}-${block.prefix}`);
+  }
+
+  private savedCursor(block: Cidr): number | undefined {
+    try {
+      const n = Number(readFileSync(this.cursorPath(block), 'utf8').trim());
+      return Number.isInteger(n) ? n : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private index(a: Allocation): void {
