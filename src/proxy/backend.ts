@@ -30,5 +30,8 @@ export interface ProxyBackend {
   /** Chains and sets left behind by partial syncs, to be removed by collect() a little later
    *  (nftables: once the kernel has freed the lapsed elements that still point at them). */
   readonly pendingCollect?: boolean;
+  /** How long after a sync the old rules may still take new flows (nftables: until retired
+   *  elements lapse). Conntrack entries of removed endpoints are deleted only after that. */
+  readonly settleMs?: number;
   collect?(): Promise<boolean>;
 }

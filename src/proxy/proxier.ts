@@ -176,7 +176,13 @@ export class Proxier {
       this.metrics.lastSync.set(Date.now() / 1000);
       this.syncs[full ? 'full' : 'partial']++;
       this.o.log.debug('synced', { full, seconds, operations: this.last.operations, rebuilt: this.last.rebuilt });
-      if (this.o.conntrack) await this.clearStaleUDP(before, changed ? changed.plans : plans);
+      if (this.o.conntrack) {
+        const after = changed ? changed.plans : plans;
+        // Until the old rules are gone a new datagram could recreate the entry we delete.
+        const settle = this.o.backend.settleMs ?? 0;
+        if (settle) this.clock.setTimeout(() => void this.clearStaleUDP(before, after).catch((e: Error) => this.o.log.error('conntrack cleanup failed', { error: e.message })), settle);
+        else await this.clearStaleUDP(before, after);
+      }
       if (this.o.backend.pendingCollect) this.scheduleCollect();
     } catch (e) {
       this.syncs.failed++;

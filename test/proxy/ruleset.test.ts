@@ -66,7 +66,7 @@ t.test('the same objects in any order give the same table', async (t) => {
   }
 });
 
-const lapse = () => new Promise((r) => setTimeout(r, 30)); // retired elements expire after 20 ms
+const lapse = () => new Promise((r) => setTimeout(r, 60)); // retired elements expire after 50 ms
 
 t.test('incremental: an endpoint change adds elements and deletes none; a service deletion leaves no trace', async (t) => {
   const driver = new FakeNft();

@@ -5,7 +5,7 @@ import { NftTable, type NftDriver, type NftOp } from '../../nft/index.js';
 import type { ProxyConfig, ServicePortPlan } from '../model.js';
 import type { ProxyBackend, SyncOptions, SyncResult } from '../backend.js';
 import { diffTablesWith, fromTableState, isDying, opCount } from './diff.js';
-import { buildDesired, countRulesAndElements, freshTableOps, genSet, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
+import { buildDesired, countRulesAndElements, freshTableOps, genSet, RETIRE_DATA_MS, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
 import { IncrementalState, type RetireMode } from './incremental.js';
 import { probeRetireMode } from './probe.js';
 
@@ -23,6 +23,10 @@ export class NftBackend implements ProxyBackend {
     this.table = new NftTable(driver, { family: 'ip', name }, netns);
     this.mode = `nftables/${driver.name}`;
     this.retireMode = opts.retire;
+  }
+
+  get settleMs(): number {
+    return this.retireMode === 'expiry' ? RETIRE_DATA_MS + 10 : 0;
   }
 
   /** How partial syncs remove elements on this kernel (see RetireMode). */

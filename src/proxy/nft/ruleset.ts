@@ -36,10 +36,11 @@ export interface Gens { verdict: Gen; data: Gen }
 
 /** Every element is added with this timeout, and `expires` as long: in effect, forever. */
 export const LIVE_MS = 3650 * 86_400_000;
-/** A retired verdict element lapses at the next jiffy; data elements a little later, so a
- *  packet that still took a retired verdict finds the data it leads to. */
+/** A retired verdict element lapses at the next jiffy; data elements several jiffies later
+ *  (expiry is taken per element as the batch is parsed, and a jiffy may tick in between), so
+ *  a packet that still took a retired verdict always finds the data it leads to. */
 export const RETIRE_VERDICT_MS = 1;
-export const RETIRE_DATA_MS = 20;
+export const RETIRE_DATA_MS = 50;
 /** Read back with less time left than this, an element is one we retired. */
 export const DYING_MS = 86_400_000;
 
