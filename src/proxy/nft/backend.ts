@@ -5,7 +5,7 @@ import { NftTable, type NftDriver, type NftOp } from '../../nft/index.js';
 import type { ProxyConfig, ServicePortPlan } from '../model.js';
 import type { ProxyBackend, SyncOptions, SyncResult } from '../backend.js';
 import { diffTablesWith, fromTableState, isDying, opCount } from './diff.js';
-import { buildDesired, countRulesAndElements, freshTableOps, genSet, RETIRE_DATA_MS, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
+import { buildDesired, countRulesAndElements, elementId, freshTableOps, genSet, RETIRE_DATA_MS, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
 import { IncrementalState, type RetireMode } from './incremental.js';
 import { probeRetireMode } from './probe.js';
 
@@ -147,5 +147,5 @@ function gensInTable(actual: DesiredTable, p: ServicePortPlan): Gens {
     return el !== undefined && !isDying(el);
   };
   const pick = (set: 'serviceIPs' | 'endpoints', id: string): Gen => (!live(genSet(set, 0), id) && live(genSet(set, 1), id) ? 1 : 0);
-  return { verdict: pick('serviceIPs', [ip, p.protocol, p.port].join('|')), data: pick('endpoints', [ip, p.protocol, p.port, 0].join('|')) };
+  return { verdict: pick('serviceIPs', elementId([ip, p.protocol, p.port])), data: pick('endpoints', elementId([ip, p.protocol, p.port, 0])) };
 }

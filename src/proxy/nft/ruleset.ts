@@ -254,14 +254,22 @@ export interface Desired { table: DesiredTable; fragments: Fragment[] }
 
 /** The whole table for these plans, each in the generation genOf gives it. */
 export function buildDesired(plans: readonly ServicePortPlan[], cfg: ProxyConfig, genOf: (p: ServicePortPlan) => Gens = () => ({ verdict: 0, data: 0 })): Desired {
+  const put = (set: string, el: Element, t: DesiredTable) => { t.sets.get(set)!.elements.set(elementId(el.key), el); };
+  return assemble(plans, cfg, genOf, put, put);
+}
+
+/** Fragments for every plan, their chains, sets and load-balancing chains in the table;
+ *  each owned and shared element handed to the caller, which decides how to keep it. */
+function assemble(plans: readonly ServicePortPlan[], cfg: ProxyConfig, genOf: (p: ServicePortPlan) => Gens,
+  owned: (set: string, el: Element, t: DesiredTable) => void, shared: (set: string, el: Element, t: DesiredTable) => void): Desired {
   const t = emptyTable(cfg);
   const fragments: Fragment[] = [];
   const lb = new Set<string>(presetLbChains());
   for (const p of plans) {
     const f = fragmentFor(p, genOf(p));
     fragments.push(f);
-    for (const [set, el] of f.elements) t.sets.get(set)!.elements.set(elementId(el.key), el);
-    for (const [set, el] of f.shared) t.sets.get(set)!.elements.set(elementId(el.key), el);
+    for (const [set, el] of f.elements) owned(set, el, t);
+    for (const [set, el] of f.shared) shared(set, el, t);
     for (const [name, c] of f.chains) t.chains.set(name, c);
     for (const [name, s] of f.sets) t.sets.set(name, s);
     for (const name of f.lb) lb.add(name);
@@ -274,21 +282,11 @@ export function buildDesired(plans: readonly ServicePortPlan[], cfg: ProxyConfig
  *  diffing buildDesired against nothing, without keying every element (the first sync of a
  *  big cluster is dominated by the JS side otherwise). */
 export function freshTableOps(plans: readonly ServicePortPlan[], cfg: ProxyConfig): { ops: NftOp[]; fragments: Fragment[]; counts: { rules: number; elements: number; chains: number } } {
-  const t = emptyTable(cfg);
-  const fragments: Fragment[] = [];
-  const lb = new Set<string>(presetLbChains());
   const owned = new Map<string, Element[]>();
   const shared = new Map<string, Map<string, Element>>();
-  for (const p of plans) {
-    const f = fragmentFor(p);
-    fragments.push(f);
-    for (const [set, el] of f.elements) { let l = owned.get(set); if (!l) owned.set(set, (l = [])); l.push(el); }
-    for (const [set, el] of f.shared) { let m = shared.get(set); if (!m) shared.set(set, (m = new Map())); m.set(elementId(el.key), el); }
-    for (const [name, c] of f.chains) t.chains.set(name, c);
-    for (const [name, s] of f.sets) t.sets.set(name, s);
-    for (const name of f.lb) lb.add(name);
-  }
-  for (const name of lb) t.chains.set(name, { rules: lbRules(name) });
+  const { table: t, fragments } = assemble(plans, cfg, () => ({ verdict: 0, data: 0 }),
+    (set, el) => { let l = owned.get(set); if (!l) owned.set(set, (l = [])); l.push(el); },
+    (set, el) => { let m = shared.get(set); if (!m) shared.set(set, (m = new Map())); m.set(elementId(el.key), el); });
   const ops: NftOp[] = [{ op: 'addTable' }];
   const rules: NftOp[] = [], elements: NftOp[] = [];
   let ruleCount = 0, elementCount = 0;
