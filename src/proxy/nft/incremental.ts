@@ -7,7 +7,7 @@
 // collected later, in a transaction of their own. Shared elements and load-balancing chains
 // are reference-counted.
 import type { Element, NftOp } from '../../nft/index.js';
-import type { ServicePortPlan } from '../model.js';
+import type { EndpointTarget, ServicePortPlan } from '../model.js';
 import type { SyncOptions } from '../backend.js';
 import { valueOf } from './diff.js';
 import {
@@ -24,6 +24,17 @@ const retired = (set: string, el: Element): Element =>
  *  from 6.12 update an existing element's expiry on a re-add), or deleted (before 6.12 such a
  *  re-add is silently ignored, so only a delete works — and costs a grace period). */
 export type RetireMode = 'expiry' | 'delete';
+
+const sameTargets = (a: readonly EndpointTarget[], b: readonly EndpointTarget[]): boolean =>
+  a.length === b.length && a.every((e, i) => e.ip === b[i]!.ip && e.port === b[i]!.port && e.remote === b[i]!.remote);
+
+/** Everything a fragment is built from. */
+function samePlan(a: ServicePortPlan, b: ServicePortPlan): boolean {
+  return a.id === b.id && a.protocol === b.protocol && a.port === b.port && a.nodePort === b.nodePort
+    && a.affinitySeconds === b.affinitySeconds && a.hasEndpoints === b.hasEndpoints && a.externalLocal === b.externalLocal
+    && a.clusterIPs.length === b.clusterIPs.length && a.clusterIPs.every((ip, i) => ip === b.clusterIPs[i])
+    && sameTargets(a.clusterEndpoints, b.clusterEndpoints) && sameTargets(a.nodePortEndpoints, b.nodePortEndpoints);
+}
 
 export class IncrementalState {
   constructor(private readonly retireMode: () => RetireMode = () => 'expiry') {}
@@ -102,6 +113,12 @@ export class IncrementalState {
     if (next) { this.entries.set(next.plan.id, next); this.applied.add(next.plan); }
   }
 
+  private adopt(old: Entry, p: ServicePortPlan): void {
+    this.applied.delete(old.plan);
+    old.plan = p;
+    this.applied.add(p);
+  }
+
   /** The fragment for a changed plan: verdicts and endpoint data each stay in their
    *  generation, unless an element there would change or go. */
   private nextFragment(old: Entry | undefined, p: ServicePortPlan): Fragment {
@@ -127,6 +144,7 @@ export class IncrementalState {
       for (const p of hint.plans) {
         if (this.applied.has(p)) continue;
         const old = this.entries.get(p.id);
+        if (old && samePlan(old.plan, p)) { this.adopt(old, p); continue; }
         changes.push([old, { plan: p, frag: this.nextFragment(old, p) }]);
       }
       for (const id of hint.removed) {
@@ -139,6 +157,8 @@ export class IncrementalState {
         if (this.applied.has(p)) { kept++; continue; }
         const old = this.entries.get(p.id);
         if (old) kept++;
+        // A rebuilt but equal plan (a full sync rebuilds them all) only takes the old one's place.
+        if (old && samePlan(old.plan, p)) { this.adopt(old, p); continue; }
         changes.push([old, { plan: p, frag: this.nextFragment(old, p) }]);
       }
       // Plan ids are unique, so entries not matched by any plan exist only when kept < size.
