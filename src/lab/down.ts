@@ -4,19 +4,11 @@
 // Idempotent: everything absent is skipped, so it also finishes a half-done teardown.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, existsSync } from 'node:fs';
-import { removeCgroup, cgroupHierarchies } from '../kubelet/containerd/index.js';
+import { removeCgroup, cgroupHierarchies, mountsUnder } from '../kubelet/containerd/index.js';
 import { deleteNetns, netnsPids } from './network.js';
 import { alive, signal, startTime, terminate } from './processes.js';
 import { readState, type LabState } from './state.js';
 import { join } from 'node:path';
-
-function mountsUnder(dir: string): string[] {
-  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
-  return readFileSync('/proc/self/mountinfo', 'utf8').split('\n')
-    .map((l) => l.split(' ')[4]?.replace(/\\040/g, ' '))
-    .filter((m): m is string => !!m && (m === dir || m.startsWith(prefix)))
-    .sort((a, b) => b.length - a.length);
-}
 
 function cgroupPids(path: string): number[] {
   const rel = path.replace(/^\/+/, '');

@@ -7,5 +7,6 @@ export type { ContainerdConfigOptions } from './config.js';
 export { containerdPaths } from './paths.js';
 export type { ContainerdPaths } from './paths.js';
 export { removeCgroup, cgroupHierarchies } from './cgroups.js';
+export { mountsUnder } from './mounts.js';
 export { listTasks, killTasks } from './shims.js';
 export type { TaskProcess } from './shims.js';

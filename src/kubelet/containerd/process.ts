@@ -11,6 +11,7 @@ import { containerdPaths, type ContainerdPaths } from './paths.js';
 import { pinMountNamespace, releaseMountNamespace } from './mountns.js';
 import { killTasks } from './shims.js';
 import { removeCgroup } from './cgroups.js';
+import { mountsUnder } from './mounts.js';
 
 const run = promisify(execFile);
 
@@ -74,15 +75,6 @@ function tail(file: string, lines = 20): string {
   } catch {
     return '';
   }
-}
-
-/** Mount points at or under `dir` in this process's mount namespace, deepest first. */
-function mountsUnder(dir: string): string[] {
-  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
-  return readFileSync('/proc/self/mountinfo', 'utf8').split('\n')
-    .map((l) => l.split(' ')[4]?.replace(/\\040/g, ' '))
-    .filter((m): m is string => !!m && (m === dir || m.startsWith(prefix)))
-    .sort((a, b) => b.length - a.length);
 }
 
 function processArgs(pid: number): string[] {
