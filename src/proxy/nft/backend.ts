@@ -29,11 +29,6 @@ export class NftBackend implements ProxyBackend {
     return this.retireMode === 'expiry' ? RETIRE_DATA_MS + 10 : 0;
   }
 
-  /** How partial syncs remove elements on this kernel (see RetireMode). */
-  get retire(): RetireMode | undefined {
-    return this.retireMode;
-  }
-
   /** The generations each plan's elements live in (tests compare against a full build with it). */
   genOf = (p: ServicePortPlan): Gens => this.state.genOf(p.id) ?? { verdict: 0, data: 0 };
 
@@ -101,8 +96,7 @@ export class NftBackend implements ProxyBackend {
       return { operations: opCount(fresh.ops), rebuilt: false, ...this.counts };
     }
     const actual = fromTableState(state);
-    const known = this.state;
-    const genOf = (p: ServicePortPlan): Gens => known.genOf(p.id) ?? gensInTable(actual, p);
+    const genOf = (p: ServicePortPlan): Gens => this.state.genOf(p.id) ?? gensInTable(actual, p);
     const { table: desired, fragments } = buildDesired(plans, this.cfg, genOf);
     let { ops, unwanted } = diffTablesWith(actual, desired);
     let rebuilt = false;
@@ -125,7 +119,7 @@ export class NftBackend implements ProxyBackend {
         }
       }
     }
-    const orphanChains = new Map<string, DesiredChain>(unwanted.chains.map((c) => [c, actual?.chains.get(c) ?? { rules: [] }]));
+    const orphanChains = new Map<string, DesiredChain>(unwanted.chains.map((c) => [c, actual.chains.get(c) ?? { rules: [] }]));
     this.state.reset(fragments, plans, { chains: orphanChains, sets: unwanted.sets });
     this.counts = countRulesAndElements(desired);
     return { operations: opCount(ops), rebuilt, ...this.counts };
