@@ -117,3 +117,5 @@ export class CompactedError extends StoreError {
     super(`revision ${requested} has been compacted (oldest available ${compacted + 1})`);
   }
 }
+/** The backend refused a value as too large (etcd's `--max-request-bytes`). */
+export class ValueTooLargeError extends StoreError {}

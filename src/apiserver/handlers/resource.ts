@@ -130,10 +130,11 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     const manager = h.query.get('fieldManager');
     if (!manager) throw badRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
     if (!isPlainObject(body.value)) throw badRequest('apply configuration must be an object');
-    const applied = body.value as KubeObject;
-    if (!applied.apiVersion || !applied.kind) throw badRequest('apply configuration must set apiVersion and kind');
-    // Validate the configuration itself once, as the user wrote it.
-    const { warnings } = decodeVersioned(h.reg, h.version, applied, validation, { convert: false });
+    const sent = body.value as KubeObject;
+    if (!sent.apiVersion || !sent.kind) throw badRequest('apply configuration must set apiVersion and kind');
+    // The configuration is decoded once, as the user wrote it: unknown fields are dropped
+    // (or refused with Strict), as every other write does.
+    const { object: applied, warnings } = decodeVersioned(h.reg, h.version, sent, validation, { convert: false });
     h.warnings.push(...warnings);
     let exists = true;
     try { await h.reg.get(ns, h.info.name); } catch (e) { if (e instanceof StatusError && e.code === 404) exists = false; else throw e; }
@@ -159,10 +160,10 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     try {
       patched = applyPatch(kind, currentVersioned, body.value, schema);
     } catch (e) {
-      if (e instanceof PatchError) throw new StatusError(e.code, e.code === 422 ? 'Invalid' : 'BadRequest', e.message);
+      if (e instanceof PatchError) throw new StatusError(e.code, e.reason, e.message);
       throw e;
     }
-    const { object, warnings } = decodeVersioned(h.reg, h.version, patched, validation);
+    const { object, warnings } = decodeVersioned(h.reg, h.version, patched, validation, { patched: true });
     h.warnings.splice(0, h.warnings.length, ...duplicates, ...warnings);
     // A patch that does not name a resourceVersion is unconditional.
     const bodyRV = isPlainObject(body.value) && isPlainObject(body.value.metadata) ? body.value.metadata.resourceVersion : undefined;

@@ -40,11 +40,11 @@ async function scaleHandler(h: HandlerContext, deps: ResourceHandlerDeps): Promi
       try {
         desired = applyPatch(kind, toScale(h, current), body.value, ref('io.k8s.api.autoscaling.v1.Scale'));
       } catch (e) {
-        if (e instanceof PatchError) throw new StatusError(e.code, e.code === 422 ? 'Invalid' : 'BadRequest', e.message);
+        if (e instanceof PatchError) throw new StatusError(e.code, e.reason, e.message);
         throw e;
       }
     }
-    const { object } = decodeVersioned(h.reg, scaleVersion, desired, validation, { kind: 'Scale', apiVersion: 'autoscaling/v1', convert: false });
+    const { object } = decodeVersioned(h.reg, scaleVersion, desired, validation, { kind: 'Scale', apiVersion: 'autoscaling/v1', convert: false, patched: h.info.verb === 'patch' });
     const replicas = object.spec?.replicas;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
       throw new StatusError(422, 'Invalid', `Scale.autoscaling "${h.info.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, { name: h.info.name, group: 'autoscaling', kind: 'Scale', causes: [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: 'must be greater than or equal to 0' }] });

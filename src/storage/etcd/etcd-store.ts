@@ -13,6 +13,7 @@ import {
   KeyExistsError,
   NotFoundError,
   StoreError,
+  ValueTooLargeError,
   type KeyValue,
   type ListOptions,
   type ListResult,
@@ -20,7 +21,7 @@ import {
   type WatchEvent,
   type Watcher,
 } from '../store.js';
-import { isCompacted, isFutureRevision } from './errors.js';
+import { isCompacted, isFutureRevision, isRequestTooLarge } from './errors.js';
 import { EtcdWatch } from './etcd-watch.js';
 
 export interface EtcdOptions {
@@ -182,6 +183,7 @@ export class EtcdStore implements Store {
       return await rpc();
     } catch (err) {
       if (isCompacted(err)) throw new CompactedError(requestedRevision, requestedRevision);
+      if (isRequestTooLarge(err)) throw new ValueTooLargeError((err as Error).message);
       if (isFutureRevision(err)) {
         throw new FutureRevisionError(requestedRevision, await this.currentRevision().catch(() => 0));
       }
