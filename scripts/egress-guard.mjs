@@ -165,7 +165,12 @@ export function startGuard() {
   if (why) return { skip: why };
   const uplinks = defaultRouteInterfaces();
   if (!uplinks.length) return { skip: 'no default route: no interface to watch' };
-  const cgroup = makeCgroup(`capstan-test-${process.pid}-${randomBytes(3).toString('hex')}`);
+  let cgroup;
+  try {
+    cgroup = makeCgroup(`capstan-test-${process.pid}-${randomBytes(3).toString('hex')}`);
+  } catch (e) {
+    return { skip: `cannot make the run's cgroup: ${e.message}` };
+  }
   const table = tableName();
   try {
     installGuard({ table, uplinks, cgroup });
