@@ -1,58 +1,25 @@
 // The test runner's egress guard (scripts/egress-guard.mjs), its real nftables rules in a
-// world of namespaces of our own: "h" plays the machine, with a fake uplink (a veth whose
-// far end is namespace "o", which forwards nothing and so drops what it gets) as its default
-// route, and a "pod" namespace "p" behind it. Packets to documentation addresses go out of
-// h's uplink into o — none of them can leave this machine — and must be recorded; loopback,
-// local and pod-side traffic, and sockets outside the watched cgroup, must not.
-import t, { type Test } from 'tap';
+// world of namespaces of our own (test/helpers/fake-uplink.ts): packets to documentation
+// addresses go out of the fake machine's uplink — none of them can leave this machine — and
+// must be recorded; loopback, local and pod-side traffic, and sockets outside the watched
+// cgroup, must not.
+import t from 'tap';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Guard from '../../scripts/egress-guard.mjs';
 import { eventually } from '../helpers/kubectl.js';
+import { fakeUplinkWorld } from '../helpers/fake-uplink.js';
 
 const guardURL = pathToFileURL(fileURLToPath(new URL('../../../scripts/egress-guard.mjs', import.meta.url))).href;
 const guard = (await import(guardURL)) as typeof Guard;
 const why = guard.unavailable();
 const TABLE_PREFIX_RE = new RegExp(guard.TABLE_PREFIX);
 
-/** The namespaces h (the machine), o (beyond its uplink) and pods p and q behind it; removed on teardown. */
-function world(t: Test): { id: string; h: string; p: string } {
-  const id = randomBytes(3).toString('hex');
-  const [h, o, p, q] = ['h', 'o', 'p', 'q'].map((s) => `eg-${id}-${s}`) as [string, string, string, string];
-  const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const made: string[] = [];
-  t.teardown(() => { for (const n of made.reverse()) try { ip('netns', 'del', n); } catch { /* gone */ } });
-  for (const n of [h, o, p, q]) { made.push(n); ip('netns', 'add', n); ip('-n', n, 'link', 'set', 'lo', 'up'); }
-  // h's uplink to o: h's default routes (IPv4 and IPv6) go through it.
-  ip('-n', h, 'link', 'add', 'up0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', o);
-  ip('-n', h, 'addr', 'add', '203.0.113.1/30', 'dev', 'up0');
-  ip('-n', h, 'addr', 'add', '2001:db8:1::1/64', 'dev', 'up0', 'nodad');
-  ip('-n', o, 'addr', 'add', '203.0.113.2/30', 'dev', 'eth0');
-  ip('-n', o, 'addr', 'add', '2001:db8:1::2/64', 'dev', 'eth0', 'nodad');
-  ip('-n', h, 'link', 'set', 'up0', 'up');
-  ip('-n', o, 'link', 'set', 'eth0', 'up');
-  ip('-n', h, 'route', 'add', 'default', 'via', '203.0.113.2');
-  ip('-n', h, '-6', 'route', 'add', 'default', 'via', '2001:db8:1::2');
-  // Two pods behind h; h forwards.
-  for (const [pod, link, net] of [[p, 'pod0', 0], [q, 'pod1', 4]] as const) {
-    ip('-n', h, 'link', 'add', link, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod);
-    ip('-n', h, 'addr', 'add', `172.31.0.${net + 1}/30`, 'dev', link);
-    ip('-n', pod, 'addr', 'add', `172.31.0.${net + 2}/30`, 'dev', 'eth0');
-    ip('-n', h, 'link', 'set', link, 'up');
-    ip('-n', pod, 'link', 'set', 'eth0', 'up');
-    ip('-n', pod, 'route', 'add', 'default', 'via', `172.31.0.${net + 1}`);
-  }
-  execFileSync('nsenter', [`--net=/run/netns/${h}`, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
-
-  return { id, h, p };
-}
-
 t.test('the egress guard records what leaves through the uplink, and only that', { skip: why ?? false, timeout: 60_000 }, async (t) => {
-  const { id, h, p } = world(t);
+  const { id, h, p } = fakeUplinkWorld(t);
   const uplinks = guard.defaultRouteInterfaces(h);
   t.same(uplinks, ['up0'], 'the uplink is found as the default routes\' interface');
   const cgroup = guard.makeCgroup(`capstan-egress-test-${id}`);
@@ -95,7 +62,7 @@ t.test('the egress guard records what leaves through the uplink, and only that',
 // sends one datagram to a documentation address fails the run, one that stays on loopback
 // does not; either way the runner's table and cgroup are gone afterwards.
 t.test('scripts/test.mjs reports a packet that left as a failed result', { skip: why ?? false, timeout: 120_000 }, async (t) => {
-  const { h } = world(t);
+  const { h } = fakeUplinkWorld(t);
   const repo = fileURLToPath(new URL('../../../', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'capstan-egress-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
