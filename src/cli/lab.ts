@@ -35,7 +35,10 @@ export async function run(argv: string[]): Promise<number> {
     const { values, positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true, options: { dir: { type: 'string', default: DEFAULT_DIR } } });
     const state = readState(resolve(values.dir));
     if (!state?.kubeconfig) { err(`capstan lab: no lab in ${resolve(values.dir)}`); return 1; }
-    const r = spawnSync('kubectl', ['--kubeconfig', state.kubeconfig, ...positionals], { stdio: 'inherit' });
+    // A lab made before the host listener has only the lab-internal kubeconfig: use it inside.
+    const inLab = state.hostServer ? [] : ['nsenter', `--net=/run/netns/${state.topology.controlPlane.netns}`];
+    const [cmd, ...args] = [...inLab, 'kubectl', '--kubeconfig', state.kubeconfig, ...positionals];
+    const r = spawnSync(cmd!, args, { stdio: 'inherit' });
     return r.status ?? 1;
   }
   process.stdout.write(help);
