@@ -1,5 +1,8 @@
-// Addresses hollow nodes and their pods report: node i gets an InternalIP in 10.250.0.0/16,
-// pods get addresses from their node's spec.podCIDR (set by node IPAM).
+// Addresses hollow nodes and their pods report: node i gets an InternalIP in 127.250.0.0/16,
+// pods get addresses from their node's spec.podCIDR (set by node IPAM). The API server dials a
+// node's InternalIP for logs and exec: a loopback address keeps that dial on this machine
+// (refused, or a TLS name mismatch with a real kubelet) — a made-up routable address would
+// leave through the default route.
 
 function ipv4ToInt(s: string): number {
   return s.split('.').reduce((n, p) => n * 256 + Number(p), 0);
@@ -9,9 +12,9 @@ function intToIPv4(n: number): string {
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
-/** 10.250.x.y for the i-th node (0-based), skipping .0 and .255. */
+/** 127.250.x.y for the i-th node (0-based), skipping .0 and .255. */
 export function nodeInternalIP(index: number): string {
-  return `10.250.${Math.floor(index / 254) % 256}.${(index % 254) + 1}`;
+  return `127.250.${Math.floor(index / 254) % 256}.${(index % 254) + 1}`;
 }
 
 /** Hands out pod addresses from one node's pod CIDR: not the network, gateway (.1) or broadcast address. */
