@@ -43,3 +43,14 @@ t.test('the agent publishes its VTEP, routes to the other nodes, and makes its b
   }
   t.same(routes, [['10.244.2.0/24', '10.244.2.1', 'vxlan.capstan']], '--encapsulation Always: through the tunnel even on the same subnet');
 });
+
+t.test('an invalid cluster CIDR is refused at start-up', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-routes-agent-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const clients = new FakeClientset();
+  t.teardown(() => clients.close());
+  t.throws(() => new NetworkAgent({
+    netlink: createNetlink('fake'), hostNetns: null, stateDir: dir, socket: join(dir, 'cni.sock'), clients, nodeName: 'n1', mtu: 1500,
+    clusterCIDR: '10.244.0.1/16', log: logger('t', {}, () => undefined),
+  }), /invalid cluster CIDR 10\.244\.0\.1\/16/);
+});
