@@ -22,7 +22,7 @@ interface RequestedDelete {
 /** The raw DeleteOptions: the body when there is one, else the query (never both, as upstream). */
 async function rawOptions(h: HandlerContext): Promise<Record<string, unknown>> {
   const raw = await readBody(h.req);
-  if (raw.length) {
+  if (raw.toString().trim()) {
     const body = decodeBody(raw, h.req.headers['content-type']);
     if (!isPlainObject(body.value)) throw badRequest('DeleteOptions must be an object');
     const dryRun = body.value.dryRun;
