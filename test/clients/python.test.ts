@@ -112,3 +112,15 @@ emit({'remaining': page.metadata.remaining_item_count, 'more': page.metadata._co
 `);
   t.same(values, [{ remaining: 1, more: true }, { remaining: null, more: false }]);
 });
+
+t.test('a subresource the server does not serve is the plain 404 of an unknown resource', async (t) => {
+  await c.post(`/api/v1/namespaces/${ns}/pods`, fixtures.pod('evictable'));
+  const { values: [res] } = await py.run(`
+try:
+    v1.create_namespaced_pod_eviction('evictable', ${NS}, client.V1Eviction(metadata=client.V1ObjectMeta(name='evictable', namespace=${NS})))
+    emit('evicted')
+except ApiException as e:
+    emit(api_error(e))
+`);
+  t.same(res, { status: 404, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 } });
+});
