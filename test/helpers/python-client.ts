@@ -50,7 +50,10 @@ export interface PythonClient {
 
 export function pythonClient(t: Teardownable, server: TestAPIServer): PythonClient {
   const kubeconfig = writeAdminKubeconfig(server.dir, server.pki, `https://127.0.0.1:${server.port}`);
-  const launch = (script: string): ChildProcess => spawn(PYTHON, ['-u', '-c', `${prelude}\n${script}`, kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The client writes the kubeconfig's certificates to temporary files: keep them in the
+  // server's directory, which goes when the test ends, also after a killed script.
+  const env = { ...process.env, TMPDIR: server.dir };
+  const launch = (script: string): ChildProcess => spawn(PYTHON, ['-u', '-c', `${prelude}\n${script}`, kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'], env });
 
   const start = (script: string): PythonProcess => {
     const child = launch(script);
