@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { KubeObject } from '../../api/object.js';
 import { badRequest, StatusError } from '../errors.js';
+import { queryBool } from '../query.js';
 import type { Registries } from '../registry/index.js';
 import type { HandlerContext } from './context.js';
 
@@ -25,7 +26,9 @@ interface Target {
   port: number;
 }
 
-const LOG_PARAMS = ['follow', 'previous', 'timestamps', 'tailLines', 'sinceSeconds', 'sinceTime', 'limitBytes'];
+const LOG_FLAGS = ['follow', 'previous', 'timestamps'];
+const LOG_PARAMS = ['tailLines', 'sinceSeconds', 'sinceTime', 'limitBytes'];
+const STREAM_FLAGS = ['stdin', 'stdout', 'stderr', 'tty'];
 const STREAM_SUBRESOURCES = new Set(['exec', 'attach']);
 
 export function isStreamSubresource(resource: string, subresource: string): boolean {
@@ -86,7 +89,9 @@ export async function proxyPodLog(h: HandlerContext, registries: Registries, kub
     return void h.res.end();
   }
   if (!kubelet) throw noKubeletClient();
+  // Flags reach the kubelet in one spelling, whatever the client wrote (`follow=True`).
   const q = new URLSearchParams();
+  for (const k of LOG_FLAGS) if (queryBool(h.query, k)) q.set(k, 'true');
   for (const k of LOG_PARAMS) {
     const v = h.query.get(k);
     if (v !== null) q.set(k, v);
@@ -127,6 +132,10 @@ export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, h
   if (!kubelet) throw noKubeletClient();
   const q = new URLSearchParams(query);
   q.delete('container');
+  for (const k of STREAM_FLAGS) {
+    q.delete(k);
+    if (queryBool(query, k)) q.set(k, '1');
+  }
   const path = kubeletPath(subresource, t, q);
   const up = tlsConnect({ host: t.host, port: t.port, ca: kubelet.caPem, cert: kubelet.certPem, key: kubelet.keyPem, servername: isIP(t.host) ? undefined : t.host, ALPNProtocols: ['http/1.1'] });
   await new Promise<void>((resolve, reject) => {

@@ -77,11 +77,14 @@ export class EtcdStore implements Store {
       revision: opts.revision && opts.revision > 0 ? opts.revision : 0,
     };
     const res = await this.call(() => this.client.kv.range(req), Number(req.revision));
-    return {
+    const result: ListResult = {
       items: res.kvs.map((kv) => this.toKeyValue(kv)),
       revision: Number(req.revision) || Number(res.header.revision),
       more: res.more,
     };
+    // etcd counts the whole range with every Range reply.
+    if (opts.count) result.count = Number(res.count);
+    return result;
   }
 
   async create(key: string, value: Buffer): Promise<number> {
