@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 PACKAGES="iproute2 nftables iptables libmnl-dev libnftnl-dev etcd-server etcd-client
   iputils-ping conntrack g++ make python3 python3-kubernetes openssl systemd
   containerd runc containernetworking-plugins busybox-static gcc libc6-dev
-  dnsutils dnsperf dnsmasq-base iperf3 ethtool python3-kubernetes"
+  dnsutils dnsperf dnsmasq-base iperf3 ethtool"
 
 missing=""
 for p in $PACKAGES; do
