@@ -1,0 +1,62 @@
+// The hollow kubelets' HTTPS API: one listener per node address (listeners.ts) and, per
+// node, a TLS server that is never bound itself: listeners hand it their connections. Each
+// node's serving certificate is issued by the cluster CA as the real kubelet's is
+// (CN system:node:<name>, O system:nodes, the node's address as IP SAN), on the node's
+// first connection: thousands of nodes cost no key generation at start-up, and the API
+// server verifies the address it dialled. Clients must present a certificate of the
+// cluster CA, as with the real kubelet (the API server comes as kube-apiserver-kubelet-client).
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import { issueCert, type KeyPair } from '../pki/index.js';
+import type { Logger } from '../log/index.js';
+import type { KubeObject } from '../api/object.js';
+import { handleRequest, handleUpgrade } from './kubelet-api.js';
+import { listenOnAll } from './listeners.js';
+
+export interface HollowKubeletServerOptions {
+  /** Node names and their addresses, index for index. */
+  names: readonly string[];
+  addresses: readonly string[];
+  /** 0 (default): one free port, picked once, for every address. */
+  port?: number;
+  /** The cluster CA; without it connections are refused (nothing could verify them). */
+  ca?: KeyPair;
+  pod(namespace: string, name: string): KubeObject | undefined;
+  log: Logger;
+}
+
+export interface HollowKubeletServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startHollowKubeletServer(o: HollowKubeletServerOptions): Promise<HollowKubeletServer> {
+  const servers = new Map<number, Server>();
+  const sockets = new Set<Socket>();
+  const serverFor = (i: number, ca: KeyPair): Server => {
+    let s = servers.get(i);
+    if (s) return s;
+    const node = o.names[i];
+    const serving = issueCert(ca, { commonName: `system:node:${node}`, organizations: ['system:nodes'], ipAddresses: [o.addresses[i]], dnsNames: [node], usage: 'server' });
+    const ctx = { node, pod: o.pod };
+    s = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => handleRequest(ctx, req, res));
+    s.on('upgrade', (req, socket) => handleUpgrade(ctx, req, socket));
+    s.on('tlsClientError', () => undefined);
+    servers.set(i, s);
+    return s;
+  };
+  const listeners = await listenOnAll(o.addresses, o.port ?? 0, (i, socket) => {
+    if (!o.ca) return void socket.destroy();
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    serverFor(i, o.ca).emit('connection', socket);
+  });
+  if (!o.ca) o.log.warn('no cluster CA: the hollow kubelet API refuses connections (pods/log and pods/exec of hollow pods fail)', { port: listeners.port });
+  return {
+    port: listeners.port,
+    async stop() {
+      await listeners.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
