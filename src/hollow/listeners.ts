@@ -26,12 +26,13 @@ async function closeAll(servers: Server[]): Promise<void> {
 
 /**
  * Listens on `port` (0: one picked once) on every address; `onConnection(i, socket)` gets
- * the connections made to `addresses[i]`. A port given explicitly is not retried.
+ * the connections made to `addresses[i]`, paused (nothing read yet), to hand on as they are.
+ * A port given explicitly is not retried.
  */
 export async function listenOnAll(addresses: readonly string[], port: number, onConnection: (index: number, socket: Socket) => void): Promise<Listeners> {
   let lastError: unknown;
   for (let attempt = 0; attempt < (port ? 1 : ATTEMPTS); attempt++) {
-    const servers = addresses.map((_, i) => createServer((socket) => onConnection(i, socket)));
+    const servers = addresses.map((_, i) => createServer({ pauseOnConnect: true }, (socket) => onConnection(i, socket)));
     try {
       if (!servers.length) return { port, close: async () => undefined };
       await listen(servers[0], addresses[0], port);
