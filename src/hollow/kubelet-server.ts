@@ -57,6 +57,8 @@ export async function startHollowKubeletServer(o: HollowKubeletServerOptions): P
     if (!o.ca) return void socket.destroy();
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
+    // A client that goes while the certificate is being made must not crash the process.
+    socket.on('error', () => undefined);
     // The socket reads nothing until the TLS server takes it over (listeners pause on connect).
     serverFor(i, o.ca).then((s) => { if (!socket.destroyed) s.emit('connection', socket); }, (e: Error) => {
       o.log.error('hollow kubelet API: no serving certificate', { node: o.names[i], error: e.message });
@@ -67,8 +69,9 @@ export async function startHollowKubeletServer(o: HollowKubeletServerOptions): P
   return {
     port: listeners.port,
     async stop() {
-      await listeners.close();
+      const closed = listeners.close();
       for (const s of sockets) s.destroy();
+      await closed;
     },
   };
 }

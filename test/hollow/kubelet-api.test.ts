@@ -6,7 +6,9 @@
 // appears; native sidecars keep running.
 import t from 'tap';
 import { spawn } from 'node:child_process';
+import { request } from 'node:https';
 import { join } from 'node:path';
+import { createCA, issueCert, type KeyPair } from '../../src/pki/index.js';
 import { startAPIServer } from '../helpers/api.js';
 import { capstanBin } from '../helpers/apiserver-process.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
@@ -63,6 +65,22 @@ t.test('hollow nodes through the real API server and kubectl', { timeout: 120_00
     const kubeletDials = dials.slice(before).filter((d) => d.port === kubeletPort);
     t.ok(kubeletDials.length >= 5, 'the API server dialled the kubelet for each request');
     t.same([...new Set(kubeletDials.map((d) => d.host))], [ip], `only the node's own InternalIP ${ip}`);
+  });
+
+  t.test('the kubelet API wants a client certificate of the cluster CA, as the kubelet does', async (t) => {
+    const ip = (await k.ok(['get', 'node', node0, '-o', 'jsonpath={.status.addresses[?(@.type=="InternalIP")].address}'])).trim();
+    const healthz = (client?: KeyPair) => new Promise<string>((resolve) => {
+      const req = request({ host: ip, port: kubeletPort, path: '/healthz', ca: api.pki.ca.certPem, cert: client?.certPem, key: client?.keyPem, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => { body += d.toString(); });
+        res.on('end', () => resolve(`${res.statusCode} ${body.trim()}`));
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code ?? e.message}`));
+      req.end();
+    });
+    t.equal(await healthz(api.pki.kubeletClient), '200 ok', 'the API server\'s kubelet client; the serving certificate holds the node\'s IP');
+    t.match(await healthz(), /^error /, 'no client certificate: refused');
+    t.match(await healthz(issueCert(createCA('elsewhere'), { commonName: 'intruder', usage: 'client' })), /^error /, 'another CA\'s certificate: refused');
   });
 
   t.test('kubectl exec and attach fail with a clear message', async (t) => {
