@@ -83,13 +83,16 @@ t.test('hollow nodes through the real API server and kubectl', { timeout: 120_00
     t.match(await healthz(issueCert(createCA('elsewhere'), { commonName: 'intruder', usage: 'client' })), /^error /, 'another CA\'s certificate: refused');
   });
 
-  t.test('kubectl exec and attach fail with a clear message', async (t) => {
+  t.test('kubectl exec, attach and port-forward fail with a clear message', async (t) => {
     const exec = await k(['exec', 'web', '--', 'true']);
     t.not(exec.code, 0);
     t.match(exec.stderr, `container "main" in pod "web" is hollow: hollow node ${node0} runs no processes, so there is nothing to exec into`);
     const attach = await k(['attach', 'web']);
     t.not(attach.code, 0);
     t.match(attach.stderr, 'so there is nothing to attach to');
+    const forward = await k(['port-forward', 'pod/web', ':80', '--address=127.0.0.1']);
+    t.not(forward.code, 0);
+    t.match(forward.stderr, `pod "web" is hollow: hollow node ${node0} runs no processes, so there is nothing to forward ports to`);
   });
 
   t.test('a missing Secret volume keeps the pod in ContainerCreating with FailedMount until it exists', async (t) => {

@@ -1,4 +1,4 @@
-// pods/log, pods/exec (and attach): the API server finds the pod's node and proxies to its
+// pods/log, pods/exec (and attach, portforward): the API server finds the pod's node and proxies to its
 // kubelet over HTTPS, presenting the kubelet-client certificate. Logs stream back as they
 // come; exec upgrades are spliced: the upgrade request is forwarded to the kubelet and, once
 // it answers 101, the two connections are joined byte for byte, so WebSocket frames pass
@@ -34,15 +34,20 @@ interface Target {
 }
 
 const LOG_PARAMS = ['follow', 'previous', 'timestamps', 'tailLines', 'sinceSeconds', 'sinceTime', 'limitBytes'];
-const STREAM_SUBRESOURCES = new Set(['exec', 'attach']);
+const STREAM_SUBRESOURCES = new Set(['exec', 'attach', 'portforward']);
 
 export function isStreamSubresource(resource: string, subresource: string): boolean {
   return resource === 'pods' && STREAM_SUBRESOURCES.has(subresource);
 }
 
 /** The pod, the container a request means and where its kubelet listens. */
-async function target(registries: Registries, namespace: string, name: string, container: string | null, verb: 'log' | 'exec' | 'attach'): Promise<Target | null> {
+async function target(registries: Registries, namespace: string, name: string, container: string | null, verb: 'log' | 'exec' | 'attach' | 'portforward'): Promise<Target | null> {
   const pod = await registries.get('', 'pods')!.get(namespace, name);
+  if (verb === 'portforward') {
+    const nodeName = pod.spec?.nodeName as string | undefined;
+    if (!nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
+    return { pod, container: '', ...(await kubeletOf(registries, nodeName, name)) };
+  }
   const names = ((pod.spec?.containers ?? []) as { name: string }[]).map((c) => c.name);
   const init = ((pod.spec?.initContainers ?? []) as { name: string }[]).map((c) => c.name);
   const eph = ((pod.spec?.ephemeralContainers ?? []) as { name: string }[]).map((c) => c.name);
@@ -62,20 +67,27 @@ async function target(registries: Registries, namespace: string, name: string, c
     const phase = pod.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') throw badRequest(`cannot ${verb === 'exec' ? 'exec into' : 'attach to'} a container in a completed pod; current phase is ${phase}`);
   }
+  return { pod, container: chosen, ...(await kubeletOf(registries, nodeName, name)) };
+}
+
+/** Where the kubelet of a pod's node listens: one of the Node's own addresses and its port. */
+async function kubeletOf(registries: Registries, nodeName: string, pod: string): Promise<{ host: string; port: number }> {
   const node = await registries.get('', 'nodes')!.get(undefined, nodeName).catch((e) => {
-    if (e instanceof StatusError && e.code === 404) throw new StatusError(500, 'InternalError', `node "${nodeName}" of pod ${name} not found`);
+    if (e instanceof StatusError && e.code === 404) throw new StatusError(500, 'InternalError', `node "${nodeName}" of pod ${pod} not found`);
     throw e;
   });
   const addrs = (node.status?.addresses ?? []) as { type: string; address: string }[];
   const host = (['InternalIP', 'ExternalIP', 'Hostname'].map((type) => addrs.find((a) => a.type === type && a.address)).find(Boolean))?.address;
   if (!host) throw new StatusError(500, 'InternalError', `node "${nodeName}" has no address`);
   const port = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || 10250;
-  return { pod, container: chosen, host, port };
+  return { host, port };
 }
 
+/** The kubelet's path: /{containerLogs|exec|attach}/{ns}/{pod}/{container}, or /portForward/{ns}/{pod}. */
 function kubeletPath(kind: string, t: Target, query: URLSearchParams): string {
   const m = t.pod.metadata;
-  return `/${kind}/${encodeURIComponent(m.namespace ?? "")}/${encodeURIComponent(m.name ?? "")}/${encodeURIComponent(t.container)}${query.size ? `?${query}` : ''}`;
+  const base = `/${kind}/${encodeURIComponent(m.namespace ?? '')}/${encodeURIComponent(m.name ?? '')}`;
+  return `${base}${kind === 'portForward' ? '' : `/${encodeURIComponent(t.container)}`}${query.size ? `?${query}` : ''}`;
 }
 
 function noKubeletClient(): StatusError {
@@ -129,13 +141,13 @@ export async function proxyPodLog(h: HandlerContext, registries: Registries, kub
   });
 }
 
-/** Handles an Upgrade request for pods/exec or pods/attach after authentication and authorisation. */
+/** Handles an Upgrade request for pods/exec, pods/attach or pods/portforward after authentication and authorisation. */
 export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, namespace: string, name: string, subresource: string, query: URLSearchParams, registries: Registries, kubelet: KubeletClientConfig | undefined): Promise<void> {
-  const t = (await target(registries, namespace, name, query.get('container'), subresource as 'exec' | 'attach'))!;
+  const t = (await target(registries, namespace, name, query.get('container'), subresource as 'exec' | 'attach' | 'portforward'))!;
   if (!kubelet) throw noKubeletClient();
   const q = new URLSearchParams(query);
   q.delete('container');
-  const path = kubeletPath(subresource, t, q);
+  const path = kubeletPath(subresource === 'portforward' ? 'portForward' : subresource, t, q);
   const up = tlsConnect({ host: t.host, port: t.port, ca: kubelet.caPem, cert: kubelet.certPem, key: kubelet.keyPem, servername: isIP(t.host) ? undefined : t.host, ALPNProtocols: ['http/1.1'] });
   await new Promise<void>((resolve, reject) => {
     up.once('secureConnect', () => { up.off('error', reject); resolve(); });
