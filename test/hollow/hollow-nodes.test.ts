@@ -116,3 +116,25 @@ t.test('a node with stopped heartbeats renews nothing and runs nothing until res
   t.equal(getPod(fake, 'p2')!.status.phase, 'Running');
   t.throws(() => hollow.stopHeartbeat('nope'));
 });
+
+t.test('a pod whose Secret is missing is retried with backoff, not every second, and starts once it exists', async (t) => {
+  const { fake, advance } = await setup(t);
+  await fake.resource(resources.nodes).patch(undefined, 'hollow-0', 'merge', { spec: { podCIDR: '10.244.7.0/24' } });
+  await fake.resource(resources.pods).create('default', {
+    metadata: { name: 'db', namespace: 'default' },
+    spec: { nodeName: 'hollow-0', containers: [{ name: 'app', image: 'pg' }], volumes: [{ name: 'creds', secret: { secretName: 'pw' } }] },
+  });
+  await advance(30_000);
+  t.equal(getPod(fake, 'db')!.status.phase, 'Pending');
+  t.equal(getPod(fake, 'db')!.status.containerStatuses[0].state.waiting.reason, 'ContainerCreating');
+  const events = fake.list(resources.events, 'default').filter((e) => e.reason === 'FailedMount');
+  t.equal(events.length, 1, 'one Event, its count bumped at each attempt');
+  // Attempts at 0, 1, 3, 7, 15, 23 s (doubling from 1 s up to 8 s), and one more when the
+  // pod's own Pending status comes back through the informer.
+  t.ok(events[0].count >= 6 && events[0].count <= 7, `6–7 attempts in 30 s, not 30 (${events[0].count})`);
+  t.equal(events[0].message, 'MountVolume.SetUp failed for volume "creds" : secret "pw" not found');
+  t.same(events[0].source, { component: 'kubelet', host: 'hollow-0' });
+  await fake.resource(resources.secrets).create('default', { metadata: { name: 'pw', namespace: 'default' }, data: {} });
+  await advance(8_000);
+  t.equal(getPod(fake, 'db')!.status.phase, 'Running', 'started at the next attempt');
+});
