@@ -18,7 +18,7 @@ class KubeletError extends Error {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' };
 
 /** The line every hollow container has "printed". */
 export function hollowLogLine(node: string, pod: KubeObject, container: string): string {
@@ -27,7 +27,11 @@ export function hollowLogLine(node: string, pod: KubeObject, container: string):
 
 function parts(req: IncomingMessage): { path: string[]; query: URLSearchParams } {
   const url = new URL(req.url ?? '/', 'https://kubelet');
-  return { path: url.pathname.split('/').filter(Boolean).map(decodeURIComponent), query: url.searchParams };
+  try {
+    return { path: url.pathname.split('/').filter(Boolean).map(decodeURIComponent), query: url.searchParams };
+  } catch {
+    throw new KubeletError(400, `invalid path ${JSON.stringify(url.pathname)}`);
+  }
 }
 
 function podOn(ctx: HollowKubeletContext, namespace: string, name: string): KubeObject {
@@ -102,6 +106,7 @@ function streamError(ctx: HollowKubeletContext, p: string[]): KubeletError {
 
 const STREAMS = new Set(['exec', 'attach', 'portForward']);
 
+/** Never throws: every failure is an answer. */
 export function handleRequest(ctx: HollowKubeletContext, req: IncomingMessage, res: ServerResponse): void {
   try {
     const { path, query } = parts(req);
@@ -111,22 +116,23 @@ export function handleRequest(ctx: HollowKubeletContext, req: IncomingMessage, r
     if (path[0] === 'containerLogs') return containerLogs(ctx, path.slice(1), query, res);
     throw new KubeletError(404, '404 page not found');
   } catch (e) {
-    if (!(e instanceof KubeletError)) throw e;
-    sendText(res, e.code, e.message);
+    if (res.headersSent) return void res.destroy();
+    if (e instanceof KubeletError) sendText(res, e.code, e.message);
+    else sendText(res, 500, (e as Error).message);
   }
 }
 
 /** Upgrades (WebSocket or SPDY) only come for exec, attach and portForward: all refused. */
 export function handleUpgrade(ctx: HollowKubeletContext, req: IncomingMessage, socket: Duplex): void {
-  const { path } = parts(req);
   let err: KubeletError;
   try {
+    const { path } = parts(req);
     err = STREAMS.has(path[0]) ? streamError(ctx, path) : new KubeletError(404, '404 page not found');
   } catch (e) {
-    if (!(e instanceof KubeletError)) throw e;
-    err = e;
+    err = e instanceof KubeletError ? e : new KubeletError(500, (e as Error).message);
   }
   const body = `${err.message}\n`;
+  socket.on('error', () => undefined);
   socket.end(`HTTP/1.1 ${err.code} ${STATUS_TEXT[err.code] ?? 'Error'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
