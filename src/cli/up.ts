@@ -87,7 +87,7 @@ export async function run(argv: string[]): Promise<number> {
     if (hollow > 0) {
       const { startHollowNodes } = await import('../hollow/index.js');
       const clients = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-hollow-nodes');
-      const nodes = await startHollowNodes({ clients, count: hollow });
+      const nodes = await startHollowNodes({ clients, count: hollow, ca: pki.ca });
       stops.push(async () => { await nodes.stop(); clients.close(); });
     }
   } catch (e) {
