@@ -25,13 +25,34 @@ function tlsTo(api: TestAPIServer, withCert = false): Promise<TLSSocket> {
   });
 }
 
-t.test('a request whose headers never finish is closed after the headers timeout', async (t) => {
+t.test('a request whose headers never finish, or never start, is closed after the headers timeout', async (t) => {
   const api = await startAPIServer(t, { connections: { headersTimeoutMs: 1_000, checkIntervalMs: 250 } });
   const s = await tlsTo(api);
   t.teardown(() => s.destroy());
   s.on('error', () => undefined);
+  const silent = await tlsTo(api);
+  t.teardown(() => silent.destroy());
+  silent.on('error', () => undefined);
   s.write('GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
   t.ok(await closed(s, 20_000), 'the server closed the half-open request');
+  t.ok(await closed(silent, 20_000), 'and the connection that sent nothing after its handshake');
+});
+
+t.test('a watch outlives the headers and keep-alive timeouts that close its idle neighbours', async (t) => {
+  const api = await startAPIServer(t, { connections: { headersTimeoutMs: 1_000, keepAliveTimeoutMs: 1_000, checkIntervalMs: 250 } });
+  const watch = await api.client.watch('/api/v1/namespaces/default/configmaps?watch=true');
+  t.teardown(() => watch.close());
+  const halfOpen = await tlsTo(api);
+  const idleAfterRequest = await tlsTo(api, true);
+  t.teardown(() => { halfOpen.destroy(); idleAfterRequest.destroy(); });
+  for (const s of [halfOpen, idleAfterRequest]) s.on('error', () => undefined);
+  halfOpen.write('GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+  idleAfterRequest.write('GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  t.ok(await closed(halfOpen, 20_000), 'the half-open request was closed (headers timeout)');
+  t.ok(await closed(idleAfterRequest, 20_000), 'the idle keep-alive connection was closed (keep-alive timeout)');
+  await api.client.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'later' } });
+  const ev = await watch.next(10_000);
+  t.equal(ev?.object?.metadata?.name, 'later', 'the watch, older than both timeouts, still delivers');
 });
 
 t.test('a TCP connection that never starts TLS is closed after the handshake timeout', async (t) => {
