@@ -93,7 +93,7 @@ export async function startScheduler(argv: string[]): Promise<SchedulerHandle> {
       retryPeriodMs: parseDuration(values['leader-elect-retry-period']),
       onStartedLeading: () => terms.started(),
       // As kube-scheduler, a scheduler that lost its lease binds no other pod; it campaigns again.
-      onStoppedLeading: () => { log.warn('leadership lost, scheduling stopped until it is regained'); void terms.stopped(); },
+      onStoppedLeading: () => { if (!stopping) log.warn('leadership lost, scheduling stopped until it is regained'); void terms.stopped(); },
     });
     elector.start();
   } else {
