@@ -26,6 +26,7 @@ import { watchResource } from './handlers/watch.js';
 import { readBody } from './body.js';
 import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, type KubeletClientConfig } from './handlers/proxy.js';
 import type { Duplex } from 'node:stream';
+import type { HealthEndpoints } from './healthz.js';
 
 export interface HandlerDeps {
   registries: Registries;
@@ -39,7 +40,7 @@ export interface HandlerDeps {
   metrics: APIMetrics;
   log: Logger;
   version: Record<string, string>;
-  ready: () => string | null;
+  health: HealthEndpoints;
   bookmarkIntervalMs?: number;
   /** Credentials for the kubelets (pods/log, pods/exec). */
   kubelet?: KubeletClientConfig;
@@ -124,14 +125,9 @@ export function createHandler(deps: HandlerDeps) {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     const accept = negotiate(req.headers.accept, { discovery: true });
+    if (await deps.health.serve(path, url.searchParams, res)) return;
     switch (path) {
       case '/version': return sendObject(res, 200, deps.version);
-      case '/healthz': case '/livez': return sendText(res, 200, 'ok');
-      case '/readyz': {
-        const problem = deps.ready();
-        if (url.searchParams.has('verbose')) return sendText(res, problem ? 500 : 200, `[${problem ? '-' : '+'}]storage ${problem ?? 'ok'}\nreadyz check ${problem ? 'failed' : 'passed'}\n`);
-        return sendText(res, problem ? 500 : 200, problem ? `[-]storage failed: ${problem}\nreadyz check failed\n` : 'ok');
-      }
       case '/metrics': return sendText(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
       case '/api':
         if (accept === 'discovery-v2' || accept === 'discovery-v2beta1') {

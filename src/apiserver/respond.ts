@@ -44,5 +44,7 @@ export function sendError(res: ServerResponse, err: StatusError, kind: ResponseK
     res.end();
     return;
   }
+  // The rest of an oversized body is not worth reading: the connection ends with the answer.
+  if (err.code === 413) res.setHeader('Connection', 'close');
   sendObject(res, err.code, err.toStatus(), kind === 'yaml' ? 'yaml' : 'json');
 }

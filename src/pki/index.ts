@@ -2,7 +2,7 @@
 // certificates whose subject carries the user (CN) and groups (O). Keys come from Node's
 // native generator; node-forge only assembles and signs the X.509 structures.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
 
@@ -86,12 +86,15 @@ export function issueCert(ca: KeyPair, req: CertRequest): KeyPair {
 function load(dir: string, name: string): KeyPair | null {
   const crt = join(dir, `${name}.crt`), key = join(dir, `${name}.key`);
   if (!existsSync(crt) || !existsSync(key)) return null;
+  // A key copied in (or left by an older version) with a looser mode is tightened.
+  chmodSync(key, 0o600);
   return { certPem: readFileSync(crt, 'utf8'), keyPem: readFileSync(key, 'utf8') };
 }
 
 function save(dir: string, name: string, kp: KeyPair): KeyPair {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, `${name}.key`), kp.keyPem, { mode: 0o600 });
+  chmodSync(join(dir, `${name}.key`), 0o600);
   writeFileSync(join(dir, `${name}.crt`), kp.certPem);
   return kp;
 }

@@ -93,6 +93,12 @@ export interface Store {
    * an earlier compaction does nothing.
    */
   compact(revision: number): Promise<void>;
+  /**
+   * Resolves when the store can serve reads and commit writes now; rejects (within about
+   * `timeoutMs`) with the reason when it cannot: a member that does not answer, a disk that
+   * refuses writes. Cheap enough for every /readyz and /livez request.
+   */
+  checkHealth(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -32,8 +32,9 @@ async function freePort(): Promise<number> {
  * `netns`: run inside that network namespace (`/run/netns/<name>`), the only place a real node
  * (containerd, CNI) may run in tests; without it the node is left out (`--no-node`).
  */
-export async function startCapstanUp(t: Teardownable, args: string[] = [], opts: { netns?: string } = {}): Promise<CapstanUp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'capstan-up-'));
+export async function startCapstanUp(t: Teardownable, args: string[] = [], opts: { netns?: string; dataDir?: string } = {}): Promise<CapstanUp> {
+  // A data dir the caller gives (a mount of its own) is the caller's to remove.
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-up-'));
   const port = await freePort();
   const upArgs = [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...(opts.netns || args.includes('--no-node') ? [] : ['--no-node']), ...args];
   // nsenter execs the command in place, so the child's PID is capstan's.
@@ -51,7 +52,7 @@ export async function startCapstanUp(t: Teardownable, args: string[] = [], opts:
       await exited;
       clearTimeout(timer);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   t.teardown(stop);
   await new Promise<void>((resolve, reject) => {

@@ -284,6 +284,13 @@ export function storageSuite(t: Test, factory: StoreFactory): void {
     await check(await store.create(key, b('again')));
   });
 
+  withStore('checkHealth resolves on a working store and fails once it is closed', async (t, store) => {
+    await store.checkHealth(2_000);
+    t.pass('healthy');
+    await store.close();
+    await expectError(t, store.checkHealth(2_000), StoreError, 'checkHealth after close');
+  });
+
   withStore('close ends the store: later operations fail with StoreError', async (t, store) => {
     const rec = await WatchRecorder.start(store, '/registry/cm/', await store.currentRevision());
     await store.create('/registry/cm/ns/a', b('a'));

@@ -139,6 +139,18 @@ export class EtcdStore implements Store {
     return Number(res.header.revision);
   }
 
+  /** As kube-apiserver's etcd check: a read of one key that must answer within the timeout. */
+  async checkHealth(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new StoreError(`no answer within ${timeoutMs} ms`)), timeoutMs); });
+    const probe = this.call(() => this.client.kv.range({ key: this.k('/health') }, { deadline: Date.now() + timeoutMs }));
+    try {
+      await Promise.race([probe, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async compact(revision: number): Promise<void> {
     try {
       // physical: return only once the history is gone, so later reads fail consistently.
