@@ -102,14 +102,15 @@ export async function resetDataDir(dirArg: string, log: (line: string) => void =
     await killNow(stray);
     done(`${stray.length} process(es) left in the containers' cgroups`);
   }
-  for (const c of cgroups) {
+  const present = cgroups.filter((c) => cgroupHierarchies().some((h) => existsSync(join(h, c))));
+  for (const c of present) {
     const pod = dirname(c);
     const busy = [...removeCgroup(c), ...(basename(pod).startsWith('pod') ? removeCgroup(pod) : [])];
     if (busy.length) problems.push(`cgroup busy: ${busy.join(', ')}`);
     pruneEmptyParents(basename(pod).startsWith('pod') ? pod : c);
   }
-  const pods = new Set(cgroups.map((c) => dirname(c)).filter((p) => basename(p).startsWith('pod')));
-  if (cgroups.length) done(`cgroups of ${cgroups.length} container(s) in ${pods.size} pod(s)`);
+  const pods = new Set(present.map((c) => dirname(c)).filter((p) => basename(p).startsWith('pod')));
+  if (present.length) done(`cgroups of ${present.length} container(s) in ${pods.size} pod(s)`);
 
   if (exists) {
     try {
