@@ -2,14 +2,15 @@
 // (processes, containers and shims, cgroups, mounts, network devices, nft tables, the dir).
 // Idempotent; refuses a dir that is not a capstan data dir. See src/reset/DESIGN.md.
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { NotADataDirError, resetDataDir } from '../reset/index.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, strict: true, options: { 'data-dir': { type: 'string', default: '.capstan' } } });
   const dir = resolve(values['data-dir']);
-  if (process.getuid?.() !== 0) {
-    process.stderr.write('capstan reset needs root (processes, cgroups, mounts, network devices)\n');
+  if (process.getuid?.() !== 0 && existsSync(join(dir, 'containerd'))) {
+    process.stderr.write(`capstan reset: ${dir} ran a node; removing it needs root (containers, cgroups, mounts, network devices)\n`);
     return 1;
   }
   try {

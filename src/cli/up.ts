@@ -96,13 +96,14 @@ export async function run(argv: string[]): Promise<number> {
   const sig = await untilSignal();
   process.stdout.write(`capstan: ${sig}, shutting down\n`);
   await shutdown();
-  process.stdout.write(await afterStop(dataDir, !values['no-node']));
+  process.stdout.write(await afterStop(dataDir, storeURL.startsWith('sqlite:'), !values['no-node']));
   return 0;
 }
 
 /** What stays after a stop, and how to remove it: said at every stop, since pods may outlive it. */
-async function afterStop(dataDir: string, node: boolean): Promise<string> {
-  const lines = [`capstan: stopped. The cluster's state stays in ${dataDir}; \`capstan up --data-dir ${dataDir}\` carries on from it.`];
+async function afterStop(dataDir: string, stateInDir: boolean, node: boolean): Promise<string> {
+  const kept = stateInDir ? "The cluster's state stays" : "The cluster's certificates and kubeconfigs stay";
+  const lines = [`capstan: stopped. ${kept} in ${dataDir}; \`capstan up --data-dir ${dataDir}\` carries on from it.`];
   if (node) {
     const { dataDirProcesses } = await import('../reset/index.js');
     const left = dataDirProcesses(dataDir);
