@@ -69,7 +69,7 @@ t.test('capstan reset removes everything up left running', { skip: root ? false 
   const containerdPid = Number(readFileSync(join(dataDir, 'containerd', 'containerd.pid'), 'utf8'));
   const agentPid = Number(readFileSync(join(dataDir, 'network-agent.pid'), 'utf8'));
   for (const pid of [up.pid, containerdPid, agentPid]) process.kill(pid, 'SIGINT');
-  await eventually(() => !alive(up.pid), 60_000, 'capstan up exited');
+  await eventually(() => !alive(up.pid), 120_000, 'capstan up exited');
   t.match(up.stdout(), /pod process\(es\) under \d+ containerd shim\(s\) keep running/, 'the stop says the pods keep running');
   t.match(up.stdout(), new RegExp(`capstan reset --data-dir ${dataDir}`), 'and how to remove them');
   t.ok(shims.every(alive), 'the shims are still running after the stop');
