@@ -56,7 +56,7 @@ function cleanup(): Promise<void> {
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { void cleanup().finally(() => process.exit(130)); });
 
 function kubectl(state: LabState, args: string[], input?: string): Promise<string> {
-  return execa('nsenter', [`--net=/run/netns/${state.topology.controlPlane.netns}`, 'kubectl', '--kubeconfig', state.kubeconfig!, ...args], { input }).then((r) => r.stdout);
+  return execa('kubectl', ['--kubeconfig', state.kubeconfig!, ...args], { input }).then((r) => r.stdout);
 }
 
 /** The pod's network namespace as the host sees it: its sandbox (pause) process's. */

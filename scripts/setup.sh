@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages the cluster, the native addon and the test suite rely on.
 PACKAGES="iproute2 nftables iptables libmnl-dev libnftnl-dev etcd-server etcd-client
-  iputils-ping conntrack g++ make python3 openssl systemd
+  iputils-ping conntrack g++ make python3 python3-kubernetes openssl systemd
   containerd runc containernetworking-plugins busybox-static gcc libc6-dev
   dnsutils dnsperf dnsmasq-base iperf3 ethtool"
 

@@ -1,7 +1,12 @@
 // Runs the whole suite with tap and ends with the summary line CI reads:
 // "N passed, N failed, N skipped". A test is a leaf t.test() (one with no subtests of its
 // own); a file or parent test that fails outside any leaf counts as one failed test.
+// One more result, "no packet left the machine", comes from the egress guard
+// (egress-guard.mjs): the run's processes live in a cgroup of their own, and an nftables
+// table of the runner's records every packet they send — or the machine forwards — out of
+// a default route's interface. Skipped, with the reason, when it cannot run (not root, no nft).
 import { spawn } from 'node:child_process';
+import { startGuard } from './egress-guard.mjs';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,7 +18,19 @@ function testFiles(dir) {
 
 const files = process.argv.slice(2);
 const args = ['run', '--reporter=tap', '--disable-coverage', ...(files.length ? files : testFiles('dist/test').sort())];
+const guard = startGuard();
+// The guard's table and cgroup go also when the runner dies of an error or a signal.
+process.on('exit', () => guard.stop?.());
 const child = spawn('node_modules/.bin/tap', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+let signalled = null;
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    // First signal: let tap stop its tests (they clean up) and report; a second one ends us now.
+    if (signalled) process.exit(130);
+    signalled = sig;
+    child.kill(sig);
+  });
+}
 
 let passed = 0, failed = 0, skipped = 0;
 const failures = [];
@@ -51,7 +68,37 @@ rl.on('line', (line) => {
     parent.childFailed = true;
   }
 });
+function egressResult() {
+  const name = 'no packet left the machine';
+  if (guard.skip) {
+    console.log(`ok - ${name} # SKIP ${guard.skip}`);
+    skipped++;
+    return;
+  }
+  let seen;
+  try {
+    seen = guard.read();
+  } catch (e) {
+    console.log(`not ok - ${name}: cannot read the guard's table: ${String(e.stderr || e.message).trim()}`);
+    failed++;
+    failures.push(`${name}: unreadable`);
+    return;
+  } finally {
+    guard.stop();
+  }
+  if (seen.packets === 0) {
+    console.log(`ok - ${name} (watched ${guard.uplinks.join(', ')})`);
+    passed++;
+    return;
+  }
+  const list = seen.destinations.map((d) => `${d.address} (${d.packets} packet${d.packets === 1 ? '' : 's'})`).join(', ');
+  console.log(`not ok - ${name}: ${seen.packets} packet(s) out of ${guard.uplinks.join(', ')} to ${list || 'addresses the set had no room for'}`);
+  failed++;
+  failures.push(`${name}: ${list}`);
+}
+
 child.on('close', (code) => {
+  egressResult();
   if (failures.length) console.log(`\nFailed:\n  ${failures.join('\n  ')}`);
   if (code !== 0 && failed === 0) failed = 1;
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

@@ -1,6 +1,7 @@
 // Unknown-field handling for fieldValidation (Ignore / Warn / Strict). Built-in types are
 // decoded like Kubernetes' Go decoder does: fields the schema does not know are dropped,
-// and a value of the wrong JSON type is an error that names its path.
+// and a value of the wrong JSON type, or an integer outside its format (int32, int64), is
+// an error that names its path. This runs on every write of every kind.
 import { resolve, type Schema } from './schema.js';
 import { quantityFormatMessage, quantityValue } from './quantity.js';
 
@@ -50,6 +51,18 @@ function typeName(s: Exclude<Schema, { kind: 'ref' }>): string {
   }
 }
 
+// Integer formats as Go holds them. JSON numbers arrive as doubles: an int64 beyond 2^63
+// cannot be told from 2^63 itself, so 2^63 - 1 written out (which rounds to 2^63) is refused.
+const ranges = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  int64: [-(2 ** 63), 2 ** 63],
+} as const;
+
+function inRange(n: number, format: keyof typeof ranges): boolean {
+  const [min, max] = ranges[format];
+  return format === 'int64' ? n >= min && n < max : n >= min && n <= max;
+}
+
 /** Where Go's standard base64 decoder would fail on `s` (it skips CR and LF), or null. */
 function base64Error(s: string): number | null {
   const t = s.replace(/[\r\n]/g, '');
@@ -73,6 +86,10 @@ export function pruneUnknownFields(obj: unknown, schema: Schema): PruneResult {
       invalid.push({ path, message: `cannot unmarshal ${jsonType(value)} into field ${path || '<root>'} of type ${typeName(r)}` });
       return value;
     };
+    const overflow = (n: number, type: string): unknown => {
+      invalid.push({ path, message: `cannot unmarshal number ${BigInt(n)} into field ${path} of type ${type}` });
+      return value;
+    };
     switch (r.kind) {
       case 'string': {
         if (typeof value !== 'string') return mismatch();
@@ -86,9 +103,13 @@ export function pruneUnknownFields(obj: unknown, schema: Schema): PruneResult {
       case 'number':
         return typeof value === 'number' ? value : mismatch();
       case 'integer':
-        return typeof value === 'number' && Number.isInteger(value) ? value : mismatch();
+        if (typeof value !== 'number' || !Number.isInteger(value)) return mismatch();
+        return inRange(value, r.format === 'int64' ? 'int64' : 'int32') ? value : overflow(value, typeName(r));
       case 'int-or-string':
-        return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value)) ? value : mismatch();
+        if (typeof value === 'string') return value;
+        if (typeof value !== 'number' || !Number.isInteger(value)) return mismatch();
+        // intstr.IntOrString holds an int32.
+        return inRange(value, 'int32') ? value : overflow(value, 'int32');
       case 'quantity':
         if (typeof value !== 'string' && typeof value !== 'number') return mismatch();
         if (quantityValue(value) === null) invalid.push({ path, message: quantityFormatMessage });

@@ -45,3 +45,20 @@ export function describe(v: unknown): string {
 export function isEmptyValue(v: unknown): boolean {
   return v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
 }
+
+/**
+ * How deep objects and arrays nest in `v` ({} is 1, a scalar 0), counting no further than
+ * `cap` + 1. Iterative, so any depth is safe to measure.
+ */
+export function nestingDepth(v: unknown, cap = Infinity): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[v, 0]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > cap) return deepest;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}

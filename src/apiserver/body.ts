@@ -1,13 +1,16 @@
-// Reading and decoding request bodies. Limits come first: nothing over 3 MiB is read, and
-// nothing that fails to decode reaches the handlers.
+// Reading and decoding request bodies. Limits come first: nothing over 3 MiB is read,
+// nothing nests deeper than maxNestingDepth, YAML aliases expand within go-yaml's budget and
+// to no more than 3 MiB, and nothing that fails to decode reaches the handlers.
 import type { IncomingMessage } from 'node:http';
 import yaml from 'js-yaml';
-import { badRequest, tooLarge, unsupportedMediaType } from './errors.js';
+import { badRequest, StatusError, tooLarge, unsupportedMediaType } from './errors.js';
 import { bodyKind, type BodyKind } from './negotiate.js';
 import { jsonDuplicateKeys } from './duplicate-fields.js';
+import { checkYAMLExpansion, jsonTooDeep, jsonTooDeepMessage } from './decode-limits.js';
+import { maxBodyBytes, maxNestingDepth } from './limits.js';
 import { decodeKubernetesProtobuf, ProtobufDecodeError } from './protobuf/index.js';
 
-export const maxBodyBytes = 3 * 1024 * 1024;
+export { maxBodyBytes } from './limits.js';
 
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -52,13 +55,17 @@ export function decodeBody(raw: Buffer, contentType: string | undefined): Decode
   if (!text.trim()) throw badRequest('the body of the request was empty');
   if (kind === 'yaml' || kind === 'apply-patch') {
     const load = (json: boolean) => {
-      const docs = yaml.loadAll(text, undefined, { json });
+      // js-yaml's own depth limit keeps its recursion short; checkYAMLExpansion is the rule.
+      const docs = yaml.loadAll(text, undefined, { json, maxDepth: maxNestingDepth + 2 } as yaml.LoadOptions);
       if (docs.length !== 1) throw new Error('expected a single YAML document');
+      checkYAMLExpansion(docs[0]);
       return docs[0];
     };
     try {
       return { kind, value: load(false), raw, duplicates: [] };
     } catch (e) {
+      if (e instanceof StatusError) throw e;
+      if (/^nesting exceeded maxDepth/.test((e as { reason?: string }).reason ?? '')) throw badRequest(`error converting YAML to JSON: yaml: ${jsonTooDeepMessage}`);
       // A duplicate key is for fieldValidation to judge: decode again keeping the last value.
       const mark = (e as { mark?: { line: number } }).mark;
       const dup = /^duplicated mapping key/.test((e as { reason?: string }).reason ?? '') && mark
@@ -67,11 +74,15 @@ export function decodeBody(raw: Buffer, contentType: string | undefined): Decode
       if (dup !== undefined) {
         try {
           return { kind, value: load(true), raw, duplicates: [`line ${mark!.line + 1}: key ${JSON.stringify(dup)} already set in map`] };
-        } catch { /* fall through to the original error */ }
+        } catch (again) {
+          if (again instanceof StatusError) throw again;
+          // else fall through to the original error
+        }
       }
       throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
     }
   }
+  if (jsonTooDeep(text)) throw badRequest(`couldn't get version/kind; json parse error: ${jsonTooDeepMessage}`);
   try {
     const value: unknown = JSON.parse(text);
     return { kind, value, raw, duplicates: jsonDuplicateKeys(text).map((k) => `duplicate field ${JSON.stringify(k)}`) };

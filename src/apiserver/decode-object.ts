@@ -5,7 +5,7 @@ import type { KubeObject } from '../api/object.js';
 import { apiVersionOf, isPlainObject } from '../api/object.js';
 import { pruneUnknownFields } from '../api/fieldvalidation.js';
 import { ref } from '../api/schema.js';
-import { badRequest } from './errors.js';
+import { badRequest, invalid as invalidObject } from './errors.js';
 import type { GenericRegistry, VersionDef } from './registry/index.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -32,7 +32,9 @@ export interface DecodeResult {
 }
 
 /**
- * Versioned wire object → pruned, version-defaulted, internal object.
+ * Versioned wire object → pruned, version-defaulted, internal object. A value of the wrong
+ * type or out of its integer format's range is 400 (Kubernetes' decoder refuses it), or 422
+ * with `patched` (the result of a patch).
  * `kind`/`schemaName` default to the registry's own (subresources such as Scale pass theirs).
  */
 export function decodeVersioned(
@@ -40,7 +42,7 @@ export function decodeVersioned(
   version: VersionDef,
   body: unknown,
   validation: FieldValidation,
-  opts: { kind?: string; apiVersion?: string; schemaName?: string; convert?: boolean } = {},
+  opts: { kind?: string; apiVersion?: string; schemaName?: string; convert?: boolean; patched?: boolean } = {},
 ): DecodeResult {
   if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON object');
   const kind = opts.kind ?? reg.def.kind;
@@ -54,7 +56,13 @@ export function decodeVersioned(
   if (body.metadata !== undefined && !isPlainObject(body.metadata)) throw badRequest('metadata must be an object');
   const { object, unknown, invalid } = pruneUnknownFields(body, ref(opts.schemaName ?? version.schemaName));
   if (invalid.length) {
-    throw badRequest(`${kind} in version "${version.version}" cannot be handled as a ${kind}: ${invalid.map((i) => `${i.path}: ${i.message}`).join(', ')}`);
+    const detail = invalid.map((i) => `${i.path}: ${i.message}`).join(', ');
+    // A patch whose result does not decode did not fit the object: 422, as Kubernetes answers.
+    if (opts.patched) {
+      const name = isPlainObject(body.metadata) && typeof body.metadata.name === 'string' ? body.metadata.name : '';
+      throw invalidObject(kind, reg.def.group, name, [{ type: 'FieldValueInvalid', field: 'patch', message: detail }]);
+    }
+    throw badRequest(`${kind} in version "${version.version}" cannot be handled as a ${kind}: ${detail}`);
   }
   const warnings: string[] = [];
   if (unknown.length) {

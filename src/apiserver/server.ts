@@ -1,7 +1,7 @@
 // The API server: HTTPS with client-certificate and bearer-token authentication in front of
 // the request pipeline, backed by one Store and its watch cache.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { logger, type Logger } from '../log/index.js';
@@ -34,6 +34,8 @@ export interface APIServerOptions {
   watchCacheCapacity?: number;
   /** The client certificate presented to kubelets for pods/log and pods/exec (kube-apiserver-kubelet-client). */
   kubeletClient?: { certPem: string; keyPem: string };
+  /** Listening sockets opened elsewhere (e.g. inherited from another network namespace) whose connections this server also serves; stop() closes them. */
+  extraListeners?: NetServer[];
 }
 
 export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-capstan', gitCommit: 'capstan', gitTreeState: 'clean', buildDate: '2026-11-30T00:00:00Z', goVersion: 'node', compiler: 'capstan', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` };
@@ -94,6 +96,7 @@ export class APIServer {
       this.server!.listen(port, this.opts.bindAddress ?? '127.0.0.1', () => resolve());
     });
     port = (this.server.address() as AddressInfo).port;
+    for (const l of this.opts.extraListeners ?? []) l.on('connection', (socket) => this.server!.emit('connection', socket));
     await bootstrap(this.registries, { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() }, { address: advertise, port });
     this.log.info('serving', { address: this.opts.bindAddress ?? '127.0.0.1', port });
     return { port, address: advertise };
@@ -106,6 +109,7 @@ export class APIServer {
 
   async stop(): Promise<void> {
     await this.cache.stop();
+    for (const l of this.opts.extraListeners ?? []) l.close();
     if (this.server) {
       const s = this.server;
       s.closeAllConnections();

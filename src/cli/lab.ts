@@ -9,7 +9,7 @@ const DEFAULT_DIR = '.capstan-lab';
 const help = `usage:
   capstan lab up [--nodes N] [--subnets S] [--dir D]   build the lab, wait for all nodes Ready
   capstan lab down [--dir D]                           remove everything the lab created
-  capstan lab kubectl [--dir D] -- ARGS...             kubectl inside the lab's control-plane namespace
+  capstan lab kubectl [--dir D] -- ARGS...             kubectl with the lab's admin kubeconfig
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -35,7 +35,10 @@ export async function run(argv: string[]): Promise<number> {
     const { values, positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true, options: { dir: { type: 'string', default: DEFAULT_DIR } } });
     const state = readState(resolve(values.dir));
     if (!state?.kubeconfig) { err(`capstan lab: no lab in ${resolve(values.dir)}`); return 1; }
-    const r = spawnSync('nsenter', [`--net=/run/netns/${state.topology.controlPlane.netns}`, 'kubectl', '--kubeconfig', state.kubeconfig, ...positionals], { stdio: 'inherit' });
+    // A lab made before the host listener has only the lab-internal kubeconfig: use it inside.
+    const inLab = state.hostServer ? [] : ['nsenter', `--net=/run/netns/${state.topology.controlPlane.netns}`];
+    const [cmd, ...args] = [...inLab, 'kubectl', '--kubeconfig', state.kubeconfig, ...positionals];
+    const r = spawnSync(cmd!, args, { stdio: 'inherit' });
     return r.status ?? 1;
   }
   process.stdout.write(help);

@@ -33,8 +33,8 @@ export function ensureClusterPKI(dataDir: string, addresses: string[], serviceRa
   return { ca, serving, admin, kubeletClient, tokenFile };
 }
 
-export function writeAdminKubeconfig(dataDir: string, pki: ClusterPKI, server: string): string {
-  const path = join(dataDir, 'admin.kubeconfig');
+export function writeAdminKubeconfig(dataDir: string, pki: ClusterPKI, server: string, file = 'admin.kubeconfig'): string {
+  const path = join(dataDir, file);
   writeKubeconfig(path, { server, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
   return path;
 }

@@ -2,6 +2,10 @@
 // scheduler (each talking to the API server over HTTPS with its own identity), and
 // optionally hollow nodes. Writes <data-dir>/admin.kubeconfig before it says it is ready,
 // and shuts down in order on SIGINT/SIGTERM.
+// Every kubeconfig names an address reachable from where it is used: admin.kubeconfig (and
+// the components') names --bind-address (127.0.0.1 for 0.0.0.0) in up's own network
+// namespace; --extra-listen-fd's socket, which may live in another namespace, gets its own
+// extra-listener.kubeconfig naming the socket's address.
 import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -12,6 +16,7 @@ import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from
 import { startControllerManager } from './controller-manager.js';
 import { startScheduler } from './scheduler.js';
 import { untilSignal } from './signals.js';
+import { httpsURL, inheritedListener, type InheritedListener } from './inherited-listener.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -31,19 +36,21 @@ export async function run(argv: string[]): Promise<number> {
       'cluster-cidr': { type: 'string', default: '10.244.0.0/16' },
       'node-monitor-grace-period': { type: 'string', default: '40s' },
       'pod-eviction-timeout': { type: 'string', default: '5m' },
+      'extra-listen-fd': { type: 'string' },
     },
   });
   const dataDir = resolve(values['data-dir']);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const bind = values['bind-address'];
   const advertise = bind === '0.0.0.0' ? '127.0.0.1' : bind;
-  const pki = ensureClusterPKI(dataDir, [advertise], values['service-cluster-ip-range']);
+  const extra: InheritedListener | undefined = values['extra-listen-fd'] !== undefined ? await inheritedListener(Number(values['extra-listen-fd'])) : undefined;
+  const pki = ensureClusterPKI(dataDir, [advertise, ...(extra ? [extra.address] : [])], values['service-cluster-ip-range']);
   const storeURL = values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`;
   const store = await openStore(storeURL);
   const server = new APIServer({
     store, bindAddress: bind, port: Number(values.port), advertiseAddress: advertise,
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
-    kubeletClient: pki.kubeletClient,
+    kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'],
   });
   const stops: (() => Promise<void>)[] = [];
@@ -55,10 +62,11 @@ export async function run(argv: string[]): Promise<number> {
     ({ port } = await server.start());
   } catch (e) {
     await store.close();
+    extra?.server.close();
     throw new Error(`capstan up: cannot start the API server: ${(e as Error).message}`);
   }
   stops.push(() => store.close(), () => server.stop());
-  const url = `https://${advertise}:${port}`;
+  const url = httpsURL(advertise, port);
   try {
     const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
     const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
@@ -79,7 +87,7 @@ export async function run(argv: string[]): Promise<number> {
     if (hollow > 0) {
       const { startHollowNodes } = await import('../hollow/index.js');
       const clients = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-hollow-nodes');
-      const nodes = await startHollowNodes({ clients, count: hollow });
+      const nodes = await startHollowNodes({ clients, count: hollow, ca: pki.ca });
       stops.push(async () => { await nodes.stop(); clients.close(); });
     }
   } catch (e) {
@@ -87,8 +95,11 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   const kubeconfig = writeAdminKubeconfig(dataDir, pki, url);
+  const extraURL = extra && httpsURL(extra.address, extra.port);
+  const extraKubeconfig = extraURL && writeAdminKubeconfig(dataDir, pki, extraURL, 'extra-listener.kubeconfig');
   process.stdout.write([
     `capstan is ready: API server ${url} (store ${storeURL.split('?')[0]}), controller-manager and scheduler running`,
+    ...(extraURL ? [`  also serving on the inherited socket ${extraURL}: ${extraKubeconfig}`] : []),
     `  export KUBECONFIG=${kubeconfig}`,
     '  kubectl get namespaces',
     '',

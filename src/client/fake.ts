@@ -181,8 +181,12 @@ class FakeResource implements ResourceAPI {
     this.fake.failIfAsked('create', this.type.resource);
     const obj = structuredClone(input);
     const meta = obj.metadata;
-    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomUUID().slice(0, 5)}`;
     if (this.type.namespaced) meta.namespace = namespace ?? meta.namespace;
+    // A generated name that is taken is generated again, as the API server does.
+    if (!meta.name && meta.generateName) {
+      do meta.name = `${meta.generateName}${randomUUID().slice(0, 5)}`;
+      while (this.fake.get(this.type, meta.namespace, meta.name));
+    }
     if (this.fake.get(this.type, meta.namespace, meta.name as string)) throw new APIError(409, 'AlreadyExists', `${this.type.resource} "${meta.name}" already exists`);
     meta.uid = randomUUID();
     meta.creationTimestamp = this.fake.now();

@@ -6,11 +6,14 @@ import { fileURLToPath } from 'node:url';
 
 export const capstanBin = fileURLToPath(new URL('../../../bin/capstan.js', import.meta.url));
 
-/** Starts `node bin/capstan.js <args>` in `netns`; nsenter execs in place, so the PID is capstan's. */
-export function spawnInNetns(netns: string, args: string[], log: string): number {
+/**
+ * Starts `node bin/capstan.js <args>` in `netns`; nsenter execs in place, so the PID is capstan's.
+ * `inherit` are descriptors the child gets as fd 3, 4, …
+ */
+export function spawnInNetns(netns: string, args: string[], log: string, inherit: number[] = []): number {
   const fd = openSync(log, 'a');
   try {
-    const child = spawn('nsenter', [`--net=/run/netns/${netns}`, process.execPath, capstanBin, ...args], { detached: true, stdio: ['ignore', fd, fd] });
+    const child = spawn('nsenter', [`--net=/run/netns/${netns}`, process.execPath, capstanBin, ...args], { detached: true, stdio: ['ignore', fd, fd, ...inherit] });
     child.on('error', () => undefined);
     child.unref();
     if (!child.pid) throw new Error(`cannot start ${args[0]} in ${netns}`);
@@ -69,6 +72,6 @@ export function tail(file: string, lines = 30): string {
   }
 }
 
-export function kubectlIn(netns: string, kubeconfig: string, args: string[]): string {
-  return execFileSync('nsenter', [`--net=/run/netns/${netns}`, 'kubectl', '--kubeconfig', kubeconfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+export function kubectl(kubeconfig: string, args: string[]): string {
+  return execFileSync('kubectl', ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
 }

@@ -21,7 +21,11 @@ export interface LabState {
   namespaces: string[];
   processes: LabProcess[];
   cgroups: string[];
+  /** The admin kubeconfig for the host: the API server on a loopback address of the host's namespace. */
   kubeconfig?: string;
+  /** The same credentials naming the API server's lab address, for what runs inside the lab (the nodes). */
+  internalKubeconfig?: string;
+  hostServer?: string;
 }
 
 export const STATE_FILE = 'lab.json';

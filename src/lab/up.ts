@@ -1,12 +1,15 @@
 // `lab up`: the namespaces and links, then the control plane, then one `capstan node` per
 // node namespace, all detached; returns once every node is Ready, or tears down and throws.
+// The API server is reached from the host on a loopback port like kind's: `lab up` opens the
+// listening socket here, in the host namespace, and hands it to the control plane.
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { labTopology, type LabTopology } from './topology.js';
 import { addNetns, attachHost, buildRouter, listNetns, sysctl } from './network.js';
-import { alive, kubectlIn, spawnInNetns, startTime, tail } from './processes.js';
+import { alive, kubectl, spawnInNetns, startTime, tail } from './processes.js';
 import { readState, writeState, type LabState } from './state.js';
+import { hostListener } from './host-listener.js';
 import { labDown } from './down.js';
 
 export interface LabUpOptions {
@@ -77,21 +80,32 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
 
   const cpDir = join(dir, 'control-plane');
   const cpLog = join(dir, 'logs', 'control-plane.log');
-  const cpPid = spawnInNetns(t.controlPlane.netns, ['up', '--no-node', '--data-dir', cpDir, '--bind-address', t.controlPlane.ip, '--port', String(t.apiPort)], cpLog);
+  // The child gets the socket as fd 3; our copy closes once it has it (the socket lives on in the child).
+  const host = await hostListener();
+  let cpPid: number;
+  try {
+    cpPid = spawnInNetns(t.controlPlane.netns, ['up', '--no-node', '--data-dir', cpDir, '--bind-address', t.controlPlane.ip, '--port', String(t.apiPort),
+      '--extra-listen-fd', '3'], cpLog, [host.fd]);
+  } finally {
+    host.close();
+  }
   record(state, (s) => s.processes.push({ name: 'control-plane', pid: cpPid, netns: t.controlPlane.netns, log: cpLog, start: startTime(cpPid) }));
   await waitFor('the control plane', 90_000, () => {
     if (readFileSync(cpLog, 'utf8').includes('capstan is ready')) return true;
     return alive(cpPid) ? false : `the control plane exited:\n${tail(cpLog)}`;
   });
+  // Two kubeconfigs: the host's (loopback socket) and the nodes' (10.77.0.2, inside the lab).
   const kubeconfig = join(dir, 'admin.kubeconfig');
-  copyFileSync(join(cpDir, 'admin.kubeconfig'), kubeconfig);
-  record(state, (s) => { s.kubeconfig = kubeconfig; });
-  log(`control plane ready at https://${t.controlPlane.ip}:${t.apiPort}`);
+  const internal = join(dir, 'internal.kubeconfig');
+  copyFileSync(join(cpDir, 'extra-listener.kubeconfig'), kubeconfig);
+  copyFileSync(join(cpDir, 'admin.kubeconfig'), internal);
+  record(state, (s) => { s.kubeconfig = kubeconfig; s.internalKubeconfig = internal; s.hostServer = `https://${host.address}:${host.port}`; });
+  log(`control plane ready at https://${t.controlPlane.ip}:${t.apiPort} in the lab, https://${host.address}:${host.port} from the host`);
 
   for (const n of t.nodes) {
     const nodeLog = join(dir, 'logs', `${n.name}.log`);
     record(state, (s) => s.cgroups.push(n.cgroupRoot));
-    const pid = spawnInNetns(n.netns, ['node', '--data-dir', join(dir, 'nodes', n.name), '--kubeconfig', kubeconfig, '--ca-dir', join(cpDir, 'pki'),
+    const pid = spawnInNetns(n.netns, ['node', '--data-dir', join(dir, 'nodes', n.name), '--kubeconfig', internal, '--ca-dir', join(cpDir, 'pki'),
       '--node-name', n.name, '--node-ip', n.ip, '--cgroup-root', n.cgroupRoot], nodeLog);
     record(state, (s) => s.processes.push({ name: n.name, pid, netns: n.netns, log: nodeLog, start: startTime(pid) }));
   }
@@ -99,7 +113,7 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
   await waitFor('all nodes Ready', o.readyTimeoutMs ?? 240_000, () => {
     for (const p of state.processes) if (!alive(p.pid)) return `${p.name} exited:\n${tail(p.log)}`;
     try {
-      const items = (JSON.parse(kubectlIn(t.controlPlane.netns, kubeconfig, ['get', 'nodes', '-o', 'json'])) as { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }).items;
+      const items = (JSON.parse(kubectl(kubeconfig, ['get', 'nodes', '-o', 'json'])) as { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }).items;
       const ready = items.filter((i) => i.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map((i) => i.metadata.name);
       const now = `${ready.length}/${t.nodes.length} nodes Ready`;
       if (now !== last) { log(now); last = now; }
@@ -112,13 +126,11 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
 
 export function usage(state: LabState): string {
   const t = state.topology;
-  const kc = state.kubeconfig ?? join(state.dir, 'admin.kubeconfig');
   return [
-    `lab ${t.id} is up: ${t.nodes.length} node(s) on ${t.segments.length} segment(s), API server https://${t.controlPlane.ip}:${t.apiPort}`,
+    `lab ${t.id} is up: ${t.nodes.length} node(s) on ${t.segments.length} segment(s), API server ${state.hostServer} (https://${t.controlPlane.ip}:${t.apiPort} inside the lab)`,
     ...t.nodes.map((n) => `  ${n.name.padEnd(8)} ${n.ip.padEnd(12)} segment ${n.segment}  netns ${n.netns}`),
-    `The API server is reachable only inside the lab:`,
-    `  capstan lab kubectl --dir ${state.dir} -- get nodes -o wide`,
-    `  nsenter --net=/run/netns/${t.controlPlane.netns} kubectl --kubeconfig ${kc} get nodes`,
+    `  export KUBECONFIG=${state.kubeconfig}`,
+    `  kubectl get nodes -o wide            (or: capstan lab kubectl --dir ${state.dir} -- get nodes -o wide)`,
     `Logs: ${join(state.dir, 'logs')}. Tear down: capstan lab down --dir ${state.dir}`,
     '',
   ].join('\n');

@@ -18,10 +18,12 @@ export interface CertRequest {
   dnsNames?: string[];
   usage: 'server' | 'client' | 'both';
   days?: number;
+  /** An RSA private key (PEM) to certify instead of a new one: many certificates, one key generation. */
+  keyPem?: string;
 }
 
-function newKey(): { pem: string; key: forge.pki.rsa.PrivateKey; pub: forge.pki.rsa.PublicKey } {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+function newKey(existing?: string): { pem: string; key: forge.pki.rsa.PrivateKey; pub: forge.pki.rsa.PublicKey } {
+  const privateKey = existing ?? generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
   const key = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
   const pub = forge.pki.setRsaPublicKey(key.n, key.e);
   return { pem: privateKey, key, pub };
@@ -55,7 +57,7 @@ export function createCA(commonName = 'capstan-ca', days = 3650): KeyPair {
 export function issueCert(ca: KeyPair, req: CertRequest): KeyPair {
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
-  const { pem, pub } = newKey();
+  const { pem, pub } = newKey(req.keyPem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = pub;
   cert.serialNumber = serial();

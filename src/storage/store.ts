@@ -22,6 +22,8 @@ export interface ListOptions {
    * CompactedError; newer than the current one → FutureRevisionError.
    */
   revision?: number;
+  /** Also count the keys from where this page starts to the end of the range (`ListResult.count`). */
+  count?: boolean;
 }
 
 export interface ListResult {
@@ -30,6 +32,8 @@ export interface ListResult {
   revision: number;
   /** True when items were cut off by `limit`. */
   more: boolean;
+  /** With `count`: the keys from this page's start to the range's end, those returned included. */
+  count?: number;
 }
 
 export interface WatchEvent {
@@ -117,3 +121,5 @@ export class CompactedError extends StoreError {
     super(`revision ${requested} has been compacted (oldest available ${compacted + 1})`);
   }
 }
+/** The backend refused a value as too large (etcd's `--max-request-bytes`). */
+export class ValueTooLargeError extends StoreError {}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { capstanBin } from '../helpers/apiserver-process.js';
-import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { eventually, KUBECTL, kubectlFor } from '../helpers/kubectl.js';
 import { readState, type LabNode, type LabState } from '../../src/lab/index.js';
 
 const run = promisify(execFile);
@@ -40,10 +40,18 @@ t.test('capstan lab: 3 nodes on 2 subnets', { skip: root ? false : 'needs root',
   state = readState(dir);
   t.ok(state, 'state file written');
   const topo = state!.topology;
-  const k = kubectlFor(t, state!.kubeconfig!, { netns: topo.controlPlane.netns });
+  // The kubeconfig `lab up` prints works from the host, where `lab up` ran: the API server
+  // on a loopback address of the host's namespace (its certificate names it: kubectl verifies).
+  const printed = /export KUBECONFIG=(\S+)/.exec(up.stdout)?.[1];
+  t.ok(printed, 'lab up prints a kubeconfig');
+  const server = execFileSync(KUBECTL, ['--kubeconfig', printed!, 'config', 'view', '-o', 'jsonpath={.clusters[0].cluster.server}'], { encoding: 'utf8' });
+  t.match(server, /^https:\/\/127\.0\.0\.1:\d+$/, `the kubeconfig names a loopback address (${server})`);
+  const k = kubectlFor(t, printed!);
 
   const nodes = (await k.ok(['get', 'nodes', '--no-headers'])).trim().split('\n');
-  t.equal(nodes.filter((l) => / Ready /.test(l)).length, 3, 'all nodes Ready');
+  t.equal(nodes.filter((l) => / Ready /.test(l)).length, 3, 'all nodes Ready, listed by kubectl on the host');
+  const viaLab = await run(process.execPath, [capstanBin, 'lab', 'kubectl', '--dir', dir, '--', 'get', 'nodes', '-o', 'name'], { timeout: 30_000 });
+  t.same(viaLab.stdout.trim().split('\n').sort(), ['node/node-1', 'node/node-2', 'node/node-3'], '`capstan lab kubectl` lists them too');
 
   await t.test('pods reach each other on one node, within a segment and across; direct within a segment, VXLAN across', async (t) => {
     // 4 replicas on 3 nodes: every node gets one (the scheduler's owner spreading) and one

@@ -6,7 +6,7 @@ import { isPlainObject } from '../../api/object.js';
 import { ref } from '../../api/schema.js';
 import { rfc3339 } from '../../api/time.js';
 import { applyPatch, PatchError, patchKindFor } from '../patch/index.js';
-import { badRequest, conflict, methodNotAllowed, notFound, StatusError } from '../errors.js';
+import { badRequest, conflict, methodNotAllowed, noSuchPath, StatusError } from '../errors.js';
 import { decodeBody, readBody } from '../body.js';
 import { decodeVersioned, parseFieldValidation } from '../decode-object.js';
 import { sendObject } from '../respond.js';
@@ -40,11 +40,11 @@ async function scaleHandler(h: HandlerContext, deps: ResourceHandlerDeps): Promi
       try {
         desired = applyPatch(kind, toScale(h, current), body.value, ref('io.k8s.api.autoscaling.v1.Scale'));
       } catch (e) {
-        if (e instanceof PatchError) throw new StatusError(e.code, e.code === 422 ? 'Invalid' : 'BadRequest', e.message);
+        if (e instanceof PatchError) throw new StatusError(e.code, e.reason, e.message);
         throw e;
       }
     }
-    const { object } = decodeVersioned(h.reg, scaleVersion, desired, validation, { kind: 'Scale', apiVersion: 'autoscaling/v1', convert: false });
+    const { object } = decodeVersioned(h.reg, scaleVersion, desired, validation, { kind: 'Scale', apiVersion: 'autoscaling/v1', convert: false, patched: h.info.verb === 'patch' });
     const replicas = object.spec?.replicas;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
       throw new StatusError(422, 'Invalid', `Scale.autoscaling "${h.info.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, { name: h.info.name, group: 'autoscaling', kind: 'Scale', causes: [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: 'must be greater than or equal to 0' }] });
@@ -94,5 +94,5 @@ export async function subresourceHandler(h: HandlerContext, deps: ResourceHandle
     if (h.info.verb !== 'update') throw methodNotAllowed('the server does not allow this method on the requested resource');
     return updateResource(h, deps, 'finalize');
   }
-  throw notFound(`${d.resource}/${sub}`, d.group, h.info.name);
+  throw noSuchPath();
 }

@@ -1,25 +1,37 @@
 import { PatchError } from './errors.js';
-import { clone, deepEqual, describe, isObject, setOwn } from '../../api/json.js';
+import { clone, deepEqual, describe, isObject, nestingDepth, setOwn } from '../../api/json.js';
 import { arrayIndex, lookup, parsePointer } from './json-pointer.js';
+import { maxJSONPatchCopyBytes, maxJSONPatchOperations, maxNestingDepth } from '../limits.js';
 
 type Container = Record<string, unknown> | unknown[];
 
+/** What one patch has spent so far: `copy` may not add more than maxJSONPatchCopyBytes. */
+interface Budget {
+  copied: number;
+}
+
 /**
  * RFC 6902 JSON patch. A body that is not an array of objects is a malformed request (400);
- * an operation that cannot be applied (unknown op, missing path, failed `test`) is 422, as
- * Kubernetes answers. The operations apply in order to a copy; the input is not mutated.
+ * more than maxJSONPatchOperations operations are 413; an operation that cannot be applied
+ * (unknown op, missing path, failed `test`, copies past maxJSONPatchCopyBytes, nesting
+ * past maxNestingDepth) is 422, as Kubernetes answers. The operations apply in order to a
+ * copy; the input is not mutated.
  */
 export function jsonPatch(original: unknown, operations: unknown): unknown {
   if (!Array.isArray(operations)) throw PatchError.badRequest('a JSON patch must be a JSON array of operations');
   operations.forEach((op, i) => {
     if (!isObject(op)) throw PatchError.badRequest(`JSON patch operation ${i} is not an object`);
   });
+  if (operations.length > maxJSONPatchOperations) {
+    throw PatchError.tooLarge(`The allowed maximum operations in a JSON patch is ${maxJSONPatchOperations}, got ${operations.length}`);
+  }
   let doc = clone(original);
-  for (const op of operations as Record<string, unknown>[]) doc = applyOperation(doc, op);
+  const budget: Budget = { copied: 0 };
+  for (const op of operations as Record<string, unknown>[]) doc = applyOperation(doc, op, budget);
   return doc;
 }
 
-function applyOperation(doc: unknown, op: Record<string, unknown>): unknown {
+function applyOperation(doc: unknown, op: Record<string, unknown>, budget: Budget): unknown {
   const path = parsePointer(op.path);
   const pointer = op.path as string;
   switch (op.op) {
@@ -42,6 +54,11 @@ function applyOperation(doc: unknown, op: Record<string, unknown>): unknown {
       const from = parsePointer(op.from);
       const value = lookup(doc, from);
       if (value === undefined) throw PatchError.unprocessable(`copy from ${String(op.from)}: path does not exist`);
+      checkDepth(path, value, pointer);
+      budget.copied += JSON.stringify(value).length;
+      if (budget.copied > maxJSONPatchCopyBytes) {
+        throw PatchError.unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${budget.copied}, exceeding the limit ${maxJSONPatchCopyBytes}`);
+      }
       return add(doc, path, pointer, clone(value));
     }
     case 'test': {
@@ -72,7 +89,15 @@ function parentOf(doc: unknown, path: string[], pointer: string): Container {
   throw PatchError.unprocessable(`${pointer}: parent path does not exist`);
 }
 
+/** The document nests no deeper than maxNestingDepth before an operation; keep it so. */
+function checkDepth(path: string[], value: unknown, pointer: string): void {
+  if (path.length + nestingDepth(value, maxNestingDepth) > maxNestingDepth) {
+    throw PatchError.unprocessable(`${pointer}: exceeded max depth of ${maxNestingDepth}`);
+  }
+}
+
 function add(doc: unknown, path: string[], pointer: string, value: unknown): unknown {
+  checkDepth(path, value, pointer);
   if (path.length === 0) return value;
   const parent = parentOf(doc, path, pointer);
   const token = path[path.length - 1]!;

@@ -12,6 +12,7 @@ import { endpointslices } from './discovery/endpointslices.js';
 import { leases } from './coordination/leases.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
+import { limitObjectSize } from './size-limit.js';
 
 export * from './types.js';
 export { GenericRegistry } from './generic.js';
@@ -30,7 +31,8 @@ export interface Registries {
   nodePorts: Allocator;
 }
 
-export function buildRegistries(store: Store, cfg: RegistryConfig): Registries {
+export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries {
+  const store = limitObjectSize(backend);
   const serviceIPs = new Allocator(store, '/registry/ipallocations/', cidrRange(cfg.serviceClusterIPRange));
   const nodePorts = new Allocator(store, '/registry/portallocations/', portRange(cfg.serviceNodePortRange));
   const defs: ResourceDef[] = [

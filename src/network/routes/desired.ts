@@ -80,6 +80,9 @@ export function desiredRoutes(selfName: string, nodes: readonly KubeObject[], de
     const skip = (reason: string) => state.skipped.push({ node: n.name, reason });
     if (!n.podCIDR) { skip('no podCIDR'); continue; }
     if (!n.internalIP) { skip('no InternalIP'); continue; }
+    // A loopback InternalIP (hollow nodes' 127.1.x.y) is this machine's own loopback, not a
+    // next hop for pod traffic; a route or VXLAN peer via it would go nowhere.
+    if (isLoopback(n.internalIP)) { skip(`InternalIP ${n.internalIP} is a loopback address: no route via loopback`); continue; }
     const dst = formatCidr(n.podCIDR);
     const owner = claimed.get(dst);
     if (owner) { skip(`podCIDR ${dst} already routed to ${owner}`); continue; }
@@ -113,6 +116,12 @@ export function desiredRoutes(selfName: string, nodes: readonly KubeObject[], de
   state.neighbours = neighbours.sort((a, b) => cmpIP(a.address, b.address));
   state.fdb = fdb.sort((a, b) => (a.lladdr < b.lladdr ? -1 : 1));
   return state;
+}
+
+const LOOPBACK = parseCidr('127.0.0.0/8')!;
+
+function isLoopback(ip: string): boolean {
+  return cidrContains(LOOPBACK, parseIPv4(ip)!);
 }
 
 function cmpIP(a: string, b: string): number {

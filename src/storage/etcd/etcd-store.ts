@@ -13,6 +13,7 @@ import {
   KeyExistsError,
   NotFoundError,
   StoreError,
+  ValueTooLargeError,
   type KeyValue,
   type ListOptions,
   type ListResult,
@@ -20,7 +21,7 @@ import {
   type WatchEvent,
   type Watcher,
 } from '../store.js';
-import { isCompacted, isFutureRevision } from './errors.js';
+import { isCompacted, isFutureRevision, isRequestTooLarge } from './errors.js';
 import { EtcdWatch } from './etcd-watch.js';
 
 export interface EtcdOptions {
@@ -76,11 +77,14 @@ export class EtcdStore implements Store {
       revision: opts.revision && opts.revision > 0 ? opts.revision : 0,
     };
     const res = await this.call(() => this.client.kv.range(req), Number(req.revision));
-    return {
+    const result: ListResult = {
       items: res.kvs.map((kv) => this.toKeyValue(kv)),
       revision: Number(req.revision) || Number(res.header.revision),
       more: res.more,
     };
+    // etcd counts the whole range with every Range reply.
+    if (opts.count) result.count = Number(res.count);
+    return result;
   }
 
   async create(key: string, value: Buffer): Promise<number> {
@@ -182,6 +186,7 @@ export class EtcdStore implements Store {
       return await rpc();
     } catch (err) {
       if (isCompacted(err)) throw new CompactedError(requestedRevision, requestedRevision);
+      if (isRequestTooLarge(err)) throw new ValueTooLargeError((err as Error).message);
       if (isFutureRevision(err)) {
         throw new FutureRevisionError(requestedRevision, await this.currentRevision().catch(() => 0));
       }

@@ -81,7 +81,15 @@ export class SqliteStore implements Store {
     const rows = hi === null ? this.stmts.listAtUnbounded.all(params) : this.stmts.listAt.all({ ...params, hi });
     const more = limit > 0 && rows.length > limit;
     if (more) rows.length = limit;
-    return { items: rows.map(toKeyValue), revision: rev, more };
+    const result: ListResult = { items: rows.map(toKeyValue), revision: rev, more };
+    // Only a cut-off page needs a second scan; any other page is the rest of the range.
+    if (opts.count) result.count = more ? this.countFrom(params.lo, after, rev, hi) : rows.length;
+    return result;
+  }
+
+  private countFrom(lo: string, after: string, rev: number, hi: string | null): number {
+    const row = hi === null ? this.stmts.countAtUnbounded.get({ lo, after, rev }) : this.stmts.countAt.get({ lo, after, rev, hi });
+    return row?.n ?? 0;
   }
 
   create(key: string, value: Buffer): Promise<number> {
