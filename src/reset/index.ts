@@ -47,6 +47,16 @@ function containerCgroups(dir: string): string[] {
   return [...out];
 }
 
+/** A process's cgroup (cgroupfs: the same path in every hierarchy), if not the root. */
+function processCgroup(pid: number): string | undefined {
+  try {
+    const paths = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').map((l) => l.slice(l.indexOf(':', l.indexOf(':') + 1) + 1)).filter((p) => p.startsWith('/') && p !== '/');
+    return paths.find((p) => !p.split('/').includes('..'));
+  } catch {
+    return undefined;
+  }
+}
+
 const describe = (p: ProcessInfo) => `${p.pid} (${p.args.slice(0, 3).map((a) => basename(a)).join(' ')})`;
 
 async function killNow(pids: number[], waitMs = 5000): Promise<void> {
@@ -68,15 +78,19 @@ export async function resetDataDir(dirArg: string, log: (line: string) => void =
   const removed: string[] = [];
   const problems: string[] = [];
   const exists = existsSync(dir);
+  let procs = dataDirProcesses(dir);
+  // Processes running on it prove a dir is (what is left of) a data dir, e.g. after a failed `rm -rf`.
+  const running = [...procs.capstan, ...procs.containerd, ...procs.shims].length > 0;
   if (exists && existsSync(join(dir, 'lab.json'))) throw new NotADataDirError(`${dir} holds a lab: use \`capstan lab down --dir ${dir}\``);
-  if (exists && !isCapstanDataDir(dir)) throw new NotADataDirError(`${dir} is not a capstan data dir (no pki/ca.crt with admin.kubeconfig or a containerd config written by capstan); refusing to touch it`);
+  if (exists && !running && !isCapstanDataDir(dir)) throw new NotADataDirError(`${dir} is not a capstan data dir (no pki/ca.crt with admin.kubeconfig or a containerd config written by capstan); refusing to touch it`);
   const done = (what: string) => { removed.push(what); log(`removed ${what}`); };
 
-  // Read before anything below removes the bundles.
-  const cgroups = exists ? containerCgroups(dir) : [];
-  const hadNode = exists && existsSync(join(dir, 'containerd'));
+  // Read before anything below removes the bundles or the processes: the containers' cgroups.
+  // Only the kubelet's layout (<root>/kubepods[/<qos>]/pod<uid>/<container>): never a cgroup someone else made.
+  const cgroups = [...new Set([...(exists ? containerCgroups(dir) : []), ...procs.containers.flatMap((p) => processCgroup(p.pid) ?? [])])]
+    .filter((c) => basename(dirname(c)).startsWith('pod') && c.split('/').includes('kubepods'));
+  const hadNode = (exists && existsSync(join(dir, 'containerd'))) || procs.containerd.length > 0 || procs.shims.length > 0;
 
-  let procs = dataDirProcesses(dir);
   if (procs.capstan.length) {
     log(`stopping ${procs.capstan.map(describe).join(', ')}`);
     await terminate(procs.capstan.map((p) => p.pid), 30_000);
@@ -104,25 +118,26 @@ export async function resetDataDir(dirArg: string, log: (line: string) => void =
   }
   const present = cgroups.filter((c) => cgroupHierarchies().some((h) => existsSync(join(h, c))));
   for (const c of present) {
-    const pod = dirname(c);
-    const busy = [...removeCgroup(c), ...(basename(pod).startsWith('pod') ? removeCgroup(pod) : [])];
+    const busy = [...removeCgroup(c), ...removeCgroup(dirname(c))];
     if (busy.length) problems.push(`cgroup busy: ${busy.join(', ')}`);
-    pruneEmptyParents(basename(pod).startsWith('pod') ? pod : c);
+    pruneEmptyParents(dirname(c));
   }
-  const pods = new Set(present.map((c) => dirname(c)).filter((p) => basename(p).startsWith('pod')));
+  const pods = new Set(present.map((c) => dirname(c)));
   if (present.length) done(`cgroups of ${present.length} container(s) in ${pods.size} pod(s)`);
 
   if (exists) {
     try {
       removePodVeths(dir).forEach(done);
     } catch (e) { problems.push(`pod veths: ${(e as Error).message}`); }
-    const other = hadNode ? otherNodeInThisNetns(dir) : undefined;
-    if (other) problems.push(`another capstan node runs in this network namespace (pid ${other.pid}); left ${'vxlan.capstan'}, node routes and nft tables alone`);
-    else if (hadNode) {
-      try {
-        removeNodeNetwork().forEach(done);
-      } catch (e) { problems.push(`node network: ${(e as Error).message}`); }
-    }
+  }
+  const other = hadNode ? otherNodeInThisNetns(dir) : undefined;
+  if (other) problems.push(`another capstan node runs in this network namespace (pid ${other.pid}); left vxlan.capstan, node routes and nft tables alone`);
+  else if (hadNode) {
+    try {
+      removeNodeNetwork().forEach(done);
+    } catch (e) { problems.push(`node network: ${(e as Error).message}`); }
+  }
+  if (exists) {
     const stuck = unmountUnder(dir);
     if (stuck.length) problems.push(`mounts remain under ${dir} (${stuck.join(', ')}); left it in place`);
     else {

@@ -20,15 +20,24 @@ function linkMac(name: string): string | undefined {
   }
 }
 
+/** Deletes a link; one that went meanwhile (a pod's veth goes with its namespace) is not an error. */
+function deleteLink(name: string): boolean {
+  try {
+    run('ip', ['link', 'del', name]);
+    return true;
+  } catch (e) {
+    if (linkMac(name) === undefined) return false;
+    throw e;
+  }
+}
+
 /** Deletes the host veths the dir's IPAM records name, if they are here and look like ours. */
 export function removePodVeths(dataDir: string): string[] {
   const ipamDir = join(dataDir, 'network', 'ipam');
   if (!existsSync(ipamDir)) return [];
   const removed: string[] = [];
   for (const veth of new Set(new IPAM(ipamDir).list().map((a) => a.hostVeth).filter((v): v is string => !!v))) {
-    if (linkMac(veth) !== HOST_VETH_MAC) continue;
-    run('ip', ['link', 'del', veth]);
-    removed.push(`link ${veth}`);
+    if (linkMac(veth) === HOST_VETH_MAC && deleteLink(veth)) removed.push(`link ${veth}`);
   }
   return removed;
 }
@@ -36,10 +45,7 @@ export function removePodVeths(dataDir: string): string[] {
 /** The node-wide things one node owns in its namespace: the VXLAN device, node routes, the proxy's tables. */
 export function removeNodeNetwork(): string[] {
   const removed: string[] = [];
-  if (linkMac(VXLAN_DEVICE) !== undefined) {
-    run('ip', ['link', 'del', VXLAN_DEVICE]);
-    removed.push(`link ${VXLAN_DEVICE}`);
-  }
+  if (linkMac(VXLAN_DEVICE) !== undefined && deleteLink(VXLAN_DEVICE)) removed.push(`link ${VXLAN_DEVICE}`);
   const routes = run('ip', ['-4', 'route', 'show', 'table', 'main', 'proto', String(NODE_ROUTE_PROTOCOL)]).split('\n').filter(Boolean);
   if (routes.length) {
     run('ip', ['-4', 'route', 'flush', 'table', 'main', 'proto', String(NODE_ROUTE_PROTOCOL)]);

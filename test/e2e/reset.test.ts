@@ -3,8 +3,8 @@
 // Ctrl-C stops it (SIGINT to capstan, its containerd and its network agent: the terminal's
 // whole foreground group), which leaves the pods running and says so. `capstan reset` must
 // then leave no process, mount, cgroup, link, route or nft table, and no data dir; a second
-// reset is a no-op.
-import t from 'tap';
+// reset is a no-op. Also after the user removed the data dir by hand first.
+import t, { type Test } from 'tap';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -28,7 +28,8 @@ const alive = (pid: number) => cmdline(pid) !== '';
 const mountsUnder = (dir: string) => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4]).filter((m) => m && m.startsWith(dir));
 const cgroupDirs = (path: string) => readdirSync('/sys/fs/cgroup').map((h) => join('/sys/fs/cgroup', h, path)).filter((d) => existsSync(d));
 
-t.test('capstan reset removes everything up left running', { skip: root ? false : 'needs root' }, async (t) => {
+/** `capstan up` with a node in a fresh namespace, running a 2-replica Deployment, then stopped as Ctrl-C stops it. */
+async function upWithPodsThenCtrlC(t: Test) {
   const netns = `capstan-reset-${randomBytes(3).toString('hex')}`;
   execFileSync('ip', ['netns', 'add', netns]);
   const inNetns = (cmd: string, args: string[]) => spawnSync('nsenter', [`--net=/run/netns/${netns}`, cmd, ...args], { encoding: 'utf8' });
@@ -70,29 +71,50 @@ t.test('capstan reset removes everything up left running', { skip: root ? false 
   const agentPid = Number(readFileSync(join(dataDir, 'network-agent.pid'), 'utf8'));
   for (const pid of [up.pid, containerdPid, agentPid]) process.kill(pid, 'SIGINT');
   await eventually(() => !alive(up.pid), 120_000, 'capstan up exited');
+  t.ok(shims.every(alive), 'the shims are still running after the stop');
+
+  /** Everything the node made is gone. */
+  const nothingLeft = (t: Test) => {
+    t.same(pidsMatching(dataDir), [], 'no process refers to the data dir');
+    t.same([...shims, ...containers].filter(alive), [], 'no shim or container is left');
+    t.same(mountsUnder(dataDir), [], 'no mount under the data dir');
+    t.same(podCgroups.flatMap(cgroupDirs), [], 'the pods\' cgroups are gone');
+    t.same(links(), baseline, 'only the links the namespace started with');
+    t.equal(inNetns('nft', ['list', 'tables']).stdout.trim(), '', 'no nft table');
+    t.equal(inNetns('ip', ['route', 'show', 'proto', '80']).stdout.trim() + inNetns('ip', ['route', 'show', 'proto', '81']).stdout.trim(), '', 'no pod or node routes');
+    t.notOk(existsSync(dataDir), 'the data dir is gone');
+  };
+  return { up, dataDir, reset, nothingLeft };
+}
+
+t.test('capstan reset removes everything up left running', { skip: root ? false : 'needs root' }, async (t) => {
+  const { up, dataDir, reset, nothingLeft } = await upWithPodsThenCtrlC(t);
   t.match(up.stdout(), /pod process\(es\) under \d+ containerd shim\(s\) keep running/, 'the stop says the pods keep running');
   t.match(up.stdout(), new RegExp(`capstan reset --data-dir ${dataDir}`), 'and how to remove them');
-  t.ok(shims.every(alive), 'the shims are still running after the stop');
 
   const r = reset(dataDir);
   t.equal(r.status, 0, `reset exits 0: ${r.stderr}`);
   t.match(r.stdout, /removed \d+ container process\(es\)/);
   t.match(r.stdout, /removed \d+ containerd shim\(s\)/);
+  t.match(r.stdout, /removed cgroups of \d+ container\(s\) in 2 pod\(s\)/);
   t.match(r.stdout, /removed nft table ip capstan-proxy/);
   t.match(r.stdout, new RegExp(`removed data dir ${dataDir}`));
-
-  t.same(pidsMatching(dataDir), [], 'no process refers to the data dir');
-  t.same([...shims, ...containers].filter(alive), [], 'no shim or container is left');
-  t.same(mountsUnder(dataDir), [], 'no mount under the data dir');
-  t.same(podCgroups.flatMap(cgroupDirs), [], 'the pods\' cgroups are gone');
-  t.same(links(), baseline, 'only the links the namespace started with');
-  t.equal(inNetns('nft', ['list', 'tables']).stdout.trim(), '', 'no nft table');
-  t.equal(inNetns('ip', ['route', 'show', 'proto', '80']).stdout.trim() + inNetns('ip', ['route', 'show', 'proto', '81']).stdout.trim(), '', 'no pod or node routes');
-  t.notOk(existsSync(dataDir), 'the data dir is gone');
+  nothingLeft(t);
 
   const again = reset(dataDir);
   t.equal(again.status, 0);
   t.match(again.stdout, /nothing to do/, 'a second reset is a no-op');
+});
+
+t.test('capstan reset after the data dir was removed by hand still finds the orphaned pods', { skip: root ? false : 'needs root' }, async (t) => {
+  const { dataDir, reset, nothingLeft } = await upWithPodsThenCtrlC(t);
+  spawnSync('rm', ['-rf', dataDir]); // what a user tries first; it may stop half-way at a busy mount
+  const r = reset(dataDir);
+  t.equal(r.status, 0, `reset exits 0: ${r.stderr}`);
+  t.match(r.stdout, /removed \d+ containerd shim\(s\)/);
+  t.match(r.stdout, /removed cgroups of \d+ container\(s\) in 2 pod\(s\)/, 'the cgroups, from the live containers');
+  t.match(r.stdout, /removed nft table ip capstan-proxy/);
+  nothingLeft(t);
 });
 
 t.test('capstan reset refuses a dir that is not a capstan data dir', { skip: root ? false : 'needs root' }, async (t) => {
