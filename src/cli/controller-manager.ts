@@ -34,6 +34,9 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'pod-eviction-timeout': { type: 'string', default: '5m' },
       'concurrent-workers': { type: 'string', default: String(defaultControllerConfig.workers) },
       'max-endpoints-per-slice': { type: 'string', default: String(defaultControllerConfig.maxEndpointsPerSlice) },
+      'terminated-pod-gc-threshold': { type: 'string', default: String(defaultControllerConfig.terminatedPodGCThreshold) },
+      // Not an upstream flag (upstream fixes it at 40 s): lets tests run pod GC of orphans quickly.
+      'pod-gc-quarantine-period': { type: 'string', default: '40s' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '10257' },
     },
@@ -51,7 +54,10 @@ export async function startControllerManager(argv: string[]): Promise<Controller
     podEvictionTimeoutMs: parseDuration(values['pod-eviction-timeout']),
     workers: Number(values['concurrent-workers']),
     maxEndpointsPerSlice: Number(values['max-endpoints-per-slice']),
+    terminatedPodGCThreshold: Number(values['terminated-pod-gc-threshold']),
+    podGCQuarantineMs: parseDuration(values['pod-gc-quarantine-period']),
   };
+  if (!Number.isInteger(config.terminatedPodGCThreshold)) throw new Error(`--terminated-pod-gc-threshold must be an integer, not "${values['terminated-pod-gc-threshold']}"`);
   const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);
   for (const name of wanted) if (!controllers[name]) throw new Error(`unknown controller "${name}" (known: ${Object.keys(controllers).join(', ')})`);
 

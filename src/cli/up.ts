@@ -107,5 +107,22 @@ export async function run(argv: string[]): Promise<number> {
   const sig = await untilSignal();
   process.stdout.write(`capstan: ${sig}, shutting down\n`);
   await shutdown();
+  process.stdout.write(await afterStop(dataDir, storeURL.startsWith('sqlite:'), !values['no-node']));
   return 0;
+}
+
+/** What stays after a stop, and how to remove it: said at every stop, since pods may outlive it. */
+async function afterStop(dataDir: string, stateInDir: boolean, node: boolean): Promise<string> {
+  const kept = stateInDir ? "The cluster's state stays" : "The cluster's certificates and kubeconfigs stay";
+  const lines = [`capstan: stopped. ${kept} in ${dataDir}; \`capstan up --data-dir ${dataDir}\` carries on from it.`];
+  if (node) {
+    const { dataDirProcesses } = await import('../reset/index.js');
+    const left = dataDirProcesses(dataDir);
+    if (left.shims.length) {
+      lines.push(`capstan: ${left.containers.length} pod process(es) under ${left.shims.length} containerd shim(s) keep running: as with a kubelet, pods outlive the node agent (Ctrl-C also stops containerd, and its shims stay). The next \`capstan up\` adopts them.`);
+    }
+    lines.push('capstan: the node\'s network (pod routes, vxlan.capstan, the capstan-proxy nft table) stays in place too.');
+  }
+  lines.push(`capstan: to stop and remove everything (pods, mounts, cgroups, network devices, nft tables and ${dataDir}): capstan reset --data-dir ${dataDir}`, '');
+  return lines.join('\n');
 }
