@@ -29,6 +29,7 @@ export async function run(argv: string[]): Promise<number> {
       store: { type: 'string' },
       'no-node': { type: 'boolean', default: false },
       'node-name': { type: 'string' },
+      'cgroup-root': { type: 'string' },
       'cni-bin-dir': { type: 'string' },
       'cni-conf-dir': { type: 'string' },
       'hollow-nodes': { type: 'string', default: '0' },
@@ -79,7 +80,7 @@ export async function run(argv: string[]): Promise<number> {
       const { startNode } = await import('./up-node.js');
       const node = await startNode({
         dataDir, kubeconfig: writeAdminKubeconfig(dataDir, pki, url), nodeName: values['node-name'], ca: pki.ca, clusterCIDR: values['cluster-cidr'],
-        cniBinDir: values['cni-bin-dir'], cniConfDir: values['cni-conf-dir'],
+        cniBinDir: values['cni-bin-dir'], cniConfDir: values['cni-conf-dir'], cgroupRoot: values['cgroup-root'],
       });
       stops.push(() => node.stop());
     }

@@ -61,7 +61,7 @@ async function upWithPodsThenCtrlC(t: Test) {
   const containers = readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number).filter((p) => {
     try { return shims.includes(Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1])); } catch { return false; }
   });
-  const podCgroups = [...new Set(containers.map((p) => /:\/(capstan\/kubepods\/\S*pod[^/]+)\//.exec(readFileSync(`/proc/${p}/cgroup`, 'utf8'))?.[1]).filter((c): c is string => !!c))];
+  const podCgroups = [...new Set(containers.map((p) => /:\/(capstan[^/]*\/kubepods\/\S*pod[^/]+)\//.exec(readFileSync(`/proc/${p}/cgroup`, 'utf8'))?.[1]).filter((c): c is string => !!c))];
   t.equal(podCgroups.length, 2, 'two pod cgroups');
   t.ok(links().some((l) => /^cap[0-9a-f]{11}$/.test(l)), 'pod veths exist');
   t.match(inNetns('nft', ['list', 'tables']).stdout, /capstan-proxy/, 'the proxy table exists');

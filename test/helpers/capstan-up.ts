@@ -2,6 +2,7 @@
 // Always with --no-node: a real node (containerd, CNI) must not run in the host's network
 // namespace during tests; kubelet e2e tests start theirs inside a namespace of their own.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,7 +37,10 @@ export async function startCapstanUp(t: Teardownable, args: string[] = [], opts:
   // A data dir the caller gives (a mount of its own) is the caller's to remove.
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-up-'));
   const port = await freePort();
-  const upArgs = [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...(opts.netns || args.includes('--no-node') ? [] : ['--no-node']), ...args];
+  // A node's teardown removes its cgroup root: nodes of tests running side by side must not share one.
+  const nodeArgs = !opts.netns ? (args.includes('--no-node') ? [] : ['--no-node'])
+    : args.includes('--cgroup-root') ? [] : ['--cgroup-root', `/capstan-test-${randomBytes(4).toString('hex')}`];
+  const upArgs = [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...nodeArgs, ...args];
   // nsenter execs the command in place, so the child's PID is capstan's.
   const child: ChildProcess = opts.netns
     ? spawn('nsenter', [`--net=/run/netns/${opts.netns}`, process.execPath, ...upArgs], { stdio: ['ignore', 'pipe', 'pipe'] })
