@@ -57,6 +57,9 @@ export function qualified(resource: string, group: string): string {
 export const notFound = (resource: string, group: string, name: string) =>
   new StatusError(404, 'NotFound', `${qualified(resource, group)} "${name}" not found`, { name, group, kind: resource });
 
+/** A path the server has no handler for (unknown resource or subresource): no name, no kind. */
+export const noSuchPath = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+
 export const alreadyExists = (resource: string, group: string, name: string) =>
   new StatusError(409, 'AlreadyExists', `${qualified(resource, group)} "${name}" already exists`, { name, group, kind: resource });
 

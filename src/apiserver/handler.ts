@@ -10,20 +10,23 @@ import type { Authenticator, UserInfo } from './authn.js';
 import type { Authorizer } from './authz.js';
 import type { AdmissionChain } from './admission.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
-import { badRequest, forbidden, methodNotAllowed, notAcceptable, notFound, StatusError, unauthorized } from './errors.js';
+import { badRequest, forbidden, methodNotAllowed, noSuchPath, notAcceptable, unauthorized } from './errors.js';
 import type { FieldTracker } from './managed-fields.js';
 import type { APIMetrics } from './metrics.js';
 import { acceptable, contentTypes, negotiate } from './negotiate.js';
 import type { Registries } from './registry/index.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
-import { sendError, sendObject, sendText, toStatusError } from './respond.js';
+import { indentReplies, sendError, sendObject, sendText, toStatusError } from './respond.js';
+import { wantsPretty } from './query.js';
 import { requestContext, type HandlerContext } from './handlers/context.js';
-import { createResource, deleteCollection, deleteResource, getResource, listResource, patchResource, updateResource } from './handlers/resource.js';
+import { createResource, getResource, listResource, patchResource, updateResource } from './handlers/resource.js';
+import { deleteCollection, deleteResource } from './handlers/delete.js';
 import { subresourceHandler } from './handlers/subresources.js';
 import { watchResource } from './handlers/watch.js';
 import { readBody } from './body.js';
 import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, type KubeletClientConfig } from './handlers/proxy.js';
 import type { Duplex } from 'node:stream';
+import type { HealthEndpoints } from './healthz.js';
 
 export interface HandlerDeps {
   registries: Registries;
@@ -37,7 +40,7 @@ export interface HandlerDeps {
   metrics: APIMetrics;
   log: Logger;
   version: Record<string, string>;
-  ready: () => string | null;
+  health: HealthEndpoints;
   bookmarkIntervalMs?: number;
   /** Credentials for the kubelets (pods/log, pods/exec). */
   kubelet?: KubeletClientConfig;
@@ -57,6 +60,7 @@ export function createHandler(deps: HandlerDeps) {
       badPath = e;
       info = parseRequestInfo(req.method ?? 'GET', '/', url.searchParams);
     }
+    if (wantsPretty(url.searchParams, req.headers['user-agent'])) indentReplies(res);
     const accept = negotiate(req.headers.accept);
     try {
       if (badPath) throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(badPath as Error).message}`);
@@ -86,11 +90,11 @@ export function createHandler(deps: HandlerDeps) {
     if (!acceptable(req.headers.accept)) throw notAcceptable('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
     const reg = deps.registries.get(info.group, info.resource);
     const version = reg?.version(info.version);
-    if (!reg || !version) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');
-    if (!reg.def.namespaced && info.namespace) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');
+    if (!reg || !version) throw noSuchPath();
+    if (!reg.def.namespaced && info.namespace) throw noSuchPath();
     // Across namespaces a namespaced resource is only listed and watched, as Kubernetes routes it.
     if (reg.def.namespaced && !info.namespace && (info.name || !['list', 'watch'].includes(info.verb))) {
-      if (info.name) throw notFound(info.resource, info.group, info.name).withMessage('the server could not find the requested resource');
+      if (info.name) throw noSuchPath();
       throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
     const h: HandlerContext = {
@@ -121,14 +125,9 @@ export function createHandler(deps: HandlerDeps) {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     const accept = negotiate(req.headers.accept, { discovery: true });
+    if (await deps.health.serve(path, url.searchParams, res)) return;
     switch (path) {
       case '/version': return sendObject(res, 200, deps.version);
-      case '/healthz': case '/livez': return sendText(res, 200, 'ok');
-      case '/readyz': {
-        const problem = deps.ready();
-        if (url.searchParams.has('verbose')) return sendText(res, problem ? 500 : 200, `[${problem ? '-' : '+'}]storage ${problem ?? 'ok'}\nreadyz check ${problem ? 'failed' : 'passed'}\n`);
-        return sendText(res, problem ? 500 : 200, problem ? `[-]storage failed: ${problem}\nreadyz check failed\n` : 'ok');
-      }
       case '/metrics': return sendText(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
       case '/api':
         if (accept === 'discovery-v2' || accept === 'discovery-v2beta1') {
@@ -157,7 +156,7 @@ export function createHandler(deps: HandlerDeps) {
       if (version && deps.served.some((s) => s.group === group && s.version === version)) {
         return sendObject(res, 200, openAPIDocument(group, version, deps.served));
       }
-      throw notFound('', '', '').withMessage('the server could not find the requested resource');
+      throw noSuchPath();
     }
     if (info.apiPrefix === 'api' && info.version && !info.parts.length) {
       const list = deps.discovery.apiResourceList('', info.version);
@@ -171,7 +170,7 @@ export function createHandler(deps: HandlerDeps) {
       const list = deps.discovery.apiResourceList(info.group, info.version);
       if (list) return sendObject(res, 200, list);
     }
-    throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    throw noSuchPath();
   }
 }
 

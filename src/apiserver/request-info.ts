@@ -1,6 +1,7 @@
 // Parses a request path into what it addresses, after k8s.io/apiserver's RequestInfoFactory:
 // /api/v1/namespaces/default/pods/web/status → group "", version v1, namespace default,
 // resource pods, name web, subresource status.
+import { queryBool } from './query.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -64,7 +65,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
 
   switch (method) {
     case 'GET': case 'HEAD':
-      info.verb = watchPrefix || query.get('watch') === 'true' || query.get('watch') === '1' ? 'watch' : info.name ? 'get' : 'list';
+      info.verb = watchPrefix || queryBool(query, 'watch') ? 'watch' : info.name ? 'get' : 'list';
       break;
     case 'POST': info.verb = 'create'; break;
     case 'PUT': info.verb = 'update'; break;

@@ -4,6 +4,13 @@ import yaml from 'js-yaml';
 import { StatusError, internalError } from './errors.js';
 import type { ResponseKind } from './negotiate.js';
 
+const indented = new WeakSet<ServerResponse>();
+
+/** Objects sent on `res` are indented, as `?pretty=true` (or a curl or browser client) asks. */
+export function indentReplies(res: ServerResponse): void {
+  indented.add(res);
+}
+
 export function sendObject(res: ServerResponse, code: number, body: unknown, kind: ResponseKind = 'json', contentType?: string): void {
   if (res.headersSent) return;
   let text: string;
@@ -12,7 +19,7 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, kin
     text = yaml.dump(body, { lineWidth: -1, noRefs: true });
     type = 'application/yaml';
   } else {
-    text = JSON.stringify(body);
+    text = indented.has(res) ? JSON.stringify(body, null, 2) : JSON.stringify(body);
     type = contentType ?? 'application/json';
   }
   res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
@@ -37,5 +44,7 @@ export function sendError(res: ServerResponse, err: StatusError, kind: ResponseK
     res.end();
     return;
   }
+  // The rest of an oversized body is not worth reading: the connection ends with the answer.
+  if (err.code === 413) res.setHeader('Connection', 'close');
   sendObject(res, err.code, err.toStatus(), kind === 'yaml' ? 'yaml' : 'json');
 }

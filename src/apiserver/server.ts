@@ -1,7 +1,7 @@
 // The API server: HTTPS with client-certificate and bearer-token authentication in front of
 // the request pipeline, backed by one Store and its watch cache.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo, Server as NetServer } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { logger, type Logger } from '../log/index.js';
@@ -14,6 +14,8 @@ import { fieldTracker } from './managed-fields.js';
 import { APIMetrics } from './metrics.js';
 import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
+import { ConnectionLimits } from './connection-limits.js';
+import { HealthEndpoints, logCheck, pingCheck, shutdownCheck, storeCheck } from './healthz.js';
 import '../api/schemas.js';
 
 export interface APIServerOptions {
@@ -36,7 +38,27 @@ export interface APIServerOptions {
   kubeletClient?: { certPem: string; keyPem: string };
   /** Listening sockets opened elsewhere (e.g. inherited from another network namespace) whose connections this server also serves; stop() closes them. */
   extraListeners?: NetServer[];
+  /** Connection timeouts and limits (tests shorten them); see connectionDefaults. */
+  connections?: Partial<ConnectionOptions>;
 }
+
+export interface ConnectionOptions {
+  /** A TCP connection must finish its TLS handshake within this. */
+  handshakeTimeoutMs: number;
+  /** A request's headers must arrive within this of its start (a half-open request is closed). */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** How often Node checks connections against headersTimeoutMs. */
+  checkIntervalMs: number;
+  /** Connections that have not authenticated, kept at most (the oldest are closed first). */
+  maxUnauthenticated: number;
+}
+
+/** Defaults; Node leaves the headers timeout unset once requestTimeout is 0. */
+export const connectionDefaults: ConnectionOptions = {
+  handshakeTimeoutMs: 10_000, headersTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000, checkIntervalMs: 5_000, maxUnauthenticated: 1_000,
+};
 
 export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-capstan', gitCommit: 'capstan', gitTreeState: 'clean', buildDate: '2026-11-30T00:00:00Z', goVersion: 'node', compiler: 'capstan', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` };
 
@@ -45,7 +67,8 @@ export class APIServer {
   private cache: WatchCache;
   private server?: Server;
   private log: Logger;
-  private storeProblem: string | null = null;
+  private stopping = false;
+  private limits?: ConnectionLimits;
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
@@ -60,6 +83,9 @@ export class APIServer {
     await this.cache.start();
     const authenticators: Authenticator[] = [new ClientCertAuthenticator()];
     if (this.opts.tokenFile) authenticators.push(new TokenFileAuthenticator(this.opts.tokenFile));
+    const authn = unionAuthenticator(authenticators);
+    const conn = { ...connectionDefaults, ...this.opts.connections };
+    const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
     const served = resourceInfos(this.registries.all, [
       { group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
     ]);
@@ -68,7 +94,7 @@ export class APIServer {
     const handlerDeps: HandlerDeps = {
       registries: this.registries,
       cache: this.cache,
-      authn: unionAuthenticator(authenticators),
+      authn,
       authz: alwaysAllow,
       admission: new AdmissionChain([namespaceLifecycle(this.registries.get('', 'namespaces')!)]),
       fields: fieldTracker(),
@@ -77,7 +103,11 @@ export class APIServer {
       metrics: new APIMetrics(),
       log: this.log,
       version: kubernetesVersion,
-      ready: () => this.storeProblem,
+      health: new HealthEndpoints({
+        healthz: [pingCheck, logCheck, storeCheck(this.opts.store)],
+        livez: [pingCheck, logCheck, storeCheck(this.opts.store)],
+        readyz: [pingCheck, logCheck, storeCheck(this.opts.store), shutdownCheck(() => this.stopping)],
+      }, this.log),
       bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
       kubelet: this.opts.kubeletClient ? { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem } : undefined,
     };
@@ -86,11 +116,21 @@ export class APIServer {
     this.server = createServer({
       cert: this.opts.tls.certPem, key: this.opts.tls.keyPem, ca: this.opts.tls.caPem,
       requestCert: true, rejectUnauthorized: false,
-      // Long watches must not be cut by Node's request timeouts.
-      requestTimeout: 0, keepAliveTimeout: 65_000,
-    }, (req, res) => void handler(req, res));
+      // Long watches, logs -f and exec must not be cut by a timeout on the whole request; the
+      // headers of a request still must arrive in time, and idle connections are closed.
+      requestTimeout: 0, headersTimeout: conn.headersTimeoutMs, keepAliveTimeout: conn.keepAliveTimeoutMs,
+      connectionsCheckingInterval: conn.checkIntervalMs, handshakeTimeout: conn.handshakeTimeoutMs,
+    }, (req, res) => {
+      if (authn.authenticate(req)) limits.trust(req.socket);
+      void handler(req, res);
+    });
+    this.server.on('connection', (socket: Socket) => limits.accepted(socket));
+    this.server.on('secureConnection', (socket) => limits.handshaken(socket));
     // Upgrade requests (exec over WebSocket/SPDY) come here instead of the request handler.
-    this.server.on('upgrade', (req, socket, head) => void upgrade(req, socket, head));
+    this.server.on('upgrade', (req, socket, head) => {
+      if (authn.authenticate(req)) limits.trust(req.socket);
+      void upgrade(req, socket, head);
+    });
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(port, this.opts.bindAddress ?? '127.0.0.1', () => resolve());
@@ -107,7 +147,13 @@ export class APIServer {
     this.server?.closeAllConnections();
   }
 
+  /** Connections not yet authenticated, and how many were closed for the limit. */
+  get connectionStats(): { unauthenticated: number; closedForLimit: number } {
+    return this.limits?.stats ?? { unauthenticated: 0, closedForLimit: 0 };
+  }
+
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.cache.stop();
     for (const l of this.opts.extraListeners ?? []) l.close();
     if (this.server) {

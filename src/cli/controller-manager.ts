@@ -8,6 +8,7 @@ import { clientsetFromKubeconfig, EventRecorder, LeaderElector, realClock, resou
 import { controllers, defaultControllerConfig, type Controller, type ControllerContext } from '../controllers/index.js';
 import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
+import { LeaderTerms, type Term } from './leader-terms.js';
 import { untilSignal } from './signals.js';
 import { parseDuration } from './duration.js';
 
@@ -33,6 +34,9 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'pod-eviction-timeout': { type: 'string', default: '5m' },
       'concurrent-workers': { type: 'string', default: String(defaultControllerConfig.workers) },
       'max-endpoints-per-slice': { type: 'string', default: String(defaultControllerConfig.maxEndpointsPerSlice) },
+      'terminated-pod-gc-threshold': { type: 'string', default: String(defaultControllerConfig.terminatedPodGCThreshold) },
+      // Not an upstream flag (upstream fixes it at 40 s): lets tests run pod GC of orphans quickly.
+      'pod-gc-quarantine-period': { type: 'string', default: '40s' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '10257' },
     },
@@ -42,40 +46,47 @@ export async function startControllerManager(argv: string[]): Promise<Controller
   const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-controller-manager');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const informers = new SharedInformerFactory(clients, { log, resyncMs: 10 * 60_000 });
   const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;
-  const ctx: ControllerContext = {
-    clients, informers, clock: realClock, log, metrics: registry,
-    recorder: (component) => new EventRecorder(clients.resource(resources.events), { component, host: hostname() }, realClock, log),
-    config: {
-      clusterCIDR: values['cluster-cidr'],
-      nodeCIDRMaskSize: Number(values['node-cidr-mask-size']),
-      nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']),
-      podEvictionTimeoutMs: parseDuration(values['pod-eviction-timeout']),
-      workers: Number(values['concurrent-workers']),
-      maxEndpointsPerSlice: Number(values['max-endpoints-per-slice']),
-    },
+  const config: ControllerContext['config'] = {
+    clusterCIDR: values['cluster-cidr'],
+    nodeCIDRMaskSize: Number(values['node-cidr-mask-size']),
+    nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']),
+    podEvictionTimeoutMs: parseDuration(values['pod-eviction-timeout']),
+    workers: Number(values['concurrent-workers']),
+    maxEndpointsPerSlice: Number(values['max-endpoints-per-slice']),
+    terminatedPodGCThreshold: Number(values['terminated-pod-gc-threshold']),
+    podGCQuarantineMs: parseDuration(values['pod-gc-quarantine-period']),
   };
+  if (!Number.isInteger(config.terminatedPodGCThreshold)) throw new Error(`--terminated-pod-gc-threshold must be an integer, not "${values['terminated-pod-gc-threshold']}"`);
   const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);
   for (const name of wanted) if (!controllers[name]) throw new Error(`unknown controller "${name}" (known: ${Object.keys(controllers).join(', ')})`);
 
-  let running: Controller[] = [];
-  let leading = false;
-  let stopping = false;
-  const runAll = async () => {
-    leading = true;
-    running = [];
+  // Each term of leadership gets fresh informers and controllers: the last term's queues and
+  // watches are shut down, so a new term starts from a relist, like a restarted process.
+  const beginTerm = async (): Promise<Term> => {
+    const informers = new SharedInformerFactory(clients, { log, resyncMs: 10 * 60_000 });
+    const ctx: ControllerContext = {
+      clients, informers, clock: realClock, log, metrics: registry, config,
+      recorder: (component) => new EventRecorder(clients.resource(resources.events), { component, host: hostname() }, realClock, log),
+    };
+    const running: Controller[] = [];
     for (const name of wanted) running.push(await (await controllers[name]())(ctx));
+    let ended = false;
     informers.start();
-    await informers.waitForCacheSync();
-    log.info('caches synced, controllers running', { controllers: wanted });
-    for (const c of running) void c.run(ctx.config.workers).catch((e) => log.error('controller stopped', { controller: c.name, error: (e as Error).message }));
+    void informers.waitForCacheSync().then(() => {
+      if (ended) return;
+      log.info('caches synced, controllers running', { controllers: wanted });
+      for (const c of running) void c.run(config.workers).catch((e) => log.error('controller stopped', { controller: c.name, error: (e as Error).message }));
+    });
+    return {
+      async stop() {
+        ended = true;
+        await Promise.all(running.map((c) => c.stop()));
+        await informers.stop();
+      },
+    };
   };
-  const stopAll = async () => {
-    leading = false;
-    await Promise.all(running.map((c) => c.stop()));
-    await informers.stop();
-  };
+  const terms = new LeaderTerms(beginTerm, log);
 
   let elector: LeaderElector | undefined;
   if (values['leader-elect'] === 'true') {
@@ -84,22 +95,21 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       leaseDurationMs: parseDuration(values['leader-elect-lease-duration']),
       renewDeadlineMs: parseDuration(values['leader-elect-renew-deadline']),
       retryPeriodMs: parseDuration(values['leader-elect-retry-period']),
-      onStartedLeading: () => void runAll(),
-      // Like Kubernetes, a controller-manager that lost its lease stops acting at once.
-      onStoppedLeading: () => { if (!stopping) { log.error('leadership lost, exiting'); process.exit(1); } },
+      onStartedLeading: () => terms.started(),
+      // A controller-manager that lost its lease stops acting at once, and campaigns again.
+      onStoppedLeading: () => { log.warn('leadership lost, controllers stopped until it is regained'); void terms.stopped(); },
     });
     elector.start();
   } else {
-    await runAll();
+    terms.started();
   }
-  const health = await startHealthServer({ address: values['bind-address'], port: Number(values['secure-port']), registry, ready: () => leading || !elector });
+  const health = await startHealthServer({ address: values['bind-address'], port: Number(values['secure-port']), registry, ready: () => terms.leading });
   return {
     healthPort: health.port,
-    isLeader: () => leading,
+    isLeader: () => terms.leading,
     async stop() {
-      stopping = true;
       await elector?.stop();
-      await stopAll();
+      await terms.stopped();
       health.server.close();
       clients.close();
     },

@@ -1,10 +1,12 @@
 // /healthz, /readyz and /metrics for a component (controller-manager, scheduler, agents),
-// plain HTTP on a loopback port.
+// plain HTTP, bound to loopback by default (`--bind-address 127.0.0.1`): like a kubelet's
+// read-only port it carries no authentication, so only local processes may reach it. Binding
+// it elsewhere is the operator's explicit choice.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
-export async function startHealthServer(opts: { address: string; port: number; registry: Registry; ready: () => boolean }): Promise<{ server: Server; port: number }> {
+export async function startHealthServer(opts: { address: string; port: number; registry: Registry | (() => Registry); ready: () => boolean }): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' || path === '/livez') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
@@ -13,7 +15,8 @@ export async function startHealthServer(opts: { address: string; port: number; r
       return res.writeHead(ok ? 200 : 503, { 'Content-Type': 'text/plain' }).end(ok ? 'ok' : 'not ready');
     }
     if (path === '/metrics') {
-      void opts.registry.metrics().then((text) => res.writeHead(200, { 'Content-Type': opts.registry.contentType }).end(text));
+      const registry = typeof opts.registry === 'function' ? opts.registry() : opts.registry;
+      void registry.metrics().then((text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text));
       return;
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');

@@ -1,7 +1,11 @@
 // `capstan hollow-nodes`: N kubelets without containers in one process (like kubemark), for
-// scale tests of the control plane. A loopback control endpoint stops and resumes one
-// node's heartbeats, to watch the node lifecycle controller react.
+// scale tests of the control plane. Each node's kubelet API (logs; exec refused) listens on
+// its loopback InternalIP, with serving certificates from the cluster CA in --ca-dir. A
+// loopback control endpoint stops and resumes one node's heartbeats, to watch the node
+// lifecycle controller react.
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clientsetFromKubeconfig } from '../client/index.js';
@@ -53,11 +57,18 @@ export async function run(argv: string[]): Promise<number> {
       concurrency: { type: 'string', default: '64' },
       'stop-heartbeat': { type: 'string', multiple: true, default: [] },
       'control-port': { type: 'string' },
+      'ca-dir': { type: 'string' },
+      'kubelet-port': { type: 'string', default: '0' },
     },
   });
   if (!values.kubeconfig) throw new Error('--kubeconfig is required');
   const count = Number(values.count);
   if (!Number.isInteger(count) || count < 1) throw new Error(`--count must be a positive integer, not "${values.count}"`);
+  const kubeletPort = Number(values['kubelet-port']);
+  if (!Number.isInteger(kubeletPort) || kubeletPort < 0 || kubeletPort > 65535) throw new Error(`--kubelet-port must be a port number (0: pick a free one), not "${values['kubelet-port']}"`);
+  // As for `capstan node`: the cluster CA signs the kubelets' serving certificates.
+  const caDir = values['ca-dir'];
+  const ca = caDir ? { certPem: readFileSync(join(caDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(caDir, 'ca.key'), 'utf8') } : undefined;
   const log = logger('hollow-nodes');
   const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-hollow-kubelet');
   const hollow = await startHollowNodes({
@@ -67,9 +78,10 @@ export async function run(argv: string[]): Promise<number> {
     terminationDelayMs: parseDuration(values['termination-delay']),
     workers: Number(values.workers), concurrency: Number(values.concurrency),
     stopHeartbeat: values['stop-heartbeat'].flatMap((s) => s.split(',')).filter(Boolean),
+    ca, kubeletPort,
   });
   const control = values['control-port'] !== undefined ? await startControlServer(hollow, Number(values['control-port'])) : undefined;
-  process.stdout.write(`capstan hollow-nodes running: ${count} nodes (${hollow.names[0]} … ${hollow.names[hollow.names.length - 1]})${control ? `, control on 127.0.0.1:${control.port}` : ''}\n`);
+  process.stdout.write(`capstan hollow-nodes running: ${count} nodes (${hollow.names[0]} … ${hollow.names[hollow.names.length - 1]}), kubelet API on port ${hollow.kubeletPort}${ca ? '' : ' (refusing: no --ca-dir)'}${control ? `, control on 127.0.0.1:${control.port}` : ''}\n`);
   await untilSignal();
   control?.server.close();
   await hollow.stop();

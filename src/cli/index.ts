@@ -4,6 +4,7 @@ type Command = (argv: string[]) => Promise<number | void>;
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   apiserver: { summary: 'run the API server', load: async () => (await import('./apiserver.js')).run },
   up: { summary: 'run a whole cluster in the foreground', load: async () => (await import('./up.js')).run },
+  reset: { summary: 'stop and remove everything `up` created for a data dir (pods, mounts, network, the dir)', load: async () => (await import('./reset.js')).run },
   'controller-manager': { summary: 'run the built-in controllers', load: async () => (await import('./controller-manager.js')).run },
   'hollow-nodes': { summary: 'run N hollow kubelets (no containers) for scale tests', load: async () => (await import('./hollow-nodes.js')).run },
   'network-agent': { summary: 'run the node network agent (CNI plugin backend, IPAM)', load: async () => (await import('./network-agent.js')).run },

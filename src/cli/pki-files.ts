@@ -1,7 +1,7 @@
 // The cluster's credentials under the data dir: CA, API serving certificate (IP SANs for
 // every address it is reached on, including the `kubernetes` Service IP), the admin client
 // certificate, a static token file, and admin.kubeconfig.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createCA, ensureServingCert, issueCert, loadOrCreate, type KeyPair } from '../pki/index.js';
@@ -30,6 +30,7 @@ export function ensureClusterPKI(dataDir: string, addresses: string[], serviceRa
   if (!existsSync(tokenFile)) {
     writeFileSync(tokenFile, `${randomBytes(24).toString('hex')},admin-token,admin-token-uid,"system:masters"\n`, { mode: 0o600 });
   }
+  chmodSync(tokenFile, 0o600);
   return { ca, serving, admin, kubeletClient, tokenFile };
 }
 

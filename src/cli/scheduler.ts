@@ -1,6 +1,7 @@
 // `capstan scheduler`: watches pending pods and nodes through the API server and binds each
 // pod to a node, behind leader election on the Lease kube-system/kube-scheduler. Informers
-// start before the election, so a standby takes over with warm caches.
+// start before the election, so a standby takes over with warm caches; a lost lease stops the
+// scheduling loop and the scheduler campaigns again.
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -9,6 +10,7 @@ import { clientsetFromKubeconfig, EventRecorder, LeaderElector, realClock, resou
 import { Scheduler } from '../scheduler/index.js';
 import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
+import { LeaderTerms, type Term } from './leader-terms.js';
 import { untilSignal } from './signals.js';
 import { parseDuration } from './duration.js';
 
@@ -43,27 +45,44 @@ export async function startScheduler(argv: string[]): Promise<SchedulerHandle> {
   const eventClients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-scheduler');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const informers = new SharedInformerFactory(clients, { log, resyncMs: 0 });
   const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;
   const recorder = new EventRecorder(eventClients.resource(resources.events), { component: 'default-scheduler', host: identity }, realClock, log);
-  const scheduler = new Scheduler({
-    clients, informers, log, recorder, registry,
-    schedulerName: values['scheduler-name'],
-    percentageOfNodesToScore: Number(values['percentage-of-nodes-to-score']),
-    bindConcurrency: Number(values['bind-concurrency']),
-  });
-  informers.start();
-  let synced = false;
-  void informers.waitForCacheSync().then(() => { synced = true; });
-  let leading = false;
-  let stopping = false;
-  const lead = async () => {
-    leading = true;
-    await informers.waitForCacheSync();
-    if (stopping) return;
-    log.info('caches synced, scheduling', { identity });
-    void scheduler.run().catch((e) => log.error('scheduling loop stopped', { error: (e as Error).message }));
+  // A standby keeps informers running so it takes over with warm caches. Each term of
+  // leadership schedules with the standby's informers and queue; when it ends they are shut
+  // down and a fresh standby starts, so the next term begins from a relist.
+  const standby = () => {
+    const informers = new SharedInformerFactory(clients, { log, resyncMs: 0 });
+    const scheduler = new Scheduler({
+      clients, informers, log, recorder, registry: new Registry(),
+      schedulerName: values['scheduler-name'],
+      percentageOfNodesToScore: Number(values['percentage-of-nodes-to-score']),
+      bindConcurrency: Number(values['bind-concurrency']),
+    });
+    informers.start();
+    const s = { informers, scheduler, synced: false };
+    void informers.waitForCacheSync().then(() => { s.synced = true; });
+    return s;
   };
+  let current = standby();
+  let stopping = false;
+  const beginTerm = async (): Promise<Term> => {
+    const { informers, scheduler } = current;
+    let ended = false;
+    void informers.waitForCacheSync().then(() => {
+      if (ended) return;
+      log.info('caches synced, scheduling', { identity });
+      void scheduler.run().catch((e) => log.error('scheduling loop stopped', { error: (e as Error).message }));
+    });
+    return {
+      async stop() {
+        ended = true;
+        await scheduler.stop();
+        await informers.stop();
+        if (!stopping) current = standby();
+      },
+    };
+  };
+  const terms = new LeaderTerms(beginTerm, log);
 
   let elector: LeaderElector | undefined;
   if (values['leader-elect'] === 'true') {
@@ -72,23 +91,25 @@ export async function startScheduler(argv: string[]): Promise<SchedulerHandle> {
       leaseDurationMs: parseDuration(values['leader-elect-lease-duration']),
       renewDeadlineMs: parseDuration(values['leader-elect-renew-deadline']),
       retryPeriodMs: parseDuration(values['leader-elect-retry-period']),
-      onStartedLeading: () => void lead(),
-      // As kube-scheduler: a scheduler that lost its lease must not bind another pod.
-      onStoppedLeading: () => { if (!stopping) { log.error('leadership lost, exiting'); process.exit(1); } },
+      onStartedLeading: () => terms.started(),
+      // As kube-scheduler, a scheduler that lost its lease binds no other pod; it campaigns again.
+      onStoppedLeading: () => { if (!stopping) log.warn('leadership lost, scheduling stopped until it is regained'); void terms.stopped(); },
     });
     elector.start();
   } else {
-    await lead();
+    terms.started();
   }
-  const health = await startHealthServer({ address: values['bind-address'], port: Number(values['secure-port']), registry, ready: () => synced });
+  const health = await startHealthServer({ address: values['bind-address'], port: Number(values['secure-port']), registry: () => Registry.merge([registry, current.scheduler.registry]), ready: () => current.synced });
   return {
-    scheduler, identity, healthPort: health.port,
-    isLeader: () => leading,
+    get scheduler() { return current.scheduler; },
+    identity, healthPort: health.port,
+    isLeader: () => terms.leading,
     async stop() {
       stopping = true;
-      await scheduler.stop();
       await elector?.stop();
-      await informers.stop();
+      await terms.stopped();
+      await current.scheduler.stop();
+      await current.informers.stop();
       health.server.close();
       clients.close();
       eventClients.close();

@@ -29,6 +29,7 @@ export async function run(argv: string[]): Promise<number> {
       store: { type: 'string' },
       'no-node': { type: 'boolean', default: false },
       'node-name': { type: 'string' },
+      'cgroup-root': { type: 'string' },
       'cni-bin-dir': { type: 'string' },
       'cni-conf-dir': { type: 'string' },
       'hollow-nodes': { type: 'string', default: '0' },
@@ -79,7 +80,7 @@ export async function run(argv: string[]): Promise<number> {
       const { startNode } = await import('./up-node.js');
       const node = await startNode({
         dataDir, kubeconfig: writeAdminKubeconfig(dataDir, pki, url), nodeName: values['node-name'], ca: pki.ca, clusterCIDR: values['cluster-cidr'],
-        cniBinDir: values['cni-bin-dir'], cniConfDir: values['cni-conf-dir'],
+        cniBinDir: values['cni-bin-dir'], cniConfDir: values['cni-conf-dir'], cgroupRoot: values['cgroup-root'],
       });
       stops.push(() => node.stop());
     }
@@ -87,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
     if (hollow > 0) {
       const { startHollowNodes } = await import('../hollow/index.js');
       const clients = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-hollow-nodes');
-      const nodes = await startHollowNodes({ clients, count: hollow });
+      const nodes = await startHollowNodes({ clients, count: hollow, ca: pki.ca });
       stops.push(async () => { await nodes.stop(); clients.close(); });
     }
   } catch (e) {
@@ -107,5 +108,22 @@ export async function run(argv: string[]): Promise<number> {
   const sig = await untilSignal();
   process.stdout.write(`capstan: ${sig}, shutting down\n`);
   await shutdown();
+  process.stdout.write(await afterStop(dataDir, storeURL.startsWith('sqlite:'), !values['no-node']));
   return 0;
+}
+
+/** What stays after a stop, and how to remove it: said at every stop, since pods may outlive it. */
+async function afterStop(dataDir: string, stateInDir: boolean, node: boolean): Promise<string> {
+  const kept = stateInDir ? "The cluster's state stays" : "The cluster's certificates and kubeconfigs stay";
+  const lines = [`capstan: stopped. ${kept} in ${dataDir}; \`capstan up --data-dir ${dataDir}\` carries on from it.`];
+  if (node) {
+    const { dataDirProcesses } = await import('../reset/index.js');
+    const left = dataDirProcesses(dataDir);
+    if (left.shims.length) {
+      lines.push(`capstan: ${left.containers.length} pod process(es) under ${left.shims.length} containerd shim(s) keep running: as with a kubelet, pods outlive the node agent (Ctrl-C also stops containerd, and its shims stay). The next \`capstan up\` adopts them.`);
+    }
+    lines.push('capstan: the node\'s network (pod routes, vxlan.capstan, the capstan-proxy nft table) stays in place too.');
+  }
+  lines.push(`capstan: to stop and remove everything (pods, mounts, cgroups, network devices, nft tables and ${dataDir}): capstan reset --data-dir ${dataDir}`, '');
+  return lines.join('\n');
 }

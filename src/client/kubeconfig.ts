@@ -1,6 +1,6 @@
 // kubeconfig files: written by `capstan up` for kubectl, read by every capstan component that
 // talks to the API server.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import yaml from 'js-yaml';
 
@@ -31,7 +31,9 @@ export function kubeconfigYAML(cfg: ClientConfig, opts: { cluster?: string; user
 }
 
 export function writeKubeconfig(path: string, cfg: ClientConfig, opts: { cluster?: string; user?: string } = {}): void {
+  // It holds a private key or token: owner only, also when it overwrites an older file.
   writeFileSync(path, kubeconfigYAML(cfg, opts), { mode: 0o600 });
+  chmodSync(path, 0o600);
 }
 
 interface RawKubeconfig {

@@ -2,6 +2,10 @@
 // acquire when the lease is free or expired, renew every retry period, give up leadership
 // if renewal fails for renewDeadline, release on shutdown so a successor need not wait out
 // the lease. Optimistic concurrency on the Lease's resourceVersion makes takeover safe.
+// Unlike client-go's callers, a lost lease does not end the process: the elector keeps
+// campaigning, and the caller stops its loops in onStoppedLeading and starts them afresh in
+// the next onStartedLeading (in `capstan up` the components share a process with the API
+// server, which must outlive an outage of its store).
 import type { KubeObject } from '../api/object.js';
 import { rfc3339Micro } from '../api/time.js';
 import type { Logger } from '../log/index.js';
@@ -55,7 +59,8 @@ export class LeaderElector {
     if (this.stopped) return;
     let ok = false;
     try {
-      ok = await this.tryAcquireOrRenew();
+      // A request hanging on a stalled store must not hold a lost lease past the renew deadline.
+      ok = await withTimeout(this.tryAcquireOrRenew(), this.renewDeadlineMs, this.clock);
     } catch (e) {
       this.cfg.log?.warn('lease update failed', { lease: `${this.cfg.namespace}/${this.cfg.name}`, error: (e as Error).message });
     }
@@ -126,4 +131,10 @@ export class LeaderElector {
     } catch { /* best effort: the lease expires anyway */ }
     this.cfg.onStoppedLeading();
   }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, clock: Clock): Promise<T> {
+  let timer: unknown;
+  const timeout = new Promise<never>((_, reject) => { timer = clock.setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  return Promise.race([p, timeout]).finally(() => clock.clearTimeout(timer));
 }

@@ -21,6 +21,10 @@ export interface ControllerConfig {
   workers: number;
   /** Endpoints per EndpointSlice (Kubernetes' --max-endpoints-per-slice). */
   maxEndpointsPerSlice: number;
+  /** Terminated pods kept before pod GC deletes the oldest (--terminated-pod-gc-threshold; ≤ 0: off). */
+  terminatedPodGCThreshold: number;
+  /** How long pod GC waits after it notices a pod's Node missing before it checks with a GET. */
+  podGCQuarantineMs: number;
 }
 
 export const defaultControllerConfig: ControllerConfig = {
@@ -30,6 +34,8 @@ export const defaultControllerConfig: ControllerConfig = {
   podEvictionTimeoutMs: 300_000,
   workers: 5,
   maxEndpointsPerSlice: 100,
+  terminatedPodGCThreshold: 12_500,
+  podGCQuarantineMs: 40_000,
 };
 
 export interface ControllerContext {

@@ -1,8 +1,11 @@
-// Addresses hollow nodes and their pods report: node i gets an InternalIP in 127.250.0.0/16,
-// pods get addresses from their node's spec.podCIDR (set by node IPAM). The API server dials a
-// node's InternalIP for logs and exec: a loopback address keeps that dial on this machine
-// (refused, or a TLS name mismatch with a real kubelet) — a made-up routable address would
-// leave through the default route.
+// Addresses hollow nodes and their pods report: node i gets an InternalIP in 127.1.0.0/16,
+// pods get addresses from their node's spec.podCIDR (set by node IPAM).
+//
+// Node addresses are dialled (the API server proxies logs and exec to the kubelet at the
+// node's InternalIP), so they must be local: every address in 127.0.0.0/8 is on Linux's
+// loopback without configuration, and the hollow kubelet API listens on each. 127.1.0.0/16
+// stays clear of 127.0.0.1 (localhost), 127.0.1.1 (Debian's hostname line in /etc/hosts)
+// and 127.0.0.53/54 (systemd-resolved's stubs), which all live in 127.0.0.0/16.
 
 function ipv4ToInt(s: string): number {
   return s.split('.').reduce((n, p) => n * 256 + Number(p), 0);
@@ -12,10 +15,15 @@ function intToIPv4(n: number): string {
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
-/** 127.250.x.y for the i-th node (0-based), skipping .0 and .255. */
+/** How many hollow nodes get distinct addresses: 254 in each of 127.1.0–255. */
+export const maxHollowNodes = 254 * 256;
+
+/** 127.1.x.y for the i-th node (0-based), skipping .0 and .255. */
 export function nodeInternalIP(index: number): string {
-  return `127.250.${Math.floor(index / 254) % 256}.${(index % 254) + 1}`;
+  if (!Number.isInteger(index) || index < 0 || index >= maxHollowNodes) throw new RangeError(`hollow node index ${index} is outside 0..${maxHollowNodes - 1}`);
+  return `127.1.${Math.floor(index / 254)}.${(index % 254) + 1}`;
 }
+
 
 /** Hands out pod addresses from one node's pod CIDR: not the network, gateway (.1) or broadcast address. */
 export class PodIPPool {

@@ -1,14 +1,17 @@
 // Hollow nodes, after Kubernetes' kubemark: one process acting as N kubelets without
 // containers. Each registers a Node, renews its Lease, and "runs" the pods bound to it
 // (status Running/Ready with an address from its pod CIDR), so the control plane can be
-// exercised at thousands of nodes on one machine. See DESIGN.md.
+// exercised at thousands of nodes on one machine. Each node's address is a loopback one
+// where this process serves its kubelet API (logs, and clear errors for exec). See DESIGN.md.
 import type { KubeObject } from '../api/object.js';
-import { isAlreadyExists, realClock, resources, SharedInformerFactory, type ClientsetAPI, type Clock } from '../client/index.js';
+import { EventRecorder, isAlreadyExists, realClock, resources, SharedInformerFactory, type ClientsetAPI, type Clock } from '../client/index.js';
 import { logger, type Logger } from '../log/index.js';
-import { nodeInternalIP } from './addresses.js';
+import type { KeyPair } from '../pki/index.js';
+import { maxHollowNodes, nodeInternalIP } from './addresses.js';
 import { Heartbeats } from './heartbeat.js';
+import { startHollowKubeletServer } from './kubelet-server.js';
 import { Limiter } from './limiter.js';
-import { nodeObject, nodeStatus, type NodeShape } from './node-object.js';
+import { nodeObject, nodeStatus, type KubeletEndpoint, type NodeShape } from './node-object.js';
 import { HollowPods } from './pods.js';
 
 export { hollowKubeletVersion } from './node-object.js';
@@ -35,6 +38,15 @@ export interface HollowNodesOptions {
   concurrency?: number;
   /** Nodes that register but never renew their Lease. */
   stopHeartbeat?: string[];
+  /**
+   * The cluster CA: signs each node's kubelet serving certificate and is the CA its client
+   * certificates must come from. Without it the kubelet API refuses every connection.
+   */
+  ca?: KeyPair;
+  /** The port of every node's kubelet API; default 0: a free one, picked once. */
+  kubeletPort?: number;
+  /** Retry delay for a pod whose Secret or ConfigMap volume is missing: doubles from this up to 8×; default 1 s. */
+  mountRetryMs?: number;
   clock?: Clock;
   log?: Logger;
 }
@@ -49,6 +61,8 @@ export interface HollowNodesStats {
 
 export interface HollowNodes {
   readonly names: readonly string[];
+  /** The port every node's kubelet API listens on (status.daemonEndpoints.kubeletEndpoint.Port). */
+  readonly kubeletPort: number;
   /** Stops one node's Lease renewals, status posts and pod handling, as if its kubelet died. */
   stopHeartbeat(name: string): void;
   resumeHeartbeat(name: string): void;
@@ -65,7 +79,9 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const prefix = opts.namePrefix ?? 'hollow-';
   const shape: NodeShape = { cpu: opts.cpu ?? '4', memory: opts.memory ?? '16Gi', pods: opts.pods ?? 110, ephemeralStorage: opts.ephemeralStorage ?? '100Gi' };
   const interval = opts.heartbeatIntervalMs ?? 10_000;
+  if (opts.count > maxHollowNodes) throw new Error(`at most ${maxHollowNodes} hollow nodes have addresses of their own in 127.1.0.0/16, not ${opts.count}`);
   const names = Array.from({ length: opts.count }, (_, i) => `${prefix}${i}`);
+  const addresses = names.map((_, i) => nodeInternalIP(i));
   const index = new Map(names.map((n, i) => [n, i]));
   const owns = (n: string) => index.has(n);
   const limiter = new Limiter(opts.concurrency ?? 64);
@@ -74,7 +90,12 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const informers = new SharedInformerFactory(opts.clients, { clock, log });
   const nodeInformer = informers.informerFor(resources.nodes, { labelSelector: 'node.kubernetes.io/instance-type=hollow' });
   const podInformer = informers.informerFor(resources.pods, { fieldSelector: 'spec.nodeName!=' });
-  const status = (name: string, now: number, previous?: KubeObject['status']) => nodeStatus(name, index.get(name)!, shape, now, previous);
+  const kubelet = await startHollowKubeletServer({
+    names, addresses, port: opts.kubeletPort, ca: opts.ca, log,
+    pod: (namespace, name) => podInformer.lister.get(namespace, name),
+  });
+  const endpoint = (name: string): KubeletEndpoint => ({ address: addresses[index.get(name)!], port: kubelet.port });
+  const status = (name: string, now: number, previous?: KubeObject['status']) => nodeStatus(name, endpoint(name), shape, now, previous);
 
   const heartbeats = new Heartbeats({
     nodes: nodesAPI, leases: opts.clients.resource(resources.leases), clock, log, limiter,
@@ -85,15 +106,18 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   });
   const pods = new HollowPods({
     pods: opts.clients.resource(resources.pods), podInformer, nodeInformer, clock, log, owns,
+    secrets: opts.clients.resource(resources.secrets), configMaps: opts.clients.resource(resources.configmaps),
+    recorder: (n) => new EventRecorder(opts.clients.resource(resources.events), { component: 'kubelet', host: n }, clock, log),
     heartbeatStopped: (n) => heartbeats.isStopped(n),
-    hostIP: (n) => nodeInternalIP(index.get(n)!),
+    hostIP: (n) => addresses[index.get(n)!],
     terminationDelayMs: opts.terminationDelayMs ?? 1000,
+    mountRetryMs: opts.mountRetryMs ?? 1000,
   });
 
-  const register = async (name: string, i: number): Promise<KubeObject> => {
+  const register = async (name: string): Promise<KubeObject> => {
     const now = clock.now();
     try {
-      return await nodesAPI.create(undefined, nodeObject(name, i, shape, now));
+      return await nodesAPI.create(undefined, nodeObject(name, endpoint(name), shape, now));
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
       // Re-registration: the Node stays (with its pod CIDR); the kubelet reports fresh status.
@@ -111,16 +135,24 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   // Registration has its own limiter: queued behind thousands of registrations, the first
   // nodes' renewals would come too late.
   const registration = new Limiter(opts.concurrency ?? 64);
-  await Promise.all(names.map((name, i) => registration.run(async () => {
-    const node = await register(name, i);
-    await heartbeats.beat(name, node);
-    heartbeats.add(node, interval + Math.floor((i * interval) / names.length));
-  })));
+  try {
+    await Promise.all(names.map((name, i) => registration.run(async () => {
+      const node = await register(name);
+      await heartbeats.beat(name, node);
+      heartbeats.add(node, interval + Math.floor((i * interval) / names.length));
+    })));
+  } catch (e) {
+    await heartbeats.stop();
+    await kubelet.stop();
+    await informers.stop();
+    throw e;
+  }
   pods.run(opts.workers ?? 16);
-  log.info('hollow nodes running', { nodes: names.length, first: names[0], last: names[names.length - 1] });
+  log.info('hollow nodes running', { nodes: names.length, first: names[0], last: names[names.length - 1], kubeletPort: kubelet.port });
 
   return {
     names,
+    kubeletPort: kubelet.port,
     stopHeartbeat: (name) => {
       if (!owns(name)) throw new Error(`no hollow node named "${name}"`);
       heartbeats.stopHeartbeat(name);
@@ -137,6 +169,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
     async stop() {
       await heartbeats.stop();
       await pods.stop();
+      await kubelet.stop();
       await informers.stop();
     },
   };

@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto';
 import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
-import { nodeInternalIP } from './addresses.js';
 
 export const hollowKubeletVersion = 'v1.32.0-capstan-hollow';
 export const nodeLeaseNamespace = 'kube-node-lease';
@@ -13,6 +12,12 @@ export interface NodeShape {
   memory: string;
   pods: number;
   ephemeralStorage: string;
+}
+
+/** Where a hollow node's kubelet API listens: its InternalIP and the port shared by all. */
+export interface KubeletEndpoint {
+  address: string;
+  port: number;
 }
 
 const kubeletConditions: [type: string, status: string, reason: string, message: string][] = [
@@ -31,7 +36,7 @@ const uuidFrom = (s: string) => {
  * The status a healthy hollow kubelet posts. Conditions keep their lastTransitionTime from
  * `previous` when their status did not change, as the kubelet does.
  */
-export function nodeStatus(name: string, index: number, shape: NodeShape, now: number, previous?: Fields): Fields {
+export function nodeStatus(name: string, endpoint: KubeletEndpoint, shape: NodeShape, now: number, previous?: Fields): Fields {
   const stamp = rfc3339(new Date(now));
   const resources = { cpu: shape.cpu, memory: shape.memory, pods: String(shape.pods), 'ephemeral-storage': shape.ephemeralStorage };
   const prev: Fields[] = previous?.conditions ?? [];
@@ -42,8 +47,8 @@ export function nodeStatus(name: string, index: number, shape: NodeShape, now: n
       const old = prev.find((c) => c.type === type);
       return { type, status, reason, message, lastHeartbeatTime: stamp, lastTransitionTime: old?.status === status ? old.lastTransitionTime : stamp };
     }),
-    addresses: [{ type: 'InternalIP', address: nodeInternalIP(index) }, { type: 'Hostname', address: name }],
-    daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    addresses: [{ type: 'InternalIP', address: endpoint.address }, { type: 'Hostname', address: name }],
+    daemonEndpoints: { kubeletEndpoint: { Port: endpoint.port } },
     nodeInfo: {
       machineID: uuidFrom(`machine/${name}`).replace(/-/g, ''), systemUUID: uuidFrom(`system/${name}`), bootID: uuidFrom(`boot/${name}`),
       kernelVersion: '6.1.0-hollow', osImage: 'Hollow Node (capstan)', containerRuntimeVersion: 'hollow://1',
@@ -52,7 +57,7 @@ export function nodeStatus(name: string, index: number, shape: NodeShape, now: n
   };
 }
 
-export function nodeObject(name: string, index: number, shape: NodeShape, now: number): KubeObject {
+export function nodeObject(name: string, endpoint: KubeletEndpoint, shape: NodeShape, now: number): KubeObject {
   return {
     apiVersion: 'v1', kind: 'Node',
     metadata: {
@@ -64,7 +69,7 @@ export function nodeObject(name: string, index: number, shape: NodeShape, now: n
       annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
     },
     spec: {},
-    status: nodeStatus(name, index, shape, now),
+    status: nodeStatus(name, endpoint, shape, now),
   };
 }
 

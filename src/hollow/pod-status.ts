@@ -1,9 +1,16 @@
 // The status a hollow kubelet reports for a pod it "runs": Running, Ready, every container
 // started and running, addresses from the node's pod CIDR (or the node's own for hostNetwork).
+// Init containers have completed, except native sidecars (init containers with
+// restartPolicy Always), which keep running as the kubelet keeps them. Before that, a pod
+// whose volumes cannot be set up waits as the kubelet's does: Pending, ContainerCreating.
 import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339 } from '../api/time.js';
 
 const podConditionTypes = ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled'];
+
+const isSidecar = (c: Fields) => c.restartPolicy === 'Always';
+const initSpecs = (pod: KubeObject): Fields[] => pod.spec?.initContainers ?? [];
+const regularSpecs = (pod: KubeObject): Fields[] => pod.spec?.containers ?? [];
 
 export function runningStatus(pod: KubeObject, hostIP: string, podIP: string, now: number): Fields {
   const stamp = rfc3339(new Date(now));
@@ -25,13 +32,56 @@ export function runningStatus(pod: KubeObject, hostIP: string, podIP: string, no
     podIP, podIPs: [{ ip: podIP }],
     startTime: started,
     qosClass: pod.status?.qosClass,
-    initContainerStatuses: ((pod.spec?.initContainers ?? []) as Fields[]).map((c, i) => ({
-      name: c.name, ready: true, started: false, restartCount: 0, image: c.image, imageID: `hollow://${c.image}`,
-      containerID: `hollow://${uid.slice(0, 22)}i${String(i).padStart(2, '0')}`,
-      state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: started, finishedAt: started } },
-    })),
-    containerStatuses: ((pod.spec?.containers ?? []) as Fields[]).map(container),
+    initContainerStatuses: initSpecs(pod).map((c, i) => {
+      const containerID = `hollow://${uid.slice(0, 22)}i${String(i).padStart(2, '0')}`;
+      const common = { name: c.name, restartCount: 0, image: c.image, imageID: `hollow://${c.image}`, containerID };
+      if (isSidecar(c)) return { ...common, ready: true, started: true, state: { running: { startedAt: started } } };
+      return { ...common, ready: true, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: started, finishedAt: started, containerID } } };
+    }),
+    containerStatuses: regularSpecs(pod).map(container),
   };
+}
+
+/**
+ * What the kubelet reports while it cannot set up the pod's volumes: Pending, nothing
+ * started, each container waiting (ContainerCreating; PodInitializing when the pod has init
+ * containers, as the kubelet's default waiting reason is then).
+ */
+export function pendingStatus(pod: KubeObject, hostIP: string, now: number): Fields {
+  const stamp = rfc3339(new Date(now));
+  const prev: Fields[] = pod.status?.conditions ?? [];
+  const reason = initSpecs(pod).length ? 'PodInitializing' : 'ContainerCreating';
+  const waiting = (c: Fields) => ({ name: c.name, ready: false, started: false, restartCount: 0, image: c.image, imageID: '', lastState: {}, state: { waiting: { reason } } });
+  const condition = (type: string, ok: boolean, why?: string, message?: string) => {
+    const status = ok ? 'True' : 'False';
+    const old = prev.find((c) => c.type === type);
+    return { type, status, lastProbeTime: null, lastTransitionTime: old?.status === status ? old.lastTransitionTime : stamp, ...(why ? { reason: why, message } : {}) };
+  };
+  const incomplete = initSpecs(pod).map((c) => c.name);
+  const unready = [...initSpecs(pod).filter(isSidecar), ...regularSpecs(pod)].map((c) => c.name);
+  return {
+    phase: 'Pending',
+    conditions: [
+      condition('PodReadyToStartContainers', false),
+      incomplete.length ? condition('Initialized', false, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`) : condition('Initialized', true),
+      condition('ContainersReady', false, 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`),
+      condition('Ready', false, 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`),
+      prev.find((c) => c.type === 'PodScheduled') ?? condition('PodScheduled', true),
+    ],
+    hostIP, hostIPs: [{ ip: hostIP }],
+    startTime: pod.status?.startTime ?? stamp,
+    qosClass: pod.status?.qosClass,
+    ...(initSpecs(pod).length ? { initContainerStatuses: initSpecs(pod).map(waiting) } : {}),
+    containerStatuses: regularSpecs(pod).map(waiting),
+  };
+}
+
+/** True when the pod already shows what `pendingStatus` would post. */
+export function isPendingShown(pod: KubeObject, hostIP: string): boolean {
+  const s = pod.status ?? {};
+  if (s.phase !== 'Pending' || s.hostIP !== hostIP) return false;
+  const statuses: Fields[] = s.containerStatuses ?? [];
+  return regularSpecs(pod).length === statuses.length && statuses.every((c) => c.state?.waiting);
 }
 
 /** True when the pod already shows what `runningStatus` would post (so nothing is written). */
@@ -41,5 +91,8 @@ export function isRunningAndReady(pod: KubeObject, podIP: string): boolean {
   const conds: Fields[] = s.conditions ?? [];
   if (!['Ready', 'ContainersReady'].every((t) => conds.some((c) => c.type === t && c.status === 'True'))) return false;
   const statuses: Fields[] = s.containerStatuses ?? [];
-  return (pod.spec?.containers ?? []).length === statuses.length && statuses.every((c) => c.ready && c.state?.running);
+  if (regularSpecs(pod).length !== statuses.length || !statuses.every((c) => c.ready && c.state?.running)) return false;
+  const inits: Fields[] = s.initContainerStatuses ?? [];
+  return initSpecs(pod).length === inits.length && initSpecs(pod).every((c, i) =>
+    inits[i]?.name === c.name && (isSidecar(c) ? !!inits[i].state?.running && inits[i].ready && inits[i].started : !!inits[i].state?.terminated));
 }

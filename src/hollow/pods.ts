@@ -1,15 +1,17 @@
 // The pod side of hollow kubelets: one informer on every bound pod, filtered to the nodes
 // this process owns, and a work queue with a fixed pool of workers, so 10,000 pods turn
 // Running with a bounded number of requests in flight. A bound pod becomes Running and
-// Ready once its node has a pod CIDR; a deleted pod is removed (gracePeriodSeconds=0) after
-// a short simulated termination. Pods on a node whose heartbeat is stopped are left alone,
-// as a dead kubelet would.
+// Ready once its node has a pod CIDR and its Secret and ConfigMap volumes exist (until then
+// it waits in ContainerCreating with FailedMount events, retried with backoff); a deleted
+// pod is removed (gracePeriodSeconds=0) after a short simulated termination. Pods on a node
+// whose heartbeat is stopped are left alone, as a dead kubelet would.
 import type { KubeObject } from '../api/object.js';
-import { isNotFound, WorkQueue, type Clock, type ResourceAPI, type SharedInformer } from '../client/index.js';
+import { isNotFound, WorkQueue, type Clock, type EventRecorder, type ResourceAPI, type SharedInformer } from '../client/index.js';
 import { objectKey } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import { PodIPPool } from './addresses.js';
-import { isRunningAndReady, runningStatus } from './pod-status.js';
+import { missingVolume } from './volumes.js';
+import { isPendingShown, isRunningAndReady, pendingStatus, runningStatus } from './pod-status.js';
 
 export interface HollowPodsDeps {
   pods: ResourceAPI;
@@ -19,8 +21,14 @@ export interface HollowPodsDeps {
   log: Logger;
   owns(node: string): boolean;
   heartbeatStopped(node: string): boolean;
+  secrets: ResourceAPI;
+  configMaps: ResourceAPI;
+  /** An event recorder whose source is the given node's kubelet. */
+  recorder(node: string): EventRecorder;
   hostIP(node: string): string;
   terminationDelayMs: number;
+  /** First retry of a pod whose volumes are missing; doubles up to 8×. */
+  mountRetryMs: number;
 }
 
 export class HollowPods {
@@ -28,6 +36,8 @@ export class HollowPods {
   private pools = new Map<string, PodIPPool>();
   private podNode = new Map<string, string>();
   private terminatingSince = new Map<string, number>();
+  private mountFailures = new Map<string, number>();
+  private recorders = new Map<string, EventRecorder>();
   private workers: Promise<void>[] = [];
   started = 0;
   deleted = 0;
@@ -87,6 +97,13 @@ export class HollowPods {
     if (node) this.pools.get(node)?.release(key);
     this.podNode.delete(key);
     this.terminatingSince.delete(key);
+    this.mountFailures.delete(key);
+  }
+
+  private recorder(node: string): EventRecorder {
+    let r = this.recorders.get(node);
+    if (!r) this.recorders.set(node, (r = this.d.recorder(node)));
+    return r;
   }
 
   /** Brings one pod to what its kubelet would make of it; returns ms until it wants another look. */
@@ -116,6 +133,18 @@ export class HollowPods {
     }
     if (['Succeeded', 'Failed'].includes(pod.status?.phase)) return undefined;
     const hostIP = this.d.hostIP(node);
+    // Volumes are set up before anything starts; a running pod keeps what it mounted.
+    if (pod.status?.phase !== 'Running') {
+      const missing = await missingVolume(pod, this.d.secrets, this.d.configMaps);
+      if (missing) {
+        this.recorder(node).event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${missing.volume}" : ${missing.message}`);
+        if (!isPendingShown(pod, hostIP)) await this.d.pods.patch(namespace, name as string, 'merge', { status: pendingStatus(pod, hostIP, now) }, 'status');
+        const failures = (this.mountFailures.get(key) ?? 0) + 1;
+        this.mountFailures.set(key, failures);
+        return this.d.mountRetryMs * 2 ** Math.min(failures - 1, 3);
+      }
+      this.mountFailures.delete(key);
+    }
     let podIP = hostIP;
     if (!pod.spec?.hostNetwork) {
       const pool = this.pool(node);

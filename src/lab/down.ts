@@ -2,26 +2,11 @@
 // up after themselves first (nodes stop their pods), then forcibly: processes by PID, any
 // process still in a lab namespace, pod cgroups, mounts under the lab dir, namespaces, the dir.
 // Idempotent: everything absent is skipped, so it also finishes a half-done teardown.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, existsSync } from 'node:fs';
-import { removeCgroup, cgroupHierarchies, mountsUnder } from '../kubelet/containerd/index.js';
+import { rmSync, existsSync } from 'node:fs';
+import { cgroupPids, removeCgroup, unmountUnder } from '../kubelet/containerd/index.js';
 import { deleteNetns, netnsPids } from './network.js';
 import { alive, signal, startTime, terminate } from './processes.js';
 import { readState, type LabState } from './state.js';
-import { join } from 'node:path';
-
-function cgroupPids(path: string): number[] {
-  const rel = path.replace(/^\/+/, '');
-  const out: number[] = [];
-  const walk = (dir: string) => {
-    try {
-      out.push(...readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').map(Number).filter((n) => n > 0));
-      for (const e of execFileSync('find', [dir, '-mindepth', '1', '-maxdepth', '1', '-type', 'd'], { encoding: 'utf8' }).split('\n').filter(Boolean)) walk(e);
-    } catch { /* absent */ }
-  };
-  for (const h of cgroupHierarchies()) walk(join(h, rel));
-  return [...new Set(out)];
-}
 
 export interface DownReport { problems: string[] }
 
@@ -33,11 +18,9 @@ export async function labDown(dir: string, log: (s: string) => void = () => unde
     return { problems };
   }
   await teardown(state, log, problems);
-  for (const m of mountsUnder(state.dir)) {
-    try { execFileSync('umount', ['-l', m], { stdio: 'ignore' }); } catch { problems.push(`umount ${m}`); }
-  }
-  if (mountsUnder(state.dir).length === 0) rmSync(state.dir, { recursive: true, force: true });
-  else problems.push(`mounts remain under ${state.dir}; left it in place`);
+  const stuck = unmountUnder(state.dir);
+  if (stuck.length === 0) rmSync(state.dir, { recursive: true, force: true });
+  else problems.push(`mounts remain under ${state.dir} (${stuck.join(', ')}); left it in place`);
   return { problems };
 }
 

@@ -2,7 +2,7 @@
 // certificates whose subject carries the user (CN) and groups (O). Keys come from Node's
 // native generator; node-forge only assembles and signs the X.509 structures.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
 
@@ -18,10 +18,12 @@ export interface CertRequest {
   dnsNames?: string[];
   usage: 'server' | 'client' | 'both';
   days?: number;
+  /** An RSA private key (PEM) to certify instead of a new one: many certificates, one key generation. */
+  keyPem?: string;
 }
 
-function newKey(): { pem: string; key: forge.pki.rsa.PrivateKey; pub: forge.pki.rsa.PublicKey } {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+function newKey(existing?: string): { pem: string; key: forge.pki.rsa.PrivateKey; pub: forge.pki.rsa.PublicKey } {
+  const privateKey = existing ?? generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
   const key = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
   const pub = forge.pki.setRsaPublicKey(key.n, key.e);
   return { pem: privateKey, key, pub };
@@ -55,7 +57,7 @@ export function createCA(commonName = 'capstan-ca', days = 3650): KeyPair {
 export function issueCert(ca: KeyPair, req: CertRequest): KeyPair {
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
-  const { pem, pub } = newKey();
+  const { pem, pub } = newKey(req.keyPem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = pub;
   cert.serialNumber = serial();
@@ -84,12 +86,15 @@ export function issueCert(ca: KeyPair, req: CertRequest): KeyPair {
 function load(dir: string, name: string): KeyPair | null {
   const crt = join(dir, `${name}.crt`), key = join(dir, `${name}.key`);
   if (!existsSync(crt) || !existsSync(key)) return null;
+  // A key copied in (or left by an older version) with a looser mode is tightened.
+  chmodSync(key, 0o600);
   return { certPem: readFileSync(crt, 'utf8'), keyPem: readFileSync(key, 'utf8') };
 }
 
 function save(dir: string, name: string, kp: KeyPair): KeyPair {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, `${name}.key`), kp.keyPem, { mode: 0o600 });
+  chmodSync(join(dir, `${name}.key`), 0o600);
   writeFileSync(join(dir, `${name}.crt`), kp.certPem);
   return kp;
 }

@@ -22,6 +22,8 @@ export interface ListOptions {
    * CompactedError; newer than the current one → FutureRevisionError.
    */
   revision?: number;
+  /** Also count the keys from where this page starts to the end of the range (`ListResult.count`). */
+  count?: boolean;
 }
 
 export interface ListResult {
@@ -30,6 +32,8 @@ export interface ListResult {
   revision: number;
   /** True when items were cut off by `limit`. */
   more: boolean;
+  /** With `count`: the keys from this page's start to the range's end, those returned included. */
+  count?: number;
 }
 
 export interface WatchEvent {
@@ -89,6 +93,12 @@ export interface Store {
    * an earlier compaction does nothing.
    */
   compact(revision: number): Promise<void>;
+  /**
+   * Resolves when the store can serve reads and commit writes now; rejects (within about
+   * `timeoutMs`) with the reason when it cannot: a member that does not answer, a disk that
+   * refuses writes. Cheap enough for every /readyz and /livez request.
+   */
+  checkHealth(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -4,9 +4,7 @@ import t, { type Test } from 'tap';
 import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { EndpointsController } from '../../src/controllers/endpoints/index.js';
 import type { KubeObject } from '../../src/api/object.js';
-import { controllerContext } from '../helpers/controller-context.js';
-
-const settle = () => new Promise((r) => setTimeout(r, 2));
+import { controllerContext, queueDriver } from '../helpers/controller-context.js';
 
 function pod(name: string, ip: string, o: { ready?: boolean; terminating?: boolean; port?: number; node?: string; hostname?: string; subdomain?: string; labels?: Record<string, string> } = {}): KubeObject {
   return {
@@ -38,14 +36,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void = () => undefined
   await informers.waitForCacheSync();
   // What run() does first, without starting workers: look at every Endpoints object once.
   for (const ep of informers.informerFor(resources.endpoints).lister.list()) c.enqueue(ep);
-  const drain = async () => {
-    for (let i = 0; i < 100; i++) {
-      await settle();
-      if (!c.queue.length) { await settle(); if (!c.queue.length) return; }
-      while (c.queue.length) await c.processNext();
-    }
-    throw new Error('queue never drained');
-  };
+  const { drain } = queueDriver(c, clock);
   await drain();
   const ep = (name = 'web') => fake.get(resources.endpoints, 'default', name);
   const writes = () => fake.actions.filter((a) => a.resource === 'endpoints');

@@ -5,9 +5,7 @@ import t, { type Test } from 'tap';
 import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { NamespaceController, StaticDiscovery, type ResourceDiscovery } from '../../src/controllers/namespace/index.js';
 import type { KubeObject } from '../../src/api/object.js';
-import { controllerContext } from '../helpers/controller-context.js';
-
-const settle = () => new Promise((r) => setTimeout(r, 2));
+import { controllerContext, queueDriver } from '../helpers/controller-context.js';
 
 // The fake removes any object with a deletionTimestamp and no metadata.finalizers on its
 // next write; the server keeps a namespace until spec.finalizers is empty. A metadata
@@ -28,17 +26,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void, discovery: Resou
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const drain = async () => {
-    for (let i = 0; i < 100; i++) {
-      await settle();
-      if (!c.queue.length) { await settle(); if (!c.queue.length) return; }
-      while (c.queue.length) await c.processNext();
-    }
-    throw new Error('queue never drained');
-  };
-  const advance = async (ms: number) => {
-    for (let left = ms; left > 0; left -= 500) { clock.step(Math.min(500, left)); await drain(); }
-  };
+  const { drain, advance } = queueDriver(c, clock, 500);
   await drain();
   const finalized = (ns: string) => !(fake.get(resources.namespaces, undefined, ns)?.spec?.finalizers ?? []).includes('kubernetes');
   const conditions = (ns: string) => Object.fromEntries(((fake.get(resources.namespaces, undefined, ns)?.status?.conditions ?? []) as KubeObject[]).map((c) => [c.type, c]));

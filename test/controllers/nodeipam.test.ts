@@ -4,9 +4,7 @@ import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../.
 import { type ControllerContext } from '../../src/controllers/framework.js';
 import { NodeIPAMController, CIDRSet } from '../../src/controllers/nodeipam/index.js';
 import { logger } from '../../src/log/index.js';
-import { controllerContext } from '../helpers/controller-context.js';
-
-const settle = () => new Promise((r) => setTimeout(r, 5));
+import { controllerContext, queueDriver } from '../helpers/controller-context.js';
 
 async function setup(t: Test, fake: FakeClientset, config: Partial<ControllerContext['config']> = {}) {
   const clock = new FakeClock();
@@ -17,15 +15,7 @@ async function setup(t: Test, fake: FakeClientset, config: Partial<ControllerCon
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  /** Lets the informer see every write, then reconciles until the queue is empty. */
-  const drain = async () => {
-    for (let i = 0; i < 50; i++) {
-      await settle();
-      if (!c.queue.length) { await settle(); if (!c.queue.length) return; }
-      while (c.queue.length) await c.processNext();
-    }
-    throw new Error('queue never drained');
-  };
+  const { drain } = queueDriver(c, clock);
   return { c, drain, clock };
 }
 

@@ -29,7 +29,7 @@ t.test('hollow nodes under nodeipam and nodelifecycle', async (t) => {
     wide = await k.ok(['get', 'nodes', '-o', 'wide']);
     return wide.split('\n').filter((l) => / Ready /.test(l)).length === 3;
   }, 20_000, 'three Ready nodes');
-  t.match(wide, /hollow-0\s+Ready\s+<none>\s+\S+\s+v1\.32\.0-capstan-hollow\s+10\.250\.0\.1\s/);
+  t.match(wide, /hollow-0\s+Ready\s+<none>\s+\S+\s+v1\.32\.0-capstan-hollow\s+127\.1\.0\.1\s/);
   t.match(wide, /Hollow Node \(capstan\)\s+6\.1\.0-hollow\s+hollow:\/\/1/);
   let cidrs: string[] = [];
   await eventually(async () => {

@@ -5,12 +5,10 @@ import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../.
 import { NodeLifecycleController } from '../../src/controllers/nodelifecycle/index.js';
 import { rfc3339, rfc3339Micro } from '../../src/api/time.js';
 import type { KubeObject } from '../../src/api/object.js';
-import { controllerContext } from '../helpers/controller-context.js';
+import { controllerContext, queueDriver } from '../helpers/controller-context.js';
 
 const GRACE = 40_000;
 const EVICT = 60_000;
-const settle = () => new Promise((r) => setTimeout(r, 2));
-
 async function setup(t: Test, fake: FakeClientset, clock: FakeClock) {
   const informers = new SharedInformerFactory(fake, { clock });
   const ctx = controllerContext({ clients: fake, informers, clock, config: { nodeMonitorGracePeriodMs: GRACE, podEvictionTimeoutMs: EVICT } });
@@ -18,18 +16,7 @@ async function setup(t: Test, fake: FakeClientset, clock: FakeClock) {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const drain = async () => {
-    for (let i = 0; i < 100; i++) {
-      await settle();
-      if (!c.queue.length) { await settle(); if (!c.queue.length) return; }
-      while (c.queue.length) await c.processNext();
-    }
-    throw new Error('queue never drained');
-  };
-  /** Moves the clock a second at a time, reconciling whatever falls due. */
-  const advance = async (ms: number) => {
-    for (let left = ms; left > 0; left -= 1000) { clock.step(Math.min(1000, left)); await drain(); }
-  };
+  const { drain, advance } = queueDriver(c, clock);
   return { c, drain, advance };
 }
 

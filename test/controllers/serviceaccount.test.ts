@@ -3,9 +3,7 @@
 import t, { type Test } from 'tap';
 import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { ServiceAccountController } from '../../src/controllers/serviceaccount/index.js';
-import { controllerContext } from '../helpers/controller-context.js';
-
-const settle = () => new Promise((r) => setTimeout(r, 2));
+import { controllerContext, queueDriver } from '../helpers/controller-context.js';
 
 async function setup(t: Test, seed: (f: FakeClientset) => void) {
   const clock = new FakeClock();
@@ -17,14 +15,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void) {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const drain = async () => {
-    for (let i = 0; i < 100; i++) {
-      await settle();
-      if (!c.queue.length) { await settle(); if (!c.queue.length) return; }
-      while (c.queue.length) await c.processNext();
-    }
-    throw new Error('queue never drained');
-  };
+  const { drain } = queueDriver(c, clock);
   await drain();
   const sa = (ns: string) => fake.get(resources.serviceaccounts, ns, 'default');
   return { fake, drain, sa };

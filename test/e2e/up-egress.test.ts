@@ -1,8 +1,9 @@
 // `capstan up --hollow-nodes` dials nothing off the machine. It runs in a namespace whose
 // default route is a fake uplink (test/helpers/fake-uplink.ts), watched by the test runner's
-// egress guard; kubectl starts a pod on a hollow node and asks for its logs, which makes the
-// API server dial that node's kubelet at its InternalIP (exec and attach dial the same
-// address). A made-up routable address would go out of the uplink (on a real machine: off it).
+// egress guard; kubectl starts a pod on a hollow node and asks for its logs and an exec, which
+// make the API server dial that node's kubelet API at its InternalIP (served by the
+// hollow-nodes process on a loopback address). A made-up routable address would go out of the
+// uplink (on a real machine: off it).
 import t from 'tap';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Guard from '../../scripts/egress-guard.mjs';
@@ -30,8 +31,11 @@ t.test('capstan up with hollow nodes sends nothing out of the uplink', { skip: w
   await k.ok(['wait', '--for=condition=Ready', 'pod/web', '--timeout=60s']);
   // Bounded: a dial that went out of the uplink would wait for its connect timeout.
   const logs = await k(['logs', 'web', '--request-timeout=10s']);
-  t.not(logs.code, 0, 'a hollow node has no kubelet to serve logs');
-  t.match(logs.stderr, /InternalError/, `the API server answers with a Status (${logs.stderr.trim()})`);
+  t.equal(logs.code, 0, `the hollow kubelet API serves logs (${logs.stderr.trim()})`);
+  t.match(logs.stdout, /is hollow/, 'the log says the container is hollow');
+  const exec = await k(['exec', 'web', '--request-timeout=10s', '--', 'true']);
+  t.not(exec.code, 0, 'a hollow container cannot be exec-ed into');
+  t.match(exec.stderr, /hollow/, `the API server answers with the hollow kubelet's error (${exec.stderr.trim()})`);
 
   const seen = guard.readEgress({ table, netns: h });
   t.same(seen.destinations.map((d) => d.address), [], 'no destination recorded');

@@ -2,6 +2,7 @@
 // Always with --no-node: a real node (containerd, CNI) must not run in the host's network
 // namespace during tests; kubelet e2e tests start theirs inside a namespace of their own.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -32,10 +33,14 @@ async function freePort(): Promise<number> {
  * `netns`: run inside that network namespace (`/run/netns/<name>`), the only place a real node
  * (containerd, CNI) may run in tests; without it the node is left out (`--no-node`).
  */
-export async function startCapstanUp(t: Teardownable, args: string[] = [], opts: { netns?: string } = {}): Promise<CapstanUp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'capstan-up-'));
+export async function startCapstanUp(t: Teardownable, args: string[] = [], opts: { netns?: string; dataDir?: string } = {}): Promise<CapstanUp> {
+  // A data dir the caller gives (a mount of its own) is the caller's to remove.
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-up-'));
   const port = await freePort();
-  const upArgs = [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...(opts.netns || args.includes('--no-node') ? [] : ['--no-node']), ...args];
+  // A node's teardown removes its cgroup root: nodes of tests running side by side must not share one.
+  const nodeArgs = !opts.netns ? (args.includes('--no-node') ? [] : ['--no-node'])
+    : args.includes('--cgroup-root') ? [] : ['--cgroup-root', `/capstan-test-${randomBytes(4).toString('hex')}`];
+  const upArgs = [capstanBin, 'up', '--data-dir', dataDir, '--port', String(port), ...nodeArgs, ...args];
   // nsenter execs the command in place, so the child's PID is capstan's.
   const child: ChildProcess = opts.netns
     ? spawn('nsenter', [`--net=/run/netns/${opts.netns}`, process.execPath, ...upArgs], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -51,7 +56,7 @@ export async function startCapstanUp(t: Teardownable, args: string[] = [], opts:
       await exited;
       clearTimeout(timer);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   t.teardown(stop);
   await new Promise<void>((resolve, reject) => {

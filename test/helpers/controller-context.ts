@@ -1,9 +1,9 @@
 // The ControllerContext every controller test builds: given clients, informers and a clock,
 // a silent logger (unless one is passed), events recorded through the same clients, and the
 // default configuration with the test's overrides.
-import type { ClientsetAPI, Clock, SharedInformerFactory } from '../../src/client/index.js';
+import type { ClientsetAPI, Clock, FakeClock, SharedInformerFactory } from '../../src/client/index.js';
 import { EventRecorder, resources } from '../../src/client/index.js';
-import { defaultControllerConfig, type ControllerConfig, type ControllerContext } from '../../src/controllers/framework.js';
+import { defaultControllerConfig, type ControllerConfig, type ControllerContext, type QueueController } from '../../src/controllers/framework.js';
 import { logger, type Logger } from '../../src/log/index.js';
 
 export function controllerContext(o: {
@@ -19,4 +19,24 @@ export function controllerContext(o: {
     recorder: (component) => new EventRecorder(o.clients.resource(resources.events), { component }, o.clock, log),
     config: { ...defaultControllerConfig, ...o.config },
   };
+}
+
+/**
+ * Runs a controller's queue by hand: `drain` reconciles until the queue stays empty,
+ * `advance` moves the fake clock `stepMs` at a time, draining whatever falls due.
+ */
+export function queueDriver(c: QueueController, clock: FakeClock, stepMs = 1000) {
+  const settle = () => new Promise((r) => setTimeout(r, 2));
+  const drain = async () => {
+    for (let i = 0; i < 100; i++) {
+      await settle();
+      if (!c.queue.length) { await settle(); if (!c.queue.length) return; }
+      while (c.queue.length) await c.processNext();
+    }
+    throw new Error('queue never drained');
+  };
+  const advance = async (ms: number) => {
+    for (let left = ms; left > 0; left -= stepMs) { clock.step(Math.min(stepMs, left)); await drain(); }
+  };
+  return { drain, advance };
 }

@@ -34,8 +34,8 @@ t.test('PodIPPool hands out addresses inside the block, keeps existing ones, reu
   const q = new PodIPPool('10.244.1.0/24');
   t.equal(q.assign('x', '10.244.1.77'), '10.244.1.77', 'an address the pod already has is kept');
   t.equal(q.assign('y', '10.244.9.9'), '10.244.1.2', 'one outside the block is not');
-  t.equal(nodeInternalIP(0), '127.250.0.1');
-  t.equal(nodeInternalIP(254), '127.250.1.1');
+  t.equal(nodeInternalIP(0), '127.1.0.1');
+  t.equal(nodeInternalIP(254), '127.1.1.1');
 });
 
 t.test('nodes register like kubelets and renew their leases at spread offsets', async (t) => {
@@ -45,7 +45,7 @@ t.test('nodes register like kubelets and renew their leases at spread offsets', 
   t.equal(n.metadata.labels!['kubernetes.io/hostname'], 'hollow-1');
   t.equal(n.metadata.labels!['node.kubernetes.io/instance-type'], 'hollow');
   t.same(n.status.capacity, { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' });
-  t.same(n.status.addresses[0], { type: 'InternalIP', address: '127.250.0.2' });
+  t.same(n.status.addresses[0], { type: 'InternalIP', address: '127.1.0.2' });
   t.equal(n.status.nodeInfo.kubeletVersion, 'v1.32.0-capstan-hollow');
   t.equal(n.status.nodeInfo.containerRuntimeVersion, 'hollow://1');
   t.same(n.status.conditions.map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status}/${c.reason}`),
@@ -77,7 +77,7 @@ t.test('a bound pod runs once its node has a pod CIDR; a deleted one goes after 
   const s = getPod(fake, 'web')!.status;
   t.equal(s.phase, 'Running');
   t.equal(s.podIP, '10.244.7.2');
-  t.equal(s.hostIP, '127.250.0.1');
+  t.equal(s.hostIP, '127.1.0.1');
   t.ok(s.startTime);
   t.same(s.conditions.filter((c: { status: string }) => c.status === 'True').map((c: { type: string }) => c.type).sort(), ['ContainersReady', 'Initialized', 'PodReadyToStartContainers', 'PodScheduled', 'Ready']);
   t.same(s.containerStatuses.map((c: { name: string; ready: boolean; started: boolean; state: object; image: string; imageID: string; containerID: string }) =>
@@ -115,4 +115,26 @@ t.test('a node with stopped heartbeats renews nothing and runs nothing until res
   t.equal(ready.status, 'True', 'Ready re-posted');
   t.equal(getPod(fake, 'p2')!.status.phase, 'Running');
   t.throws(() => hollow.stopHeartbeat('nope'));
+});
+
+t.test('a pod whose Secret is missing is retried with backoff, not every second, and starts once it exists', async (t) => {
+  const { fake, advance } = await setup(t);
+  await fake.resource(resources.nodes).patch(undefined, 'hollow-0', 'merge', { spec: { podCIDR: '10.244.7.0/24' } });
+  await fake.resource(resources.pods).create('default', {
+    metadata: { name: 'db', namespace: 'default' },
+    spec: { nodeName: 'hollow-0', containers: [{ name: 'app', image: 'pg' }], volumes: [{ name: 'creds', secret: { secretName: 'pw' } }] },
+  });
+  await advance(30_000);
+  t.equal(getPod(fake, 'db')!.status.phase, 'Pending');
+  t.equal(getPod(fake, 'db')!.status.containerStatuses[0].state.waiting.reason, 'ContainerCreating');
+  const events = fake.list(resources.events, 'default').filter((e) => e.reason === 'FailedMount');
+  t.equal(events.length, 1, 'one Event, its count bumped at each attempt');
+  // Attempts at 0, 1, 3, 7, 15, 23 s (doubling from 1 s up to 8 s), and one more when the
+  // pod's own Pending status comes back through the informer.
+  t.ok(events[0].count >= 6 && events[0].count <= 7, `6–7 attempts in 30 s, not 30 (${events[0].count})`);
+  t.equal(events[0].message, 'MountVolume.SetUp failed for volume "creds" : secret "pw" not found');
+  t.same(events[0].source, { component: 'kubelet', host: 'hollow-0' });
+  await fake.resource(resources.secrets).create('default', { metadata: { name: 'pw', namespace: 'default' }, data: {} });
+  await advance(8_000);
+  t.equal(getPod(fake, 'db')!.status.phase, 'Running', 'started at the next attempt');
 });

@@ -43,3 +43,20 @@ t.test('a watch on a member that dies resumes after it returns, without gaps or 
   t.same(rec.events.map((ev) => ev.revision), written);
   t.equal(rec.error, null);
 });
+
+t.test('checkHealth fails within its timeout while the member is down, and passes once it is back', async (t) => {
+  const onMember0 = await openStore(`etcd://${cluster.endpoints[0].replace('http://', '')}`, { keyPrefix: '/health' });
+  t.teardown(() => onMember0.close());
+  await onMember0.checkHealth(2_000);
+  await cluster.killMember(0);
+  const started = Date.now();
+  await t.rejects(onMember0.checkHealth(2_000), 'unhealthy while down');
+  t.ok(Date.now() - started < 20_000, 'answered within its timeout, not the 60 s call deadline');
+  await cluster.restartMember(0);
+  let healthy = false;
+  for (const deadline = Date.now() + 30_000; !healthy && Date.now() < deadline;) {
+    healthy = await onMember0.checkHealth(2_000).then(() => true, () => false);
+    if (!healthy) await new Promise((r) => setTimeout(r, 500));
+  }
+  t.ok(healthy, 'healthy again after the restart');
+});

@@ -145,6 +145,20 @@ export function storageSuite(t: Test, factory: StoreFactory): void {
     t.equal(cut.more, false, 'a limit equal to the count leaves more=false');
   });
 
+  withStore('list counts what is left of the range when asked', async (t, store) => {
+    for (const k of ['a', 'b', 'c', 'd', 'e']) await store.create(`/registry/cm/ns/${k}`, b(k));
+    await store.create('/registry/other/ns/x', b('x'));
+    const first = await store.list('/registry/cm/', { limit: 2, count: true });
+    t.equal(first.count, 5, 'the whole range, the returned keys included');
+    await store.delete('/registry/cm/ns/d');
+    const second = await store.list('/registry/cm/', { limit: 2, count: true, startAfter: first.items[1].key, revision: first.revision });
+    t.equal(second.count, 3, 'from the page start, at the list revision (d still counts)');
+    const last = await store.list('/registry/cm/', { limit: 2, count: true, startAfter: second.items[1].key, revision: first.revision });
+    t.same([last.items.length, last.more, last.count], [1, false, 1]);
+    t.equal((await store.list('/registry/cm/', { limit: 2, count: true })).count, 4, 'now');
+    t.equal((await store.list('/registry/cm/', { limit: 2 })).count, undefined, 'not unless asked');
+  });
+
   withStore('list at an older revision sees the state of then', async (t, store) => {
     const a1 = await store.create('/registry/cm/ns/a', b('a1'));
     await store.create('/registry/cm/ns/b', b('b1'));
@@ -268,6 +282,13 @@ export function storageSuite(t: Test, factory: StoreFactory): void {
     }
     await check((await store.delete(key)).revision);
     await check(await store.create(key, b('again')));
+  });
+
+  withStore('checkHealth resolves on a working store and fails once it is closed', async (t, store) => {
+    await store.checkHealth(2_000);
+    t.pass('healthy');
+    await store.close();
+    await expectError(t, store.checkHealth(2_000), StoreError, 'checkHealth after close');
   });
 
   withStore('close ends the store: later operations fail with StoreError', async (t, store) => {

@@ -1,13 +1,22 @@
-// pods/log, pods/exec (and attach): the API server finds the pod's node and proxies to its
+// pods/log, pods/exec (and attach, portforward): the API server finds the pod's node and proxies to its
 // kubelet over HTTPS, presenting the kubelet-client certificate. Logs stream back as they
-// come; exec upgrades are spliced: the upgrade request is forwarded to the kubelet and the
-// two connections are joined byte for byte, so WebSocket frames pass through untouched.
+// come; exec upgrades are spliced: the upgrade request is forwarded to the kubelet and, once
+// it answers 101, the two connections are joined byte for byte, so WebSocket frames pass
+// through untouched. Any other answer becomes a Status, as for logs.
+//
+// Where the kubelet is: only an address the Node reports in status.addresses (InternalIP,
+// else ExternalIP, else Hostname; upstream's --kubelet-preferred-address-types puts Hostname
+// first, capstan prefers addresses that need no lookup) and the port in
+// status.daemonEndpoints. A Hostname is resolved by the system resolver (/etc/hosts, then
+// DNS) only for a Node that reports no IP at all; capstan's kubelets and hollow nodes always
+// report an InternalIP, so tests never resolve one.
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { KubeObject } from '../../api/object.js';
 import { badRequest, StatusError } from '../errors.js';
+import { queryBool } from '../query.js';
 import type { Registries } from '../registry/index.js';
 import type { HandlerContext } from './context.js';
 
@@ -25,16 +34,23 @@ interface Target {
   port: number;
 }
 
-const LOG_PARAMS = ['follow', 'previous', 'timestamps', 'tailLines', 'sinceSeconds', 'sinceTime', 'limitBytes'];
-const STREAM_SUBRESOURCES = new Set(['exec', 'attach']);
+const LOG_FLAGS = ['follow', 'previous', 'timestamps'];
+const LOG_PARAMS = ['tailLines', 'sinceSeconds', 'sinceTime', 'limitBytes'];
+const STREAM_FLAGS = ['stdin', 'stdout', 'stderr', 'tty'];
+const STREAM_SUBRESOURCES = new Set(['exec', 'attach', 'portforward']);
 
 export function isStreamSubresource(resource: string, subresource: string): boolean {
   return resource === 'pods' && STREAM_SUBRESOURCES.has(subresource);
 }
 
 /** The pod, the container a request means and where its kubelet listens. */
-async function target(registries: Registries, namespace: string, name: string, container: string | null, verb: 'log' | 'exec' | 'attach'): Promise<Target | null> {
+async function target(registries: Registries, namespace: string, name: string, container: string | null, verb: 'log' | 'exec' | 'attach' | 'portforward'): Promise<Target | null> {
   const pod = await registries.get('', 'pods')!.get(namespace, name);
+  if (verb === 'portforward') {
+    const nodeName = pod.spec?.nodeName as string | undefined;
+    if (!nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
+    return { pod, container: '', ...(await kubeletOf(registries, nodeName, name)) };
+  }
   const names = ((pod.spec?.containers ?? []) as { name: string }[]).map((c) => c.name);
   const init = ((pod.spec?.initContainers ?? []) as { name: string }[]).map((c) => c.name);
   const eph = ((pod.spec?.ephemeralContainers ?? []) as { name: string }[]).map((c) => c.name);
@@ -54,20 +70,27 @@ async function target(registries: Registries, namespace: string, name: string, c
     const phase = pod.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') throw badRequest(`cannot ${verb === 'exec' ? 'exec into' : 'attach to'} a container in a completed pod; current phase is ${phase}`);
   }
+  return { pod, container: chosen, ...(await kubeletOf(registries, nodeName, name)) };
+}
+
+/** Where the kubelet of a pod's node listens: one of the Node's own addresses and its port. */
+async function kubeletOf(registries: Registries, nodeName: string, pod: string): Promise<{ host: string; port: number }> {
   const node = await registries.get('', 'nodes')!.get(undefined, nodeName).catch((e) => {
-    if (e instanceof StatusError && e.code === 404) throw new StatusError(500, 'InternalError', `node "${nodeName}" of pod ${name} not found`);
+    if (e instanceof StatusError && e.code === 404) throw new StatusError(500, 'InternalError', `node "${nodeName}" of pod ${pod} not found`);
     throw e;
   });
   const addrs = (node.status?.addresses ?? []) as { type: string; address: string }[];
-  const host = (addrs.find((a) => a.type === 'InternalIP') ?? addrs.find((a) => a.type === 'ExternalIP') ?? addrs.find((a) => a.type === 'Hostname'))?.address;
+  const host = (['InternalIP', 'ExternalIP', 'Hostname'].map((type) => addrs.find((a) => a.type === type && a.address)).find(Boolean))?.address;
   if (!host) throw new StatusError(500, 'InternalError', `node "${nodeName}" has no address`);
   const port = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || 10250;
-  return { pod, container: chosen, host, port };
+  return { host, port };
 }
 
+/** The kubelet's path: /{containerLogs|exec|attach}/{ns}/{pod}/{container}, or /portForward/{ns}/{pod}. */
 function kubeletPath(kind: string, t: Target, query: URLSearchParams): string {
   const m = t.pod.metadata;
-  return `/${kind}/${encodeURIComponent(m.namespace ?? "")}/${encodeURIComponent(m.name ?? "")}/${encodeURIComponent(t.container)}${query.size ? `?${query}` : ''}`;
+  const base = `/${kind}/${encodeURIComponent(m.namespace ?? '')}/${encodeURIComponent(m.name ?? '')}`;
+  return `${base}${kind === 'portForward' ? '' : `/${encodeURIComponent(t.container)}`}${query.size ? `?${query}` : ''}`;
 }
 
 function noKubeletClient(): StatusError {
@@ -86,7 +109,9 @@ export async function proxyPodLog(h: HandlerContext, registries: Registries, kub
     return void h.res.end();
   }
   if (!kubelet) throw noKubeletClient();
+  // Flags reach the kubelet in one spelling, whatever the client wrote (`follow=True`).
   const q = new URLSearchParams();
+  for (const k of LOG_FLAGS) if (queryBool(h.query, k)) q.set(k, 'true');
   for (const k of LOG_PARAMS) {
     const v = h.query.get(k);
     if (v !== null) q.set(k, v);
@@ -121,13 +146,17 @@ export async function proxyPodLog(h: HandlerContext, registries: Registries, kub
   });
 }
 
-/** Handles an Upgrade request for pods/exec or pods/attach after authentication and authorisation. */
+/** Handles an Upgrade request for pods/exec, pods/attach or pods/portforward after authentication and authorisation. */
 export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, namespace: string, name: string, subresource: string, query: URLSearchParams, registries: Registries, kubelet: KubeletClientConfig | undefined): Promise<void> {
-  const t = (await target(registries, namespace, name, query.get('container'), subresource as 'exec' | 'attach'))!;
+  const t = (await target(registries, namespace, name, query.get('container'), subresource as 'exec' | 'attach' | 'portforward'))!;
   if (!kubelet) throw noKubeletClient();
   const q = new URLSearchParams(query);
   q.delete('container');
-  const path = kubeletPath(subresource, t, q);
+  for (const k of STREAM_FLAGS) {
+    q.delete(k);
+    if (queryBool(query, k)) q.set(k, '1');
+  }
+  const path = kubeletPath(subresource === 'portforward' ? 'portForward' : subresource, t, q);
   const up = tlsConnect({ host: t.host, port: t.port, ca: kubelet.caPem, cert: kubelet.certPem, key: kubelet.keyPem, servername: isIP(t.host) ? undefined : t.host, ALPNProtocols: ['http/1.1'] });
   await new Promise<void>((resolve, reject) => {
     up.once('secureConnect', () => { up.off('error', reject); resolve(); });
@@ -143,6 +172,13 @@ export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, h
   }
   up.write(lines.join('\r\n') + '\r\n\r\n');
   if (head.length) up.write(head);
+  const answer = await readResponseHead(up, t).catch((e: Error) => { up.destroy(); throw e; });
+  if (answer.code !== 101) {
+    const body = await readBody(up, answer.contentLength, answer.rest);
+    up.destroy();
+    throw kubeletError(answer.code, body);
+  }
+  socket.write(answer.raw);
   up.pipe(socket);
   socket.pipe(up);
   const close = () => { up.destroy(); socket.destroy(); };
@@ -150,6 +186,72 @@ export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, h
   socket.on('error', close);
   up.on('close', close);
   socket.on('close', close);
+}
+
+interface ResponseHead {
+  code: number;
+  contentLength: number | undefined;
+  /** The head and whatever came after it, as received. */
+  raw: Buffer;
+  /** What came after the head. */
+  rest: Buffer;
+}
+
+/** The kubelet's status line and headers (the bytes stay available for the splice). */
+function readResponseHead(up: Duplex, t: Target): Promise<ResponseHead> {
+  return new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    const done = (err?: Error, head?: ResponseHead) => {
+      up.off('data', onData).off('end', onEnd).off('error', onError);
+      up.pause();
+      if (err) reject(err);
+      else resolve(head!);
+    };
+    const onData = (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) {
+        if (buf.length > 64 * 1024) done(new StatusError(500, 'InternalError', `the kubelet at ${t.host}:${t.port} sent an oversized response head`));
+        return;
+      }
+      const head = buf.subarray(0, end).toString('latin1');
+      const code = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
+      if (!code) return done(new StatusError(500, 'InternalError', `the kubelet at ${t.host}:${t.port} sent no HTTP response`));
+      const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1];
+      done(undefined, { code, contentLength: length === undefined ? undefined : Number(length), raw: buf, rest: buf.subarray(end + 4) });
+    };
+    const onEnd = () => done(new StatusError(500, 'InternalError', `the kubelet at ${t.host}:${t.port} closed the connection without answering`));
+    const onError = (e: Error) => done(new StatusError(500, 'InternalError', `error talking to the kubelet at ${t.host}:${t.port}: ${e.message}`));
+    up.on('data', onData).on('end', onEnd).on('error', onError);
+  });
+}
+
+/** The rest of a (small) error body: up to its Content-Length, the end, or 64 KB. */
+function readBody(up: Duplex, length: number | undefined, first: Buffer): Promise<string> {
+  return new Promise((resolve) => {
+    let buf = first;
+    const limit = Math.min(length ?? 64 * 1024, 64 * 1024);
+    const finish = () => {
+      up.off('data', onData).off('end', finish).off('close', finish).off('error', finish);
+      resolve(buf.subarray(0, limit).toString('utf8'));
+    };
+    const onData = (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      if (buf.length >= limit) finish();
+    };
+    if (buf.length >= limit) return finish();
+    up.on('data', onData).on('end', finish).on('close', finish).on('error', finish);
+    up.resume();
+  });
+}
+
+/** A kubelet's error answer as a Status: its own Status when it sent one, else its text as the message. */
+function kubeletError(code: number, body: string): StatusError {
+  try {
+    const s = JSON.parse(body);
+    if (s?.kind === 'Status' && typeof s.message === 'string') return new StatusError(Number(s.code) || code, s.reason || reasonFor(code), s.message, s.details);
+  } catch { /* text */ }
+  return new StatusError(code, reasonFor(code), body.trim() || `the kubelet answered ${code}`);
 }
 
 /** Answers a failed upgrade with a Status, as the normal pipeline would. */

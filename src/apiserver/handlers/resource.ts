@@ -1,6 +1,6 @@
-// The verbs on a resource: get, list, create, update, patch, delete, deletecollection.
-// Each reads the request, runs admission and the registry, and answers in the client's
-// version and representation.
+// The verbs on a resource: get, list, create, update, patch (delete and deletecollection are
+// in delete.ts). Each reads the request, runs admission and the registry, and answers in the
+// client's version and representation.
 import type { KubeObject } from '../../api/object.js';
 import { apiVersionOf, isPlainObject } from '../../api/object.js';
 import { parseFieldSelector, parseSelector, SelectorParseError } from '../../api/labels.js';
@@ -10,9 +10,9 @@ import { badRequest, methodNotAllowed, StatusError } from '../errors.js';
 import { decodeBody, readBody } from '../body.js';
 import { decodeVersioned, duplicateFieldWarnings, parseFieldValidation } from '../decode-object.js';
 import { sendObject } from '../respond.js';
+import { queryBool } from '../query.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from '../table.js';
 import type { AdmissionChain } from '../admission.js';
-import type { DeleteOptions } from '../registry/index.js';
 import type { FieldTracker } from '../managed-fields.js';
 import { fieldManagerName, versioned, type HandlerContext } from './context.js';
 
@@ -21,7 +21,7 @@ export interface ResourceHandlerDeps {
   fields: FieldTracker;
 }
 
-function selectors(h: HandlerContext) {
+export function selectors(h: HandlerContext) {
   try {
     return {
       labelSelector: parseSelector(h.query.get('labelSelector') ?? ''),
@@ -39,7 +39,7 @@ function includeObject(h: HandlerContext): IncludeObject {
   return v;
 }
 
-function writeWarnings(h: HandlerContext): void {
+export function writeWarnings(h: HandlerContext): void {
   if (h.warnings.length && !h.res.headersSent) {
     h.res.setHeader('Warning', h.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
   }
@@ -67,6 +67,7 @@ export async function listResource(h: HandlerContext): Promise<void> {
   const result = await h.reg.list({ namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined });
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continueToken) meta.continue = result.continueToken;
+  if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
   if (h.accept === 'table') {
     return sendObject(h.res, 200, toTable(h.reg, result.items, meta, includeObject(h), (o) => versioned(h, o)));
   }
@@ -126,7 +127,7 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
   const ns = h.info.namespace || undefined;
   if (body.kind === 'apply-patch') {
     h.warnings.push(...duplicates);
-    const force = h.query.get('force') === 'true';
+    const force = queryBool(h.query, 'force');
     const manager = h.query.get('fieldManager');
     if (!manager) throw badRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
     if (!isPlainObject(body.value)) throw badRequest('apply configuration must be an object');
@@ -173,54 +174,4 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     return next;
   }, h.ctx, subresource);
   respondObject(h, 200, updated);
-}
-
-async function deleteOptions(h: HandlerContext): Promise<DeleteOptions> {
-  const raw = await readBody(h.req);
-  let opts: Record<string, unknown> = {};
-  if (raw.length && raw.toString().trim()) {
-    const body = decodeBody(raw, h.req.headers['content-type']);
-    if (!isPlainObject(body.value)) throw badRequest('DeleteOptions must be an object');
-    opts = body.value;
-  }
-  const grace = h.query.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds;
-  const policy = h.query.get('propagationPolicy') ?? opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : undefined);
-  if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(String(policy))) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  const dry = (opts.dryRun as string[] | undefined) ?? [];
-  if (dry.length) h.ctx.dryRun = true;
-  const result: DeleteOptions = {};
-  if (grace !== undefined && grace !== null) {
-    const g = Number(grace);
-    if (!Number.isInteger(g) || g < 0) throw badRequest(`invalid gracePeriodSeconds: ${String(grace)}`);
-    result.gracePeriodSeconds = g;
-  }
-  if (policy) result.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  if (isPlainObject(opts.preconditions)) result.preconditions = opts.preconditions as DeleteOptions['preconditions'];
-  return result;
-}
-
-export async function deleteResource(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {
-  const opts = await deleteOptions(h);
-  const ns = h.info.namespace || undefined;
-  const current = await h.reg.get(ns, h.info.name);
-  await deps.admission.admit({ operation: 'DELETE', info: h.info, user: h.user, registry: h.reg, oldObject: current, dryRun: h.ctx.dryRun });
-  const { object, deleted } = await h.reg.delete(ns, h.info.name, opts, h.ctx);
-  respondObject(h, deleted ? 200 : 200, object);
-}
-
-export async function deleteCollection(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {
-  const opts = await deleteOptions(h);
-  const { items, resourceVersion } = await h.reg.list({ namespace: h.info.namespace || undefined, ...selectors(h) });
-  const out: KubeObject[] = [];
-  for (const item of items) {
-    try {
-      await deps.admission.admit({ operation: 'DELETE', info: { ...h.info, name: item.metadata.name as string }, user: h.user, registry: h.reg, oldObject: item, dryRun: h.ctx.dryRun });
-      out.push((await h.reg.delete(item.metadata.namespace, item.metadata.name as string, opts, h.ctx)).object);
-    } catch (e) {
-      if (!(e instanceof StatusError && e.code === 404)) throw e;
-    }
-  }
-  sendObject(h.res, 200, { kind: h.reg.def.listKind, apiVersion: apiVersionOf(h.reg.def.group, h.version.version), metadata: { resourceVersion }, items: out.map((o) => versioned(h, o)) }, h.accept === 'yaml' ? 'yaml' : 'json');
 }

@@ -6,7 +6,7 @@ import { isPlainObject } from '../../api/object.js';
 import { ref } from '../../api/schema.js';
 import { rfc3339 } from '../../api/time.js';
 import { applyPatch, PatchError, patchKindFor } from '../patch/index.js';
-import { badRequest, conflict, methodNotAllowed, notFound, StatusError } from '../errors.js';
+import { badRequest, conflict, methodNotAllowed, noSuchPath, StatusError } from '../errors.js';
 import { decodeBody, readBody } from '../body.js';
 import { decodeVersioned, parseFieldValidation } from '../decode-object.js';
 import { sendObject } from '../respond.js';
@@ -94,5 +94,5 @@ export async function subresourceHandler(h: HandlerContext, deps: ResourceHandle
     if (h.info.verb !== 'update') throw methodNotAllowed('the server does not allow this method on the requested resource');
     return updateResource(h, deps, 'finalize');
   }
-  throw notFound(`${d.resource}/${sub}`, d.group, h.info.name);
+  throw noSuchPath();
 }

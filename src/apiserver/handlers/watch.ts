@@ -7,6 +7,7 @@ import { fieldsMatch, matches, parseFieldSelector, parseSelector, SelectorParseE
 import { CompactedError, type WatchEvent } from '../../storage/store.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
 import { badRequest, expired } from '../errors.js';
+import { queryBool } from '../query.js';
 import { partialObjectMetadata, toTable } from '../table.js';
 import { versioned, type HandlerContext } from './context.js';
 
@@ -49,7 +50,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   const timeoutText = h.query.get('timeoutSeconds');
   const timeout = timeoutText === null || timeoutText === '' ? defaultTimeoutSeconds : Number(timeoutText);
   if (!Number.isInteger(timeout) || timeout < 0) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
-  const bookmarks = h.query.get('allowWatchBookmarks') === 'true';
+  const bookmarks = queryBool(h.query, 'allowWatchBookmarks');
   const table = h.accept === 'table';
   const res = h.res;
 

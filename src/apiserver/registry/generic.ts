@@ -137,13 +137,16 @@ export class GenericRegistry {
       revision = tok.rv;
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    // Only an unfiltered list knows how many objects are left, as upstream reports it.
+    const count = limit > 0 && !opts.labelSelector?.length && !opts.fieldSelector?.length;
     const items: KubeObject[] = [];
     let lastKey: string | undefined;
     let more = false;
+    let remaining: number | undefined;
     for (;;) {
       let page;
       try {
-        page = await this.store.list(prefix, { limit: limit ? Math.max(limit - items.length, 100) : 0, startAfter, revision });
+        page = await this.store.list(prefix, { limit: limit ? Math.max(limit - items.length, 100) : 0, startAfter, revision, count });
       } catch (e) {
         if (e instanceof CompactedError) throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
         throw e;
@@ -160,13 +163,17 @@ export class GenericRegistry {
       }
       if (limit && items.length >= limit) {
         more = i < page.items.length || page.more;
+        if (page.count !== undefined) remaining = page.count - i;
         break;
       }
       if (!page.more) break;
       startAfter = lastKey;
     }
     const result: ListResult = { items, resourceVersion: String(revision) };
-    if (more && lastKey) result.continueToken = encodeContinue(revision, lastKey.slice(prefix.length));
+    if (more && lastKey) {
+      result.continueToken = encodeContinue(revision, lastKey.slice(prefix.length));
+      if (remaining !== undefined) result.remainingItemCount = remaining;
+    }
     return result;
   }
 
@@ -315,6 +322,7 @@ export class GenericRegistry {
       if (opts.propagationPolicy === 'Foreground') finalizers.add('foregroundDeletion');
       if (opts.propagationPolicy === 'Background') { finalizers.delete('orphan'); finalizers.delete('foregroundDeletion'); }
       if (finalizers.size) meta.finalizers = [...finalizers];
+      else delete meta.finalizers;
 
       const grace = this.def.gracePeriod?.(old, opts.gracePeriodSeconds);
       const handledByResource = this.def.onDelete?.(next, ctx.now) ?? false;

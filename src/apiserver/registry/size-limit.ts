@@ -29,6 +29,7 @@ export function limitObjectSize(store: Store, limit = maxStoredObjectBytes): Sto
     watch: (prefix, after, onEvent, onError) => store.watch(prefix, after, onEvent, onError),
     currentRevision: () => store.currentRevision(),
     compact: (revision) => store.compact(revision),
+    checkHealth: (timeoutMs) => store.checkHealth(timeoutMs),
     close: () => store.close(),
   };
 }

@@ -107,6 +107,11 @@ export interface ResourceDef {
    * or undefined to delete at once.
    */
   gracePeriod?(obj: KubeObject, requested: number | undefined): number | undefined;
+  /**
+   * A DELETE that removed the object answers with the object instead of a `Status`
+   * (upstream's ReturnDeletedObject: pods, services, namespaces, service accounts).
+   */
+  returnDeletedObject?: boolean;
   /** Deletion goes through a finalizer first (namespaces): set deletion state instead. */
   onDelete?(obj: KubeObject, now: Date): boolean;
   /**

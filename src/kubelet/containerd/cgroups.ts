@@ -1,6 +1,6 @@
 // containerd and runc remove a container's own cgroup, never the parents the kubelet asked
 // for (e.g. /kubepods/besteffort/pod<uid>): removing those is the caller's job.
-import { readdirSync, rmdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
@@ -49,4 +49,18 @@ export function removeCgroup(path: string, root = CGROUP_ROOT): string[] {
   const rel = path.replace(/^\/+/, '');
   if (!rel || rel.split('/').includes('..')) throw new Error(`refusing to remove cgroup ${JSON.stringify(path)}`);
   return cgroupHierarchies(root).flatMap((h) => rmdirTree(join(h, rel)));
+}
+
+/** Every process in the cgroup `path` or below it, in any hierarchy (an absent path has none). */
+export function cgroupPids(path: string, root = CGROUP_ROOT): number[] {
+  const rel = path.replace(/^\/+/, '');
+  const out = new Set<number>();
+  const walk = (dir: string) => {
+    try {
+      for (const n of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').map(Number)) if (n > 0) out.add(n);
+      for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) walk(join(dir, e.name));
+    } catch { /* absent, or gone meanwhile */ }
+  };
+  for (const h of cgroupHierarchies(root)) walk(join(h, rel));
+  return [...out];
 }

@@ -82,6 +82,9 @@ export function desiredRoutes(
     const skip = (reason: string) => state.skipped.push({ node: n.name, reason });
     if (!n.podCIDR) { skip('no podCIDR'); continue; }
     if (!n.internalIP) { skip('no InternalIP'); continue; }
+    // A loopback InternalIP (hollow nodes' 127.1.x.y) is this machine's own loopback, not a
+    // next hop for pod traffic; a route or VXLAN peer via it would go nowhere.
+    if (isLoopback(n.internalIP)) { skip(`InternalIP ${n.internalIP} is a loopback address: no route via loopback`); continue; }
     const dst = formatCidr(n.podCIDR);
     const owner = claimed.get(dst);
     if (owner) { skip(`podCIDR ${dst} already routed to ${owner}`); continue; }
@@ -134,6 +137,12 @@ function unreachableBlocks(
   if (cidrContains(cluster, parseIPv4(uplink.address)!)) skipped.push({ node: self.name, reason: `cluster CIDR ${dst} holds this node's InternalIP: not made unreachable` });
   else if (!out.some((u) => u.dst === dst) && !routes.some((r) => r.dst === dst)) out.push({ dst, why: 'cluster CIDR' });
   return out;
+}
+
+const LOOPBACK = parseCidr('127.0.0.0/8')!;
+
+function isLoopback(ip: string): boolean {
+  return cidrContains(LOOPBACK, parseIPv4(ip)!);
 }
 
 function cmpIP(a: string, b: string): number {

@@ -77,11 +77,14 @@ export class EtcdStore implements Store {
       revision: opts.revision && opts.revision > 0 ? opts.revision : 0,
     };
     const res = await this.call(() => this.client.kv.range(req), Number(req.revision));
-    return {
+    const result: ListResult = {
       items: res.kvs.map((kv) => this.toKeyValue(kv)),
       revision: Number(req.revision) || Number(res.header.revision),
       more: res.more,
     };
+    // etcd counts the whole range with every Range reply.
+    if (opts.count) result.count = Number(res.count);
+    return result;
   }
 
   async create(key: string, value: Buffer): Promise<number> {
@@ -134,6 +137,18 @@ export class EtcdStore implements Store {
   async currentRevision(): Promise<number> {
     const res = await this.call(() => this.client.kv.range({ key: this.k('/'), count_only: true }));
     return Number(res.header.revision);
+  }
+
+  /** As kube-apiserver's etcd check: a read of one key that must answer within the timeout. */
+  async checkHealth(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new StoreError(`no answer within ${timeoutMs} ms`)), timeoutMs); });
+    const probe = this.call(() => this.client.kv.range({ key: this.k('/health') }, { deadline: Date.now() + timeoutMs }));
+    try {
+      await Promise.race([probe, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async compact(revision: number): Promise<void> {

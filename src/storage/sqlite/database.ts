@@ -1,6 +1,7 @@
 // Opening the SQLite file: pragmas and the revision-log schema. The raw-insert benchmark opens
 // its file through here too, so it measures exactly the settings the backend runs with.
 import Database from 'better-sqlite3';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { StoreError } from '../store.js';
 
 /**
@@ -35,6 +36,7 @@ CREATE TABLE IF NOT EXISTS meta (
 `;
 
 export function openDatabase(path: string, opts: SqliteOptions = {}): Database.Database {
+  ownerOnly(path);
   const db = new Database(path);
   try {
     // Exclusive locking before WAL: no shared-memory index, and a second process opening the
@@ -54,4 +56,14 @@ export function openDatabase(path: string, opts: SqliteOptions = {}): Database.D
     throw err;
   }
   return db;
+}
+
+/**
+ * The file holds every Secret: owner only. SQLite gives its -wal and -shm files the main
+ * file's mode, so creating the main file 0600 before SQLite does covers them too.
+ */
+function ownerOnly(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  closeSync(openSync(path, 'a', 0o600));
+  for (const p of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(p)) chmodSync(p, 0o600);
 }

@@ -15,7 +15,8 @@ interface Pending {
 
 export interface GroupCommitHooks {
   committed(events: WatchEvent[]): void;
-  rolledBack(): void;
+  /** The batch's transaction failed as a whole (disk full, I/O error). */
+  rolledBack(err: unknown): void;
 }
 
 export class GroupCommit {
@@ -59,7 +60,7 @@ export class GroupCommit {
         }
       }).immediate();
     } catch (err) {
-      this.hooks.rolledBack();
+      this.hooks.rolledBack(err);
       for (const p of batch) p.reject(err);
       return;
     }

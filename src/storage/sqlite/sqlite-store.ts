@@ -24,6 +24,9 @@ import { prepareStatements, type Row, type StateRow, type Statements } from './s
 import { WatchFeed } from './watch-feed.js';
 
 const COMPACT_REVISION = 'compact_revision';
+const HEALTH_PROBE = 'health_probe';
+/** How long a failed write keeps the store unhealthy when no write has succeeded since. */
+const WRITE_FAILURE_MEMORY_MS = 10_000;
 
 export class SqliteStore implements Store {
   /** Newest committed revision. */
@@ -35,6 +38,8 @@ export class SqliteStore implements Store {
   private readonly stmts: Statements;
   private readonly feed = new WatchFeed();
   private readonly commits: GroupCommit;
+  /** The last batch that failed as a whole, until a later batch commits. */
+  private writeFailure?: { error: Error; at: number };
 
   private constructor(private readonly db: Database.Database) {
     this.stmts = prepareStatements(db);
@@ -45,10 +50,12 @@ export class SqliteStore implements Store {
     this.commits = new GroupCommit(db, {
       committed: (events) => {
         this.rev = this.nextRev;
+        this.writeFailure = undefined;
         this.feed.publish(events);
       },
-      rolledBack: () => {
+      rolledBack: (err) => {
         this.nextRev = this.rev;
+        this.writeFailure = { error: err as Error, at: Date.now() };
       },
     });
   }
@@ -81,7 +88,15 @@ export class SqliteStore implements Store {
     const rows = hi === null ? this.stmts.listAtUnbounded.all(params) : this.stmts.listAt.all({ ...params, hi });
     const more = limit > 0 && rows.length > limit;
     if (more) rows.length = limit;
-    return { items: rows.map(toKeyValue), revision: rev, more };
+    const result: ListResult = { items: rows.map(toKeyValue), revision: rev, more };
+    // Only a cut-off page needs a second scan; any other page is the rest of the range.
+    if (opts.count) result.count = more ? this.countFrom(params.lo, after, rev, hi) : rows.length;
+    return result;
+  }
+
+  private countFrom(lo: string, after: string, rev: number, hi: string | null): number {
+    const row = hi === null ? this.stmts.countAtUnbounded.get({ lo, after, rev }) : this.stmts.countAt.get({ lo, after, rev, hi });
+    return row?.n ?? 0;
   }
 
   create(key: string, value: Buffer): Promise<number> {
@@ -156,6 +171,22 @@ export class SqliteStore implements Store {
       this.stmts.setMeta.run(COMPACT_REVISION, revision);
     }).immediate();
     this.compactRev = revision;
+  }
+
+  /**
+   * Healthy when a probe write commits and no batch of real writes failed recently without a
+   * success since: a probe row may still fit in pages SQLite already holds while the objects
+   * the API writes do not (a full disk).
+   */
+  async checkHealth(): Promise<void> {
+    this.assertOpen();
+    const failed = this.writeFailure;
+    if (failed && Date.now() - failed.at < WRITE_FAILURE_MEMORY_MS) throw new StoreError(`writes fail: ${failed.error.message}`);
+    try {
+      this.db.transaction(() => this.stmts.setMeta.run(HEALTH_PROBE, Date.now())).immediate();
+    } catch (err) {
+      throw new StoreError(`a probe write fails: ${(err as Error).message}`);
+    }
   }
 
   async close(): Promise<void> {

@@ -20,12 +20,17 @@ interface ListParams {
 }
 
 function listSql(upperBound: string): string {
-  return `SELECT ${STATE_COLUMNS} FROM kv AS k
-    WHERE k.key >= :lo ${upperBound} AND k.key <> :after AND k.id <= :rev
-      AND k.id = (SELECT MAX(n.id) FROM kv AS n WHERE n.key = k.key AND n.id <= :rev)
-      AND k.deleted = 0
+  return `SELECT ${STATE_COLUMNS} ${rangeSql(upperBound)}
     ORDER BY k.key
     LIMIT :limit`;
+}
+
+/** The live keys of a range as of :rev, starting after :after. */
+function rangeSql(upperBound: string): string {
+  return `FROM kv AS k
+    WHERE k.key >= :lo ${upperBound} AND k.key <> :after AND k.id <= :rev
+      AND k.id = (SELECT MAX(n.id) FROM kv AS n WHERE n.key = k.key AND n.id <= :rev)
+      AND k.deleted = 0`;
 }
 
 /** A key's state: what reads need, without `old_value` (a second blob to page in). */
@@ -49,6 +54,8 @@ export function prepareStatements(db: Database.Database) {
     // upper bound (`:hi IS NULL OR ...`) would keep SQLite from ending the scan at :hi.
     listAt: db.prepare<ListParams & { hi: string }, StateRow>(listSql('AND k.key < :hi')),
     listAtUnbounded: db.prepare<ListParams, StateRow>(listSql('')),
+    countAt: db.prepare<Omit<ListParams, 'limit'> & { hi: string }, { n: number }>(`SELECT COUNT(*) AS n ${rangeSql('AND k.key < :hi')}`),
+    countAtUnbounded: db.prepare<Omit<ListParams, 'limit'>, { n: number }>(`SELECT COUNT(*) AS n ${rangeSql('')}`),
     eventsAfter: db.prepare<{ lo: string; hi: string | null; after: number; upto: number }, Row>(
       `SELECT * FROM kv
        WHERE id > :after AND id <= :upto AND key >= :lo AND (:hi IS NULL OR key < :hi)

@@ -70,6 +70,19 @@ function defaultWorkload(o: KubeObject): void {
   defaultPodSpec(spec.template?.spec);
 }
 
+/**
+ * status.replicas is the one field of a ReplicaSet's status that is always there (not
+ * omitempty upstream); the Python client refuses a ReplicaSetStatus without it.
+ */
+function defaultReplicaSetStatus(o: KubeObject): void {
+  if (o.status?.replicas === undefined) o.status = { replicas: 0, ...o.status };
+}
+
+function defaultReplicaSet(o: KubeObject): void {
+  defaultWorkload(o);
+  defaultReplicaSetStatus(o);
+}
+
 function defaultDeployment(o: KubeObject): void {
   defaultWorkload(o);
   const spec = o.spec;
@@ -103,7 +116,8 @@ export const deployments: ResourceDef = {
   shortNames: ['deploy'], categories: ['all'],
   versions: [deploymentV1, deploymentV1beta1],
   storageVersion: 'v1',
-  strategy: specStrategy({ defaults: defaultDeployment, validate: validateDeployment, validateUpdate: validateSelectorImmutable }),
+  // Created with an empty status, as upstream resets it: clients read `"status": {}`.
+  strategy: specStrategy({ initialStatus: () => ({}), defaults: defaultDeployment, validate: validateDeployment, validateUpdate: validateSelectorImmutable }),
   statusStrategy: statusStrategy(),
   scale,
   columns: [
@@ -119,8 +133,8 @@ export const replicasets: ResourceDef = {
   shortNames: ['rs'], categories: ['all'],
   versions: [identityVersion('v1', 'io.k8s.api.apps.v1.ReplicaSet')],
   storageVersion: 'v1',
-  strategy: specStrategy({ defaults: defaultWorkload, validate: validateSelectorAndTemplate, validateUpdate: validateSelectorImmutable }),
-  statusStrategy: statusStrategy(),
+  strategy: specStrategy({ initialStatus: () => ({ replicas: 0 }), defaults: defaultReplicaSet, validate: validateSelectorAndTemplate, validateUpdate: validateSelectorImmutable }),
+  statusStrategy: { ...statusStrategy(), defaults: defaultReplicaSetStatus },
   scale,
   columns: [
     col('Desired', 'Number of desired pods.', (o) => o.spec?.replicas ?? 0, 0, 'integer'),

@@ -43,6 +43,7 @@ export const namespaces: ResourceDef = {
   },
   extraSubresources: ['finalize'],
   fieldLabels: (o) => ({ 'status.phase': o.status?.phase ?? '' }),
+  returnDeletedObject: true,
   onDelete(obj, now) {
     // Deleting again while content is being removed is a conflict, as Kubernetes answers it.
     if (obj.metadata.deletionTimestamp && (obj.spec?.finalizers ?? []).length) {

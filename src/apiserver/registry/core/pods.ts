@@ -86,6 +86,7 @@ export const pods: ResourceDef = {
     'status.podIP': o.status?.podIP ?? '',
     'status.nominatedNodeName': o.status?.nominatedNodeName ?? '',
   }),
+  returnDeletedObject: true,
   gracePeriod(o, requested) {
     // A pod no kubelet runs yet, or one that has finished, goes at once.
     if (!o.spec?.nodeName || ['Succeeded', 'Failed'].includes(o.status?.phase)) return 0;

@@ -187,7 +187,7 @@ function externalIP(o: KubeObject): string {
 export function services(ips: Allocator, ports: Allocator): ResourceDef {
   return {
     group: '', resource: 'services', singular: 'service', kind: 'Service', listKind: 'ServiceList', namespaced: true,
-    shortNames: ['svc'], categories: ['all'],
+    shortNames: ['svc'], categories: ['all'], returnDeletedObject: true,
     nameValidator: isDNS1035Label,
     versions: [identityVersion('v1', 'io.k8s.api.core.v1.Service')],
     storageVersion: 'v1',
