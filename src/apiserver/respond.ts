@@ -37,5 +37,6 @@ export function sendError(res: ServerResponse, err: StatusError, kind: ResponseK
     res.end();
     return;
   }
+  if (err.details?.retryAfterSeconds) res.setHeader('Retry-After', String(err.details.retryAfterSeconds));
   sendObject(res, err.code, err.toStatus(), kind === 'yaml' ? 'yaml' : 'json');
 }
