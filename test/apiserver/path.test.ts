@@ -17,7 +17,7 @@ writeFileSync(caFile, api.pki.ca.certPem);
 /** GET through curl exactly as written; the status code and the body. */
 async function curl(path: string): Promise<{ status: number; body: any; text: string }> {
   const { stdout } = await run('curl', [
-    '--silent', '--path-as-is', '--cacert', caFile, '-H', `Authorization: Bearer ${api.token}`,
+    '--silent', '--max-time', '10', '--path-as-is', '--cacert', caFile, '-H', `Authorization: Bearer ${api.token}`,
     '--write-out', '\n%{http_code}', `https://localhost:${api.port}${path}`,
   ], { maxBuffer: 1 << 20 });
   const nl = stdout.lastIndexOf('\n');

@@ -27,7 +27,7 @@ t.test('malformed resourceVersions are 400 on list, get and watch', async (t) =>
     const why = rv === '99999999999999999999999' ? 'value out of range' : 'invalid syntax';
     const message = `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`;
     const q = `resourceVersion=${encodeURIComponent(rv)}`;
-    for (const path of [`${cms}?${q}`, `${cms}/present?${q}`, `${cms}?watch=true&${q}`]) {
+    for (const path of [`${cms}?${q}`, `${cms}/present?${q}`, `${cms}?watch=true&timeoutSeconds=5&${q}`]) {
       const r = await c.get(path);
       t.equal(r.status, 400, path);
       t.match(r.body, { kind: 'Status', reason: 'BadRequest', code: 400, message }, path);
@@ -47,7 +47,7 @@ t.test('resourceVersionMatch is validated as ListOptions (422, upstream messages
     t.equal(r.status, 422, q);
     t.match(r.body, { reason: 'Invalid', message: `ListOptions.meta.k8s.io "" is invalid: ${detail}`, details: { kind: 'ListOptions', group: 'meta.k8s.io' } }, q);
   }
-  const watch = await c.get(`${cms}?watch=true&resourceVersion=1&resourceVersionMatch=NotOlderThan`);
+  const watch = await c.get(`${cms}?watch=true&timeoutSeconds=5&resourceVersion=1&resourceVersionMatch=NotOlderThan`);
   t.equal(watch.status, 422);
   t.match(watch.body.message, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
 });
@@ -96,7 +96,10 @@ t.test('a resourceVersion ahead of the server is waited for, then served', async
   const target = (await currentRV()) + 1;
   const list = c.get(`${cms}?resourceVersion=${target}`);
   const get = c.get(`${cms}/late?resourceVersion=${target}`);
-  while ((await metric(c, 'apiserver_watch_cache_waiting_reads')) < 2) await new Promise((r) => setTimeout(r, 20));
+  for (const deadline = Date.now() + 2500; (await metric(c, 'apiserver_watch_cache_waiting_reads')) < 2;) {
+    if (Date.now() > deadline) return t.fail('the reads never waited for the cache');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   t.equal((await c.post(cms, fixtures.configMap('late'))).status, 201);
   const listed = await list;
   t.equal(listed.status, 200);

@@ -52,7 +52,10 @@ t.test('two API servers on a 3-member etcd cluster', async (t) => {
     const listed = cb.get(`${path}?resourceVersion=${target}`);
     const got = cb.get(`${path}/from-a?resourceVersion=${target}`);
     const waiting = async () => Number(/^apiserver_watch_cache_waiting_reads (\d+)$/m.exec((await cb.get('/metrics')).text)?.[1] ?? 0);
-    while ((await waiting()) < 2) await new Promise((r) => setTimeout(r, 20));
+    for (const deadline = Date.now() + 2500; (await waiting()) < 2;) {
+      if (Date.now() > deadline) return t.fail('the reads on B never waited for its cache');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const created = await ca.post(path, { metadata: { name: 'from-a' } });
     t.equal(created.status, 201);
     t.ok(Number(created.body.metadata.resourceVersion) >= target);
