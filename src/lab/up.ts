@@ -118,7 +118,7 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
       const now = `${ready.length}/${t.nodes.length} nodes Ready`;
       if (now !== last) { log(now); last = now; }
       return t.nodes.every((n) => ready.includes(n.name));
-    } catch {
+    } catch { // the API server is not answering yet: poll again
       return false;
     }
   });

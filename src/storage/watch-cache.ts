@@ -32,7 +32,7 @@ export class WatchCache {
   /** The store watch broke (etcd member restart): resume after the last event seen. */
   private async recover(err: Error): Promise<void> {
     if (this.closed) return;
-    await this.watcher?.cancel().catch(() => undefined);
+    await this.watcher?.cancel().catch(() => undefined); // the watch is already broken; cancelling only frees it
     if (err instanceof CompactedError) {
       // History we never saw is gone: everyone must relist.
       this.events = []; this.head = 0;

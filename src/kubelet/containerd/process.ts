@@ -72,7 +72,7 @@ function netnsPath(netns: string): string {
 function tail(file: string, lines = 20): string {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
+  } catch { // no log written: nothing to add to the error
     return '';
   }
 }
@@ -80,7 +80,7 @@ function tail(file: string, lines = 20): string {
 function processArgs(pid: number): string[] {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
+  } catch { // the process is gone
     return [];
   }
 }
@@ -94,7 +94,7 @@ async function stopStaleDaemon(paths: ContainerdPaths, graceMs: number): Promise
   let pid: number;
   try {
     pid = Number.parseInt(readFileSync(paths.pidFile, 'utf8'), 10);
-  } catch {
+  } catch { // no pid file: no earlier daemon to stop
     return;
   }
   const args = processArgs(pid);
@@ -243,7 +243,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
       await killTasks(paths.state, paths.socket);
       for (const cg of d.cgroupParents ?? []) removeCgroup(cg);
       if (opts.isolateMounts) await releaseMountNamespace(paths.mountNamespace);
-      for (const m of mountsUnder(paths.base)) await run('umount', ['-l', m]).catch(() => undefined);
+      for (const m of mountsUnder(paths.base)) await run('umount', ['-l', m]).catch(() => undefined); // a mount that stays makes rmSync below fail loudly // a mount that stays makes rmSync below fail loudly
       if (d.removeFiles ?? true) rmSync(paths.base, { recursive: true, force: true });
     },
   };
