@@ -50,7 +50,7 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
     await build(state, o, log);
   } catch (e) {
     log(`lab up failed, tearing down: ${(e as Error).message}`);
-    await labDown(dir, log).catch(() => undefined);
+    await labDown(dir, log).catch((err: Error) => log(`tearing down failed too (run \`capstan lab down\`): ${err.message}`));
     throw e;
   }
   return state;

@@ -3,6 +3,9 @@
 // thousand watchers cost one etcd stream. A watcher asking for history older than the cache
 // holds gets CompactedError (the API answers 410 Expired and the client relists).
 import { CompactedError, type Store, type WatchEvent, type Watcher } from './store.js';
+import { fallbacks } from '../log/fallback.js';
+
+const fallback = fallbacks('apiserver');
 
 export type Listener = (ev: WatchEvent) => void;
 
@@ -44,7 +47,8 @@ export class WatchCache {
       try {
         await this.watchFrom(this.latest);
         return;
-      } catch {
+      } catch (e) {
+        fallback('storage-rewatch-failed-retrying', { error: e, retryMs: delay });
         await new Promise((r) => setTimeout(r, delay));
       }
     }

@@ -12,6 +12,7 @@ import { pinMountNamespace, releaseMountNamespace } from './mountns.js';
 import { killTasks } from './shims.js';
 import { removeCgroup } from './cgroups.js';
 import { mountsUnder } from './mounts.js';
+import { fallbacks } from '../../log/fallback.js';
 
 const run = promisify(execFile);
 
@@ -251,7 +252,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   try {
     await launch();
   } catch (e) {
-    await handle.destroy({ graceful: false, removeFiles: false }).catch(() => undefined);
+    await handle.destroy({ graceful: false, removeFiles: false }).catch((err: unknown) => fallbacks('kubelet')('containerd-cleanup-after-failed-start-failed', { error: err }));
     throw e;
   }
   return handle;
