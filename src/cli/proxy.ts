@@ -88,7 +88,7 @@ export async function startProxy(argv: string[], clients?: ClientsetAPI & { clos
     if (!values.kubeconfig) throw new Error('--kubeconfig is required');
     clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-proxy');
   }
-  const informers = new SharedInformerFactory(clients, { log, resyncMs: 0 });
+  const informers = new SharedInformerFactory(clients, { log, resyncMs: 0, registry });
   const proxier = new Proxier({
     services: informers.informerFor(resources.services),
     slices: informers.informerFor(resources.endpointslices),
