@@ -14,6 +14,8 @@ import { removeCgroup } from './cgroups.js';
 import { mountsUnder } from './mounts.js';
 import { fallbacks } from '../../log/fallback.js';
 
+const fallback = fallbacks('kubelet');
+
 const run = promisify(execFile);
 
 export interface StartContainerdOptions extends Omit<ContainerdConfigOptions, 'paths'> {
@@ -252,7 +254,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   try {
     await launch();
   } catch (e) {
-    await handle.destroy({ graceful: false, removeFiles: false }).catch((err: unknown) => fallbacks('kubelet')('containerd-cleanup-after-failed-start-failed', { error: err }));
+    await handle.destroy({ graceful: false, removeFiles: false }).catch((err: unknown) => fallback('containerd-cleanup-after-failed-start-failed', { error: err }));
     throw e;
   }
   return handle;
