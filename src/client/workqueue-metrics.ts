@@ -19,6 +19,7 @@ interface Families {
   retries: Counter;
   queueDuration: Histogram;
   workDuration: Histogram;
+  gauges: Gauge[];
   /** Live queues by name, for the gauges' collect; a newer queue of one name replaces the older. */
   live: Map<string, QueueGauges>;
 }
@@ -27,8 +28,8 @@ const families = new WeakMap<Registry, Families>();
 // Upstream's buckets: 10ns to 10s, ×10.
 const buckets = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10];
 
-function gauge(registry: Registry, name: string, help: string, live: Map<string, QueueGauges>, read: (q: QueueGauges) => number): void {
-  metricOn(registry, name, () => new Gauge({
+function gauge(registry: Registry, name: string, help: string, live: Map<string, QueueGauges>, read: (q: QueueGauges) => number): Gauge {
+  return metricOn(registry, name, () => new Gauge({
     name, help, labelNames: ['name'], registers: [registry],
     collect() {
       for (const [queue, q] of live) this.set({ name: queue }, read(q));
@@ -47,11 +48,13 @@ function familiesOn(registry: Registry): Families {
     retries: counter('workqueue_retries_total', 'Total number of retries handled by workqueue'),
     queueDuration: histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested.'),
     workDuration: histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.'),
+    gauges: [
+      gauge(registry, 'workqueue_depth', 'Current depth of workqueue', live, (q) => q.depth()),
+      gauge(registry, 'workqueue_unfinished_work_seconds', 'How many seconds of work has done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.', live, (q) => q.unfinishedSeconds()),
+      gauge(registry, 'workqueue_longest_running_processor_seconds', 'How many seconds has the longest running processor for workqueue been running.', live, (q) => q.longestRunningSeconds()),
+    ],
     live,
   };
-  gauge(registry, 'workqueue_depth', 'Current depth of workqueue', live, (q) => q.depth());
-  gauge(registry, 'workqueue_unfinished_work_seconds', 'How many seconds of work has done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.', live, (q) => q.unfinishedSeconds());
-  gauge(registry, 'workqueue_longest_running_processor_seconds', 'How many seconds has the longest running processor for workqueue been running.', live, (q) => q.longestRunningSeconds());
   families.set(registry, f);
   return f;
 }
@@ -106,8 +109,10 @@ export class QueueMetrics implements QueueGauges {
     return longest / 1000;
   }
 
-  /** The queue shut down: its gauges stop being reported unless a newer queue took the name. */
+  /** The queue shut down: its gauges read zero until a newer queue takes the name. */
   close(): void {
-    if (this.f.live.get(this.name) === this) this.f.live.delete(this.name);
+    if (this.f.live.get(this.name) !== this) return;
+    this.f.live.delete(this.name);
+    for (const g of this.f.gauges) g.set({ name: this.name }, 0);
   }
 }

@@ -68,8 +68,16 @@ t.test('two queues share the families on one registry; a second registry gets it
   t.equal(await value(one, 'workqueue_adds_total', { name: 'second' }), 2);
   t.equal(await value(two, 'workqueue_adds_total', { name: 'first' }), 1);
   t.equal(await value(two, 'workqueue_depth', { name: 'second' }), undefined);
-  // A queue built again under the same name on the same registry (a new leadership term) takes over.
+  // A queue shut down reads zero; one built again under the same name on the same registry
+  // (a new leadership term) takes over.
+  const started = await q2.get();
+  clock.step(1000);
+  t.equal(await value(one, 'workqueue_longest_running_processor_seconds', { name: 'second' }), 1);
+  q2.done(started!);
   await q1.shutDown();
+  await q2.shutDown();
+  t.equal(await value(one, 'workqueue_depth', { name: 'second' }), 0, 'a stopped queue has no depth');
+  t.equal(await value(one, 'workqueue_longest_running_processor_seconds', { name: 'second' }), 0);
   const q1again = new WorkQueue(clock, undefined, { name: 'first', registry: one });
   q1again.add('p');
   q1again.add('q');
