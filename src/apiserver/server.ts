@@ -17,6 +17,7 @@ import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
 import { ConnectionLimits } from './connection-limits.js';
 import { HealthEndpoints, logCheck, pingCheck, shutdownCheck, storeCheck } from './healthz.js';
+import { bindFallbacks } from '../log/fallback.js';
 import '../api/schemas.js';
 
 export interface APIServerOptions {
@@ -95,6 +96,9 @@ export class APIServer {
     ]);
     let port = this.opts.port ?? 6443;
     const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
+    // The decoders and stores count their fallbacks on this registry (the last server started
+    // in a process, when tests run several).
+    bindFallbacks('apiserver', this.metrics.registry, this.log);
     const handlerDeps: HandlerDeps = {
       registries: this.registries,
       cache: this.cache,

@@ -14,6 +14,7 @@ import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
 import { parseDuration } from './duration.js';
 import { READY_MESSAGE } from './network-agent-supervisor.js';
+import { bindFallbacks } from '../log/fallback.js';
 
 export interface NetworkAgentHandle {
   agent: NetworkAgent;
@@ -54,6 +55,9 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
   const mtu = values.mtu === 'auto' ? await autoPodMTU(netlink, values.netns ?? null, encapsulation) : Number(values.mtu);
   if (!Number.isInteger(mtu) || mtu < 576) throw new Error(`invalid --mtu ${values.mtu}`);
   const log = logger('network-agent', values['node-name'] ? { node: values['node-name'] } : {});
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  bindFallbacks('network-agent', registry, log);
   const clients: Clientset | undefined = values.kubeconfig ? clientsetFromKubeconfig(values.kubeconfig, 'capstan-network-agent') : undefined;
   const endpoint = values['container-runtime-endpoint']?.replace(/^unix:\/\//, '');
   const cri = endpoint ? new CRIClient({ socket: endpoint }) : undefined;
@@ -75,8 +79,6 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
     log,
   });
   await agent.start();
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const port = Number(values['health-port']);
   const health = port >= 0 ? await startHealthServer({ address: values['bind-address'], port, registry, ready: () => agent.ready() }) : undefined;
   return {

@@ -10,6 +10,7 @@ import { isNotFound, type CRIRuntime } from '../../cri/index.js';
 import { isNotFound as apiNotFound, isConflict, type Clock, type ClientsetAPI, type EventRecorder } from '../client/index.js';
 import { resources } from '../client/index.js';
 import type { Logger } from '../log/index.js';
+import { fallbacks, type Fallbacks } from '../log/fallback.js';
 import { Backoff, goDuration } from './backoff.js';
 import { containerConfig } from './container-config.js';
 import { ConfigError, containerEnv, type ObjectSource, type PodRuntimeFacts } from './env.js';
@@ -84,9 +85,11 @@ export class PodSyncer {
   // containerd shares the CPU between concurrent sandbox starts, so 50 at once all finish
   // late; a bound lets the first pods finish early without slowing the last.
   private starts?: Semaphore;
+  private readonly fallback: Fallbacks;
 
   constructor(private d: SyncDeps) {
     this.backoff = new Backoff(() => d.clock.now());
+    this.fallback = fallbacks('kubelet', d.log);
     if (d.settings.parallelPodStarts) this.starts = new Semaphore(d.settings.parallelPodStarts);
     this.lifecycle = { runtime: d.runtime, runner: d.runner, recorder: d.recorder, clock: d.clock };
   }
@@ -345,7 +348,7 @@ export class PodSyncer {
       this.lifecycle, pod, c, specs.find((s) => s.name === c.name), grace, `Stopping container ${c.name}`, ip)));
     mem.waiting.clear();
     const final = await this.d.reader.read(uid);
-    await this.writeStatus(pod, computePodStatus(this.statusInput(pod, final, mem)), mem).catch(() => undefined);
+    await this.writeStatus(pod, computePodStatus(this.statusInput(pod, final, mem)), mem).catch((e: unknown) => this.fallback('final-status-write-failed', { error: e, pod: `${pod.metadata.namespace}/${pod.metadata.name}` }));
     await this.removeEverything(pod, final);
     try {
       await this.d.clients.resource(resources.pods).delete(pod.metadata.namespace, pod.metadata.name as string, {

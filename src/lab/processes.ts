@@ -26,13 +26,13 @@ export function spawnInNetns(netns: string, args: string[], log: string, inherit
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-  } catch {
+  } catch { // ESRCH: no such process // ESRCH: no such process
     return false;
   }
   // A zombie (exited, not yet reaped by a parent that is gone or busy) counts as gone.
   try {
     return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
+  } catch { // reaped meanwhile
     return false;
   }
 }
@@ -42,7 +42,7 @@ export function startTime(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
+  } catch { // gone: no start time
     return null;
   }
 }
@@ -67,7 +67,7 @@ export async function terminate(pids: number[], graceMs: number): Promise<void> 
 export function tail(file: string, lines = 30): string {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
+  } catch { // no log written: nothing to show
     return '';
   }
 }

@@ -149,7 +149,7 @@ export class NetworkAgent {
   private readCachedBlock(): Cidr | undefined {
     try {
       return parseCidr(readFileSync(join(this.o.stateDir, 'podcidr'), 'utf8'));
-    } catch {
+    } catch { // first start on this node: no block cached yet
       return undefined;
     }
   }

@@ -4,6 +4,9 @@
 // and one list at start-up (after kube-apiserver's cacher). A watcher asking for history older
 // than the cache holds gets CompactedError (the API answers 410 Expired and the client relists).
 import { CompactedError, type KeyValue, type ListResult, type Store, type WatchEvent, type Watcher } from './store.js';
+import { fallbacks } from '../log/fallback.js';
+
+const fallback = fallbacks('apiserver');
 
 export type Listener = (ev: WatchEvent) => void;
 
@@ -53,7 +56,7 @@ export class WatchCache {
   /** The store watch broke (etcd member restart): resume after the last event seen. */
   private async recover(err: Error): Promise<void> {
     if (this.closed) return;
-    await this.watcher?.cancel().catch(() => undefined);
+    await this.watcher?.cancel().catch(() => undefined); // the watch is already broken; cancelling only frees it
     // History we never saw is gone: reload the state, and every watcher must relist.
     let reload = err instanceof CompactedError;
     for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5000)) {
@@ -67,7 +70,8 @@ export class WatchCache {
         }
         await this.watchFrom(this.latest);
         return;
-      } catch {
+      } catch (e) {
+        fallback('storage-rewatch-failed-retrying', { error: e, retryMs: delay });
         await new Promise((r) => setTimeout(r, delay));
       }
     }

@@ -50,7 +50,7 @@ export class CIDRSet {
   /** The block index of `cidr`, or undefined when it is not exactly one of our blocks. */
   indexOf(cidr: string): number | undefined {
     let parsed;
-    try { parsed = parseCIDR(cidr); } catch { return undefined; }
+    try { parsed = parseCIDR(cidr); } catch { return undefined; } // a malformed CIDR is not one of our blocks: the caller reallocates // a malformed CIDR is not one of our blocks: the caller reallocates
     if (parsed.prefix !== this.maskSize || parseIPv4(cidr.split('/')[0]) !== parsed.base) return undefined;
     const offset = parsed.base - this.base;
     if (offset < 0 || offset % this.blockSize !== 0 || offset / this.blockSize >= this.blocks) return undefined;

@@ -12,6 +12,9 @@ import { pinMountNamespace, releaseMountNamespace } from './mountns.js';
 import { killTasks } from './shims.js';
 import { removeCgroup } from './cgroups.js';
 import { mountsUnder } from './mounts.js';
+import { fallbacks } from '../../log/fallback.js';
+
+const fallback = fallbacks('kubelet');
 
 const run = promisify(execFile);
 
@@ -72,7 +75,7 @@ function netnsPath(netns: string): string {
 function tail(file: string, lines = 20): string {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
+  } catch { // no log written: nothing to add to the error
     return '';
   }
 }
@@ -80,7 +83,7 @@ function tail(file: string, lines = 20): string {
 function processArgs(pid: number): string[] {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
+  } catch { // the process is gone
     return [];
   }
 }
@@ -94,7 +97,7 @@ async function stopStaleDaemon(paths: ContainerdPaths, graceMs: number): Promise
   let pid: number;
   try {
     pid = Number.parseInt(readFileSync(paths.pidFile, 'utf8'), 10);
-  } catch {
+  } catch { // no pid file: no earlier daemon to stop
     return;
   }
   const args = processArgs(pid);
@@ -243,7 +246,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
       await killTasks(paths.state, paths.socket);
       for (const cg of d.cgroupParents ?? []) removeCgroup(cg);
       if (opts.isolateMounts) await releaseMountNamespace(paths.mountNamespace);
-      for (const m of mountsUnder(paths.base)) await run('umount', ['-l', m]).catch(() => undefined);
+      for (const m of mountsUnder(paths.base)) await run('umount', ['-l', m]).catch(() => undefined); // a mount that stays makes rmSync below fail loudly // a mount that stays makes rmSync below fail loudly
       if (d.removeFiles ?? true) rmSync(paths.base, { recursive: true, force: true });
     },
   };
@@ -251,7 +254,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   try {
     await launch();
   } catch (e) {
-    await handle.destroy({ graceful: false, removeFiles: false }).catch(() => undefined);
+    await handle.destroy({ graceful: false, removeFiles: false }).catch((err: unknown) => fallback('containerd-cleanup-after-failed-start-failed', { error: err }));
     throw e;
   }
   return handle;

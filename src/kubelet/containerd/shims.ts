@@ -17,7 +17,7 @@ function readPid(file: string): number | undefined {
   try {
     const n = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
     return Number.isInteger(n) && n > 1 ? n : undefined;
-  } catch {
+  } catch { // no pid file (shim never started, or cleaned up): no shim
     return undefined;
   }
 }
@@ -25,7 +25,7 @@ function readPid(file: string): number | undefined {
 function subdirs(dir: string): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-  } catch {
+  } catch { // the state dir does not exist yet: nothing to adopt
     return [];
   }
 }
@@ -44,7 +44,7 @@ export function listTasks(stateDir: string): TaskProcess[] {
 function cmdline(pid: number): string[] | undefined {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
+  } catch { // the process is gone
     return undefined;
   }
 }
@@ -54,7 +54,7 @@ function parentPid(pid: number): number | undefined {
     // "pid (comm) state ppid ..." — comm may hold spaces and parentheses.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
+  } catch { // the process is gone
     return undefined;
   }
 }
@@ -72,7 +72,7 @@ function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
+  } catch { // the process is gone
     return false;
   }
 }
