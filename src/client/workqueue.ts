@@ -2,6 +2,7 @@
 // often it is added (dirty set), a key being processed is never handed to a second worker
 // (processing set; re-adds wait until done), retries back off exponentially per key, and
 // shutdown lets workers drain what is in flight.
+import { KeyedBackoff } from '../util/backoff.js';
 import { realClock, type Clock } from './clock.js';
 
 export interface RateLimiter {
@@ -13,18 +14,18 @@ export interface RateLimiter {
 
 /** Per-key exponential backoff: base × 2^failures, capped. */
 export class ExponentialRateLimiter implements RateLimiter {
-  private failures = new Map<string, number>();
-  constructor(private baseMs = 5, private maxMs = 1000 * 1000) {}
+  private readonly backoff: KeyedBackoff;
+  constructor(baseMs = 5, maxMs = 1000 * 1000) {
+    this.backoff = new KeyedBackoff({ initialMs: baseMs, maxMs });
+  }
   when(key: string): number {
-    const n = this.failures.get(key) ?? 0;
-    this.failures.set(key, n + 1);
-    return Math.min(this.baseMs * 2 ** n, this.maxMs);
+    return this.backoff.next(key);
   }
   forget(key: string): void {
-    this.failures.delete(key);
+    this.backoff.forget(key);
   }
   retries(key: string): number {
-    return this.failures.get(key) ?? 0;
+    return this.backoff.failures(key);
   }
 }
 

@@ -2,6 +2,7 @@
 // history. API watches are served from here, never by opening a store watch each, so a
 // thousand watchers cost one etcd stream. A watcher asking for history older than the cache
 // holds gets CompactedError (the API answers 410 Expired and the client relists).
+import { Backoff } from '../util/backoff.js';
 import { CompactedError, type Store, type WatchEvent, type Watcher } from './store.js';
 
 export type Listener = (ev: WatchEvent) => void;
@@ -40,12 +41,13 @@ export class WatchCache {
       for (const l of this.listeners) l.fn({ type: 'DELETE', key: '', value: Buffer.alloc(0), revision: -1, createRevision: 0 });
       this.listeners.clear();
     }
-    for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5000)) {
+    const backoff = new Backoff({ initialMs: 100, maxMs: 5000 });
+    while (!this.closed) {
       try {
         await this.watchFrom(this.latest);
         return;
       } catch {
-        await new Promise((r) => setTimeout(r, delay));
+        await new Promise((r) => setTimeout(r, backoff.next()));
       }
     }
   }

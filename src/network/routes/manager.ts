@@ -6,6 +6,7 @@
 import type { KubeObject } from '../../api/object.js';
 import { realClock, resources, type ClientsetAPI, type Clock, type SharedInformer } from '../../client/index.js';
 import type { Logger } from '../../log/index.js';
+import { Backoff } from '../../util/backoff.js';
 import type { Netlink, NetlinkOp, NetnsPath, OpResult } from '../../netlink/index.js';
 import { desiredRoutes, nodeFacts } from './desired.js';
 import { diffState, type KernelState } from './diff.js';
@@ -49,7 +50,7 @@ export class RoutesManager {
   private timer?: unknown;
   private running?: Promise<void>;
   private dirty = false;
-  private failures = 0;
+  private readonly backoff: Backoff;
   private started = false;
   private stopped = false;
   private lastSkipped = '[]';
@@ -59,6 +60,7 @@ export class RoutesManager {
   constructor(private readonly o: RoutesManagerOptions) {
     this.clock = o.clock ?? realClock;
     this.mode = o.mode ?? 'CrossSubnet';
+    this.backoff = new Backoff({ initialMs: o.backoffInitialMs ?? 200, maxMs: o.backoffMaxMs ?? 10_000 });
     o.nodes.addEventHandler({
       onAdd: () => this.kick(),
       onUpdate: (a, b) => { if (relevant(a) !== relevant(b)) this.kick(); },
@@ -93,7 +95,7 @@ export class RoutesManager {
     this.running = this.syncOnce().then((r) => this.afterSync(r), (e: Error) => this.afterSync(undefined, e));
     await this.running;
     this.running = undefined;
-    if (this.dirty && !this.stopped && this.failures === 0) this.schedule(0);
+    if (this.dirty && !this.stopped && this.backoff.failures === 0) this.schedule(0);
   }
 
   private afterSync(r: SyncResult | undefined, e?: Error): void {
@@ -101,12 +103,11 @@ export class RoutesManager {
     this.last = { ops: r?.ops ?? [], failed: r?.failed ?? [], desired: r?.desired, at: this.clock.now(), error };
     if (this.stopped) return;
     if (error) {
-      this.failures++;
-      const delay = Math.min((this.o.backoffInitialMs ?? 200) * 2 ** (this.failures - 1), this.o.backoffMaxMs ?? 10_000);
+      const delay = this.backoff.next();
       this.o.log.warn('route sync failed; will retry', { error, retryInMs: delay });
       this.schedule(delay);
     } else {
-      this.failures = 0;
+      this.backoff.reset();
       this.schedule(this.dirty ? 0 : r?.waiting ? 1000 : this.o.resyncMs ?? 30_000);
     }
   }
