@@ -35,11 +35,3 @@ export class Backoff {
     this.keyed.forgetPrefix(prefix);
   }
 }
-
-/** "10s", "1m20s", "5m0s" as Go's time.Duration prints whole seconds. */
-export function goDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  return `${m}m${s % 60}s`;
-}
