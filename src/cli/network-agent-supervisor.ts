@@ -14,6 +14,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log/index.js';
 import { Backoff } from '../util/backoff.js';
+import { stopChild } from '../util/process.js';
 
 const capstanBin = fileURLToPath(new URL('../../../bin/capstan.js', import.meta.url));
 
@@ -86,10 +87,8 @@ export async function superviseNetworkAgent(o: SuperviseOptions): Promise<Superv
     if (timer) clearTimeout(timer);
     const c = child;
     if (c) {
-      c.kill('SIGTERM');
-      const killer = setTimeout(() => c.kill('SIGKILL'), o.stopGraceMs ?? 15_000);
+      await stopChild(c, o.stopGraceMs ?? 15_000);
       await exited;
-      clearTimeout(killer);
     }
     rmSync(o.pidFile, { force: true });
   };
