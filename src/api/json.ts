@@ -31,7 +31,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-export { deepCopy as clone } from '../util/json.js';
+export { deepCopy as clone } from '../util/index.js';
 
 /** A short rendering of a value for error messages. */
 export function describe(v: unknown): string {

@@ -37,7 +37,7 @@ export interface KubeObject extends Fields {
   metadata: ObjectMeta;
 }
 
-export { deepCopy } from '../util/json.js';
+export { deepCopy } from '../util/index.js';
 
 export function isPlainObject(v: unknown): v is Fields {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -7,7 +7,7 @@
 import type { Fields, KubeObject } from '../api/object.js';
 import { StatusError } from './errors.js';
 import type { Registries, RequestContext } from './registry/index.js';
-import { formatIPv4 } from '../util/ip.js';
+import { formatIPv4 } from '../util/index.js';
 
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

@@ -13,8 +13,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log/index.js';
-import { Backoff } from '../util/backoff.js';
-import { stopChild } from '../util/process.js';
+import { Backoff, stopChild } from '../util/index.js';
 
 const capstanBin = fileURLToPath(new URL('../../../bin/capstan.js', import.meta.url));
 

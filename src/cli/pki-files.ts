@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createCA, ensureServingCert, issueCert, loadOrCreate, type KeyPair } from '../pki/index.js';
 import { cidrRange } from '../apiserver/registry/core/allocator.js';
-import { formatIPv4 } from '../util/ip.js';
+import { formatIPv4 } from '../util/index.js';
 import { writeKubeconfig } from '../client/kubeconfig.js';
 
 export interface ClusterPKI {

@@ -1,2 +1,2 @@
 // The Clock lives in the toolkit (src/util) so layers below the client can take one too.
-export { realClock, FakeClock, type Clock } from '../util/clock.js';
+export { realClock, FakeClock, type Clock } from '../util/index.js';

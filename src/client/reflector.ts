@@ -6,7 +6,7 @@ import type { KubeObject } from '../api/object.js';
 import type { Logger } from '../log/index.js';
 import { isGone } from './errors.js';
 import type { ResourceAPI } from './typed.js';
-import { Backoff } from '../util/backoff.js';
+import { Backoff } from '../util/index.js';
 import { realClock, type Clock } from './clock.js';
 
 export interface ReflectorSink {

@@ -2,7 +2,7 @@
 // often it is added (dirty set), a key being processed is never handed to a second worker
 // (processing set; re-adds wait until done), retries back off exponentially per key, and
 // shutdown lets workers drain what is in flight.
-import { KeyedBackoff } from '../util/backoff.js';
+import { KeyedBackoff } from '../util/index.js';
 import { realClock, type Clock } from './clock.js';
 
 export interface RateLimiter {

@@ -1,7 +1,7 @@
 // Names as the server compares them: lower case, no trailing dot (the specification makes
 // every comparison case-insensitive), and the reverse-lookup forms of addresses.
 import { isIPv4, isIPv6 } from 'node:net';
-import { expandIPv6 } from '../util/ip.js';
+import { expandIPv6 } from '../util/index.js';
 
 export function normalize(name: string): string {
   const n = name.toLowerCase();

@@ -7,7 +7,7 @@ import { isIPv6 } from 'node:net';
 import type { KubeObject } from '../api/object.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
-import { SyncRunner } from '../util/sync-runner.js';
+import { SyncRunner } from '../util/index.js';
 
 export const SERVICE_NAMESPACE = 'kube-system';
 export const SERVICE_NAME = 'kube-dns';

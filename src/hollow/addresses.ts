@@ -7,7 +7,7 @@
 // stays clear of 127.0.0.1 (localhost), 127.0.1.1 (Debian's hostname line in /etc/hosts)
 // and 127.0.0.53/54 (systemd-resolved's stubs), which all live in 127.0.0.0/16.
 
-import { cidrOf, formatIPv4, parseIPv4 } from '../util/ip.js';
+import { cidrOf, formatIPv4, parseIPv4 } from '../util/index.js';
 
 /** How many hollow nodes get distinct addresses: 254 in each of 127.1.0–255. */
 export const maxHollowNodes = 254 * 256;

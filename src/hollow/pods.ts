@@ -9,7 +9,7 @@ import type { KubeObject } from '../api/object.js';
 import { isNotFound, WorkQueue, type Clock, type EventRecorder, type ResourceAPI, type SharedInformer } from '../client/index.js';
 import { objectKey } from '../client/index.js';
 import type { Logger } from '../log/index.js';
-import { KeyedBackoff } from '../util/backoff.js';
+import { KeyedBackoff } from '../util/index.js';
 import { PodIPPool } from './addresses.js';
 import { missingVolume } from './volumes.js';
 import { isPendingShown, isRunningAndReady, pendingStatus, runningStatus } from './pod-status.js';

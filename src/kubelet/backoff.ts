@@ -2,7 +2,7 @@
 // first restart is immediate and starts a 10 s window; each restart inside a window
 // doubles it up to 5 min; an entry untouched for twice the maximum (10 min of running)
 // starts over.
-import { KeyedBackoff } from '../util/backoff.js';
+import { KeyedBackoff } from '../util/index.js';
 
 export class Backoff {
   private readonly keyed: KeyedBackoff;

@@ -10,7 +10,7 @@ import {
   CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, GRACE_PERIOD_ANNOTATION, INIT_CONTAINER_ANNOTATION,
   RESTART_COUNT_ANNOTATION, TERMINATION_MESSAGE_PATH_ANNOTATION, containerLogPath,
 } from './labels.js';
-import { milliValue, value } from '../util/quantity.js';
+import { milliValue, value } from '../util/index.js';
 import { containerHash } from './pod-spec.js';
 import { podRuntimeLabels } from './sandbox-config.js';
 import { MountError } from './volumes.js';

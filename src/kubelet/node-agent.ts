@@ -8,7 +8,7 @@ import { rfc3339, rfc3339Micro } from '../api/time.js';
 import type { CRIRuntime } from '../../cri/index.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type Clock, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
-import { Backoff } from '../util/backoff.js';
+import { Backoff } from '../util/index.js';
 import type { MachineInfo, PressureSample } from './machine.js';
 
 export const KUBELET_VERSION = 'v1.32.0-capstan';

@@ -2,8 +2,7 @@
 // pod's cgroup parent, restart decisions.
 import { createHash } from 'node:crypto';
 import type { Fields, KubeObject } from '../api/object.js';
-import { quantityValue } from '../util/quantity.js';
-import { stableStringify } from '../util/json.js';
+import { quantityValue, stableStringify } from '../util/index.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 

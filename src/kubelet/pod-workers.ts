@@ -3,7 +3,7 @@
 // else the resync period) on the injected clock. Different pods sync concurrently.
 import type { Clock } from '../client/index.js';
 import type { Logger } from '../log/index.js';
-import { SyncRunner } from '../util/sync-runner.js';
+import { SyncRunner } from '../util/index.js';
 
 export interface WorkerResult { requeueAfterMs?: number; done?: boolean }
 

@@ -5,7 +5,7 @@
 import { rmSync, existsSync } from 'node:fs';
 import { cgroupPids, removeCgroup, unmountUnder } from '../kubelet/containerd/index.js';
 import { deleteNetns, netnsPids } from './network.js';
-import { alive, killNow, startTime, terminate } from '../util/process.js';
+import { alive, killNow, startTime, terminate } from '../util/index.js';
 import { readState, type LabState } from './state.js';
 
 export interface DownReport { problems: string[] }

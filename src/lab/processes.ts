@@ -23,7 +23,7 @@ export function spawnInNetns(netns: string, args: string[], log: string, inherit
   }
 }
 
-export { alive, signal, startTime, terminate } from '../util/process.js';
+export { alive, signal, startTime, terminate } from '../util/index.js';
 
 export function tail(file: string, lines = 30): string {
   try {

@@ -1,8 +1,8 @@
 // What a node's pod block reserves; addresses and blocks themselves are src/util/ip.ts.
-import { formatIPv4, type Cidr } from '../util/ip.js';
+import { formatIPv4, type Cidr } from '../util/index.js';
 
 
-export { cidrContains, formatCidr, formatIPv4, parseCidr, parseIPv4, type Cidr } from '../util/ip.js';
+export { cidrContains, formatCidr, formatIPv4, parseCidr, parseIPv4, type Cidr } from '../util/index.js';
 
 /**
  * The first address of the block that is neither the network address nor the one the node

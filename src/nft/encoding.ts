@@ -1,6 +1,6 @@
 // Kernel-side numbers and byte layouts behind the vocabulary: families, hooks, verdict
 // codes, nft's datatype ids, and how each key type sits in a register.
-import { formatIP as ipText, ipBytes as parseIP } from '../util/ip.js';
+import { formatIP as ipText, ipBytes as parseIP } from '../util/index.js';
 import type { Family, Field, KeyType, Value, Verdict } from './types.js';
 
 export const FAMILY: Record<Family, number> = { inet: 1, ip: 2, ip6: 10 };

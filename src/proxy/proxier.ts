@@ -5,7 +5,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { execa } from 'execa';
 import { realClock, type Clock, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
-import { SyncRunner } from '../util/sync-runner.js';
+import { SyncRunner } from '../util/index.js';
 import type { ProxyBackend, SyncResult } from './backend.js';
 import { buildPlans, serviceNameLabel, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
 

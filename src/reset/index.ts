@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve, basename } from 'node:path';
 import { cgroupHierarchies, cgroupPids, removeCgroup, unmountUnder } from '../kubelet/containerd/index.js';
-import { killNow, terminate } from '../util/process.js';
+import { killNow, terminate } from '../util/index.js';
 import { dataDirProcesses, otherNodeInThisNetns, type ProcessInfo } from './processes.js';
 import { removeNodeNetwork, removePodVeths } from './network.js';
 

@@ -9,7 +9,7 @@
 //
 // Contract: one consumer pops; `done(uid)` (or addUnschedulable/addBackoff) ends every pop.
 import type { Clock } from '../client/index.js';
-import { backoffDelay } from '../util/backoff.js';
+import { backoffDelay } from '../util/index.js';
 import { KeyedHeap } from './heap.js';
 import type { PodInfo } from './podinfo.js';
 

@@ -2,7 +2,7 @@
 // history. API watches are served from here, never by opening a store watch each, so a
 // thousand watchers cost one etcd stream. A watcher asking for history older than the cache
 // holds gets CompactedError (the API answers 410 Expired and the client relists).
-import { Backoff } from '../util/backoff.js';
+import { Backoff } from '../util/index.js';
 import { CompactedError, type Store, type WatchEvent, type Watcher } from './store.js';
 
 export type Listener = (ev: WatchEvent) => void;

@@ -4,7 +4,7 @@
 // form spelled in an alphabet without vowels (so it never spells words); unlike Kubernetes
 // the input is canonical JSON with sorted keys rather than Go's spew dump, so the values
 // differ but are just as stable.
-import { stableStringify } from '../../util/json.js';
+import { stableStringify } from '../../util/index.js';
 import { pruneZero } from './util.js';
 
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';

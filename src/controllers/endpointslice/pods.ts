@@ -106,4 +106,4 @@ export function podTargetRef(pod: KubeObject): { kind: 'Pod'; namespace: string;
 }
 
 /** A JSON text with object keys sorted, for order-independent comparison and keys. */
-export { stableStringify as canonical } from '../../util/json.js';
+export { stableStringify as canonical } from '../../util/index.js';

@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { isNotFound, resources, type SharedInformer } from '../../client/index.js';
-import { backoffDelay } from '../../util/backoff.js';
+import { backoffDelay } from '../../util/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
 import { deletionConditions, mergeConditions, type NamespaceCondition } from './conditions.js';
 import { deleteContent } from './content.js';

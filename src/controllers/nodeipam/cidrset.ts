@@ -2,7 +2,7 @@
 // IPv4 only. Allocation continues after the last block handed out (like Kubernetes'
 // cidrset), so a block just released is not the first one given to the next node.
 
-import { formatIPv4, parseCidr } from '../../util/ip.js';
+import { formatIPv4, parseCidr } from '../../util/index.js';
 
 /** The cluster CIDR as a block; host bits are cleared, as Go's net.ParseCIDR does. */
 function parseClusterCIDR(cidr: string): { base: number; prefix: number } {

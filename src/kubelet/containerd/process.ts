@@ -6,7 +6,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { isAbsolute } from 'node:path';
 import { promisify } from 'node:util';
 import { CRIClient } from '../../../cri/index.js';
-import { processArgs, stopChild, terminate } from '../../util/process.js';
+import { processArgs, stopChild, terminate } from '../../util/index.js';
 import { containerdConfig, type ContainerdConfigOptions } from './config.js';
 import { containerdPaths, type ContainerdPaths } from './paths.js';
 import { pinMountNamespace, releaseMountNamespace } from './mountns.js';

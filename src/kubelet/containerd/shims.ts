@@ -3,7 +3,7 @@
 // containerd are left alone.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parentPid, processArgs, waitGone } from '../../util/process.js';
+import { parentPid, processArgs, waitGone } from '../../util/index.js';
 
 export interface TaskProcess {
   namespace: string;

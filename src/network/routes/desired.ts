@@ -1,7 +1,7 @@
 // Layer 1: what the kernel should hold, as a pure function of the Nodes this agent sees.
 // No I/O, no clock: the same Nodes in any order give the same state.
 import type { KubeObject } from '../../api/object.js';
-import { cidrOf } from '../../util/ip.js';
+import { cidrOf } from '../../util/index.js';
 import { cidrContains, formatCidr, nodeReservedAddress, parseCidr, parseIPv4, type Cidr } from '../cidr.js';
 import {
   ANNOTATION_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, VXLAN_DEVICE, VXLAN_OVERHEAD, VXLAN_PORT, VXLAN_VNI,

@@ -6,8 +6,7 @@
 import type { KubeObject } from '../../api/object.js';
 import { realClock, resources, type ClientsetAPI, type Clock, type SharedInformer } from '../../client/index.js';
 import type { Logger } from '../../log/index.js';
-import { Backoff } from '../../util/backoff.js';
-import { SyncRunner } from '../../util/sync-runner.js';
+import { Backoff, SyncRunner } from '../../util/index.js';
 import type { Netlink, NetlinkOp, NetnsPath, OpResult } from '../../netlink/index.js';
 import { desiredRoutes, nodeFacts } from './desired.js';
 import { diffState, type KernelState } from './diff.js';

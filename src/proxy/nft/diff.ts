@@ -3,7 +3,7 @@
 // elements (a rule binding a map walks the elements already in it), and chains are deleted
 // only after the elements and rules that pointed at them are gone.
 import type { Element, Expr, NftOp, SetSpec, TableState } from '../../nft/index.js';
-import { stableStringify as canonical } from '../../util/json.js';
+import { stableStringify as canonical } from '../../util/index.js';
 import { DYING_MS, elementId, LIVE_MS, type DesiredChain, type DesiredSet, type DesiredTable } from './ruleset.js';
 
 /** Key-order-independent JSON, so read-back compares equal to what was written. */

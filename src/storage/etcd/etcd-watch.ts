@@ -3,7 +3,7 @@
 // can skip history still being replayed, and it hides compact_revision from a cancellation.
 // Here the resume point is the last event delivered, so a reconnect neither skips nor repeats.
 import type { Etcd3, IWatchResponse, IEvent } from 'etcd3';
-import { Backoff } from '../../util/backoff.js';
+import { Backoff } from '../../util/index.js';
 import { EventQueue } from '../event-queue.js';
 import { CompactedError, StoreError, type WatchEvent } from '../store.js';
 

@@ -1,5 +1,5 @@
 // k8s.io/apimachinery: meta/v1, util/intstr, api/resource.
-import { formatDuration } from '../../../util/duration.js';
+import { formatDuration } from '../../../util/index.js';
 import { ProtobufDecodeError } from '../errors.js';
 import { msg, type Messages } from '../schema.js';
 

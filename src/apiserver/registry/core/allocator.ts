@@ -2,7 +2,7 @@
 // absent, so two API servers on one etcd can never hand out the same IP or port: the store's
 // create-if-absent is the lock.
 import { randomInt } from 'node:crypto';
-import { cidrOf, formatIPv4, parseIPv4 } from '../../../util/ip.js';
+import { cidrOf, formatIPv4, parseIPv4 } from '../../../util/index.js';
 import { KeyExistsError, NotFoundError, type Store } from '../../../storage/store.js';
 
 export class RangeFullError extends Error {}
