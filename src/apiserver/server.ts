@@ -12,6 +12,7 @@ import { Discovery, resourceInfos } from './discovery.js';
 import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
 import { fieldTracker } from './managed-fields.js';
 import { APIMetrics } from './metrics.js';
+import { CountedStore } from './counted-store.js';
 import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
 import { ConnectionLimits } from './connection-limits.js';
@@ -69,14 +70,17 @@ export class APIServer {
   private log: Logger;
   private stopping = false;
   private limits?: ConnectionLimits;
+  private metrics = new APIMetrics();
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
-    this.registries = buildRegistries(opts.store, {
+    const store = new CountedStore(opts.store, this.metrics.storageLists);
+    this.registries = buildRegistries(store, {
       serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
       serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
     });
-    this.cache = new WatchCache(opts.store, '/registry/', opts.watchCacheCapacity);
+    this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
+    this.metrics.waitingReads = () => this.cache.waitingReads;
   }
 
   async start(): Promise<{ port: number; address: string }> {
@@ -100,7 +104,7 @@ export class APIServer {
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
       served,
-      metrics: new APIMetrics(),
+      metrics: this.metrics,
       log: this.log,
       version: kubernetesVersion,
       health: new HealthEndpoints({

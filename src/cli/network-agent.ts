@@ -41,6 +41,8 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'health-port': { type: 'string', default: '9099' },
       encapsulation: { type: 'string', default: 'CrossSubnet' },
+      // Made unreachable, so no pod address without a route follows the default route out.
+      'cluster-cidr': { type: 'string' },
     },
   });
   if (!values['pod-cidr'] && !(values.kubeconfig && values['node-name'])) {
@@ -69,6 +71,7 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
     gcIntervalMs: parseDuration(values['gc-interval']),
     gcGraceMs: parseDuration(values['gc-grace']),
     encapsulation,
+    clusterCIDR: values['cluster-cidr'],
     log,
   });
   await agent.start();

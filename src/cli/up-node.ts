@@ -44,7 +44,7 @@ export interface NodeOptions {
   nodeIP?: string;
   /** Parent cgroup of the node's pods; several nodes on one machine need one each. */
   cgroupRoot?: string;
-  /** The cluster's pod network, for the proxy's masquerading (default 10.244.0.0/16). */
+  /** The cluster's pod network, for the proxy's masquerading and the agent's unreachable route (default 10.244.0.0/16). */
   clusterCIDR?: string;
 }
 
@@ -77,7 +77,7 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
       const agent = await superviseNetworkAgent({
         args: ['--kubeconfig', o.kubeconfig, '--node-name', nodeName,
           '--cni-bin-dir', cniBinDir, '--cni-conf-dir', cniConfDir, '--socket', join(o.dataDir, 'cni.sock'),
-          '--state-dir', join(o.dataDir, 'network'), '--health-port=-1'],
+          '--state-dir', join(o.dataDir, 'network'), '--health-port=-1', '--cluster-cidr', o.clusterCIDR ?? '10.244.0.0/16'],
         pidFile: join(o.dataDir, NETWORK_AGENT_PID_FILE),
         log: logger('node', { node: nodeName }),
       });

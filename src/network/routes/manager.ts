@@ -7,6 +7,7 @@ import type { KubeObject } from '../../api/object.js';
 import { realClock, resources, type ClientsetAPI, type Clock, type SharedInformer } from '../../client/index.js';
 import type { Logger } from '../../log/index.js';
 import { Backoff, SyncRunner } from '../../util/index.js';
+import type { Cidr } from '../cidr.js';
 import type { Netlink, NetlinkOp, NetnsPath, OpResult } from '../../netlink/index.js';
 import { desiredRoutes, nodeFacts } from './desired.js';
 import { diffState, type KernelState } from './diff.js';
@@ -23,6 +24,8 @@ export interface RoutesManagerOptions {
   clients?: ClientsetAPI;
   /** `--encapsulation`; a Node's `capstan.io/encapsulation` annotation overrides it for that node. */
   mode?: EncapsulationMode;
+  /** `--cluster-cidr`: made unreachable, so blocks of nodes without a route never leave the node. */
+  clusterCIDR?: Cidr;
   clock?: Clock;
   /** Full resync period (drift repair). Default 30 s. */
   resyncMs?: number;
@@ -104,7 +107,7 @@ export class RoutesManager {
     const kernel = await this.readKernel();
     const uplink = findUplink(kernel, ownIP);
     if (!uplink) throw new Error(`no interface holds this node's InternalIP ${ownIP}`);
-    const desired = desiredRoutes(this.o.nodeName, this.o.nodes.lister.list(), this.mode, uplink);
+    const desired = desiredRoutes(this.o.nodeName, this.o.nodes.lister.list(), this.mode, uplink, this.o.clusterCIDR);
     const skipped = JSON.stringify(desired.skipped);
     if (skipped !== this.lastSkipped) {
       this.lastSkipped = skipped;
@@ -115,7 +118,7 @@ export class RoutesManager {
     if (ops.length) {
       const results = await this.o.netlink.batch(this.o.netns, ops, { continueOnError: true });
       results.forEach((res, i) => { if (res.status === 'error') failed.push({ op: ops[i]!, code: res.code }); });
-      this.o.log.info('applied route changes', { ops: ops.length, failed: failed.length, routes: desired.routes.length });
+      this.o.log.info('applied route changes', { ops: ops.length, failed: failed.length, routes: desired.routes.length, unreachable: desired.unreachable.map((u) => u.dst) });
     }
     await this.publish(self, desired);
     return { ops, failed, desired };
