@@ -10,7 +10,7 @@ export function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
+  } catch { // no /proc entry: the process is gone
     return undefined;
   }
 }
@@ -19,7 +19,7 @@ export function procStat(pid: number): string[] | undefined {
 export function processArgs(pid: number): string[] | undefined {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
+  } catch { // no /proc entry: the process is gone
     return undefined;
   }
 }
@@ -41,11 +41,13 @@ export function startTime(pid: number): string | null {
   return procStat(pid)?.[19] ?? null;
 }
 
-/** Sends `sig`; a process already gone is not an error. */
+/** Sends `sig`; a process already gone is not an error, anything else (EPERM) throws. */
 export function signal(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(pid, sig);
-  } catch { /* gone */ }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
 }
 
 /** Waits until none of `pids` is alive, polling; false when some still are after `ms`. */

@@ -12,8 +12,9 @@ export interface SyncRunnerOptions {
   /** A request without delay starts the pass in the caller's turn instead of on a zero
    *  timer. Default false: requests made in one turn then fold into one pass. */
   startNow?: boolean;
-  /** A pass that throws lands here; the runner goes on. Default: ignored — a pass owns its
-   *  errors (log them, then `request` or `retry`). */
+  /** A pass that throws lands here and the runner goes on. A pass should own its errors (log,
+   *  then `request` or `retry`); without this option a throw is a bug and surfaces as an
+   *  unhandled rejection, never silently. */
   onError?: (e: unknown) => void;
 }
 
@@ -116,7 +117,8 @@ export class SyncRunner {
       try {
         await this.pass();
       } catch (e) {
-        this.opts.onError?.(e);
+        if (this.opts.onError) this.opts.onError(e);
+        else void Promise.reject(e);
       }
     };
     this.current = run().finally(() => {

@@ -2,6 +2,7 @@
 // teardown whatever happens.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { alive, killNow, parentPid, processArgs, startTime, stopChild, terminate } from '../../src/util/process.js';
 
@@ -51,9 +52,16 @@ for (const c of cases) {
 t.test('killNow: SIGKILL at once; PIDs already gone are fine', async (t) => {
   const p = await child(t, true);
   const exit = once(p, 'exit');
-  const gone = await child(t, false);
-  gone.kill('SIGKILL');
-  await once(gone, 'exit');
-  t.equal(await killNow([p.pid!, gone.pid!]), true);
+  const none = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) + 1;
+  t.equal(await killNow([p.pid!, none]), true);
   t.equal((await exit)[1], 'SIGKILL');
+});
+
+t.test('signal: a PID that is gone is no error; one not ours to signal throws', async (t) => {
+  const { signal } = await import('../../src/util/process.js');
+  // Above pid_max no process can exist (a reaped child's PID could already be someone else's).
+  const none = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) + 1;
+  t.doesNotThrow(() => signal(none, 'SIGTERM'));
+  if (process.getuid?.() !== 0) t.throws(() => signal(1, 'SIGCONT'), { code: 'EPERM' });
+  else t.pass('root may signal anything; EPERM is not reachable here');
 });
