@@ -10,7 +10,7 @@ import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
 import { LeaderTerms, type Term } from './leader-terms.js';
 import { untilSignal } from './signals.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 
 export interface ControllerManagerHandle {
   stop(): Promise<void>;

@@ -13,7 +13,7 @@ import {
 } from '../dns/index.js';
 import { logger } from '../log/index.js';
 import { createNetlink } from '../netlink/index.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
 import { bindFallbacks, fallbacks } from '../log/fallback.js';

@@ -12,7 +12,7 @@ import { autoPodMTU } from '../network/mtu.js';
 import { parseMode } from '../network/routes/index.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 import { READY_MESSAGE } from './network-agent-supervisor.js';
 import { bindFallbacks } from '../log/fallback.js';
 

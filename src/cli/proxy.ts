@@ -13,7 +13,7 @@ import type { ProxyBackend } from '../proxy/backend.js';
 import type { ProxyConfig } from '../proxy/model.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 import { bindFallbacks, fallbacks, type Fallbacks } from '../log/fallback.js';
 
 export interface ProxyHandle {

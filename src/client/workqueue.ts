@@ -4,6 +4,7 @@
 // shutdown lets workers drain what is in flight. Given a registry and a name, it reports
 // upstream's workqueue_* metrics there (workqueue-metrics.ts).
 import type { Registry } from 'prom-client';
+import { KeyedBackoff } from '../util/index.js';
 import { realClock, type Clock } from './clock.js';
 import { QueueMetrics } from './workqueue-metrics.js';
 
@@ -16,18 +17,18 @@ export interface RateLimiter {
 
 /** Per-key exponential backoff: base × 2^failures, capped. */
 export class ExponentialRateLimiter implements RateLimiter {
-  private failures = new Map<string, number>();
-  constructor(private baseMs = 5, private maxMs = 1000 * 1000) {}
+  private readonly backoff: KeyedBackoff;
+  constructor(baseMs = 5, maxMs = 1000 * 1000) {
+    this.backoff = new KeyedBackoff({ initialMs: baseMs, maxMs });
+  }
   when(key: string): number {
-    const n = this.failures.get(key) ?? 0;
-    this.failures.set(key, n + 1);
-    return Math.min(this.baseMs * 2 ** n, this.maxMs);
+    return this.backoff.next(key);
   }
   forget(key: string): void {
-    this.failures.delete(key);
+    this.backoff.forget(key);
   }
   retries(key: string): number {
-    return this.failures.get(key) ?? 0;
+    return this.backoff.failures(key);
   }
 }
 

@@ -11,7 +11,8 @@ import { isNotFound as apiNotFound, isConflict, type Clock, type ClientsetAPI, t
 import { resources } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import { fallbacks, type Fallbacks } from '../log/fallback.js';
-import { Backoff, goDuration } from './backoff.js';
+import { formatSeconds, stableStringify } from '../util/index.js';
+import { Backoff } from './backoff.js';
 import { containerConfig } from './container-config.js';
 import { ConfigError, containerEnv, type ObjectSource, type PodRuntimeFacts } from './env.js';
 import { writeHostsFile } from './hosts.js';
@@ -72,11 +73,6 @@ export interface SyncResult {
 }
 
 const SANDBOX_RETRY_MS = 5_000;
-
-function stable(v: unknown): string {
-  return JSON.stringify(v, (_k, val) => (val && typeof val === 'object' && !Array.isArray(val)
-    ? Object.fromEntries(Object.keys(val).sort().map((k) => [k, val[k]])) : val));
-}
 
 export class PodSyncer {
   readonly backoff: Backoff;
@@ -270,7 +266,7 @@ export class PodSyncer {
         const b = this.backoff.get(key);
         mem.waiting.set(spec.name, {
           reason: 'CrashLoopBackOff',
-          message: `back-off ${goDuration(b)} restarting failed container=${spec.name} pod=${podDescription(pod)}`,
+          message: `back-off ${formatSeconds(b)} restarting failed container=${spec.name} pod=${podDescription(pod)}`,
         });
         this.d.recorder?.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${podDescription(pod)}`);
         ctx.waits.push(previous.finishedAt + b);
@@ -418,7 +414,7 @@ export class PodSyncer {
   }
 
   private async writeStatus(pod: KubeObject, status: Fields, mem: PodMemory): Promise<void> {
-    const text = stable(status);
+    const text = stableStringify(status);
     if (text === mem.lastStatus) return;
     try {
       await this.d.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', { status }, 'status');

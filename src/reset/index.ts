@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve, basename } from 'node:path';
 import { cgroupHierarchies, cgroupPids, removeCgroup, unmountUnder } from '../kubelet/containerd/index.js';
-import { alive, signal, terminate } from '../lab/processes.js';
+import { killNow, terminate } from '../util/index.js';
 import { dataDirProcesses, otherNodeInThisNetns, type ProcessInfo } from './processes.js';
 import { removeNodeNetwork, removePodVeths } from './network.js';
 
@@ -58,11 +58,6 @@ function processCgroup(pid: number): string | undefined {
 }
 
 const describe = (p: ProcessInfo) => `${p.pid} (${p.args.slice(0, 3).map((a) => basename(a)).join(' ')})`;
-
-async function killNow(pids: number[], waitMs = 5000): Promise<void> {
-  for (const p of pids) signal(p, 'SIGKILL');
-  for (const until = Date.now() + waitMs; Date.now() < until && pids.some(alive);) await new Promise((r) => setTimeout(r, 50));
-}
 
 /** rmdir, never recursive: a parent another node still uses is left alone. */
 function pruneEmptyParents(path: string): void {

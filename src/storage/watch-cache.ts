@@ -3,6 +3,7 @@
 // opening a store watch or listing the store each, so a thousand watchers cost one etcd stream
 // and one list at start-up (after kube-apiserver's cacher). A watcher asking for history older
 // than the cache holds gets CompactedError (the API answers 410 Expired and the client relists).
+import { Backoff } from '../util/index.js';
 import { CompactedError, type KeyValue, type ListResult, type Store, type WatchEvent, type Watcher } from './store.js';
 import { fallbacks } from '../log/fallback.js';
 
@@ -59,7 +60,8 @@ export class WatchCache {
     await this.watcher?.cancel().catch(() => undefined); // the watch is already broken; cancelling only frees it
     // History we never saw is gone: reload the state, and every watcher must relist.
     let reload = err instanceof CompactedError;
-    for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5000)) {
+    const backoff = new Backoff({ initialMs: 100, maxMs: 5000 });
+    while (!this.closed) {
       try {
         if (reload) {
           await this.load();
@@ -71,6 +73,7 @@ export class WatchCache {
         await this.watchFrom(this.latest);
         return;
       } catch (e) {
+        const delay = backoff.next();
         fallback('storage-rewatch-failed-retrying', { error: e, retryMs: delay });
         await new Promise((r) => setTimeout(r, delay));
       }

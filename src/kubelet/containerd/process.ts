@@ -6,6 +6,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { isAbsolute } from 'node:path';
 import { promisify } from 'node:util';
 import { CRIClient } from '../../../cri/index.js';
+import { processArgs, stopChild, terminate } from '../../util/index.js';
 import { containerdConfig, type ContainerdConfigOptions } from './config.js';
 import { containerdPaths, type ContainerdPaths } from './paths.js';
 import { pinMountNamespace, releaseMountNamespace } from './mountns.js';
@@ -80,14 +81,6 @@ function tail(file: string, lines = 20): string {
   }
 }
 
-function processArgs(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch { // the process is gone
-    return [];
-  }
-}
-
 /**
  * A daemon left running on this root by an earlier capstan process (which crashed or was
  * killed) would hold the metadata lock: stop it by the PID it recorded, if that PID is
@@ -100,33 +93,13 @@ async function stopStaleDaemon(paths: ContainerdPaths, graceMs: number): Promise
   } catch { // no pid file: no earlier daemon to stop
     return;
   }
-  const args = processArgs(pid);
+  const args = processArgs(pid) ?? [];
   if (!(args[0] ?? '').endsWith('containerd') || args[args.indexOf('--config') + 1] !== paths.config) return;
-  const gone = async (ms: number) => {
-    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
-      if (processArgs(pid).length === 0 || processArgs(pid)[0] === '') return true;
-    }
-    return false;
-  };
-  try {
-    process.kill(pid, 'SIGTERM');
-    if (!(await gone(graceMs))) {
-      process.kill(pid, 'SIGKILL');
-      await gone(5000);
-    }
-  } catch { /* already gone */ }
+  await terminate([pid], graceMs);
 }
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
-async function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (exited(child)) return true;
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => { child.off('exit', onExit); resolve(false); }, ms);
-    const onExit = () => { clearTimeout(timer); resolve(true); };
-    child.once('exit', onExit);
-  });
-}
 
 export async function startContainerd(opts: StartContainerdOptions): Promise<ContainerdHandle> {
   const paths = containerdPaths(opts.root);
@@ -199,11 +172,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
     if (!proc || exited(proc) || proc.pid === undefined) return;
     stopping = true;
     try {
-      proc.kill('SIGTERM');
-      if (!(await waitExit(proc, stopTimeoutMs))) {
-        proc.kill('SIGKILL');
-        await waitExit(proc, 5000);
-      }
+      await stopChild(proc, stopTimeoutMs);
     } finally {
       stopping = false;
     }
@@ -246,7 +215,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
       await killTasks(paths.state, paths.socket);
       for (const cg of d.cgroupParents ?? []) removeCgroup(cg);
       if (opts.isolateMounts) await releaseMountNamespace(paths.mountNamespace);
-      for (const m of mountsUnder(paths.base)) await run('umount', ['-l', m]).catch(() => undefined); // a mount that stays makes rmSync below fail loudly // a mount that stays makes rmSync below fail loudly
+      for (const m of mountsUnder(paths.base)) await run('umount', ['-l', m]).catch(() => undefined); // a mount that stays makes rmSync below fail loudly
       if (d.removeFiles ?? true) rmSync(paths.base, { recursive: true, force: true });
     },
   };

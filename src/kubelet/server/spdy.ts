@@ -79,7 +79,7 @@ class SharedZlib {
         resolve(Buffer.concat(chunks));
       });
     }));
-    this.chain = next.catch(() => undefined); // the caller gets the error through `next`; the chain only orders calls // the caller gets the error through `next`; the chain only orders calls
+    this.chain = next.catch(() => undefined); // the caller gets the error through `next`; the chain only orders calls
     return next;
   }
   close(): void { this.z.close(); }

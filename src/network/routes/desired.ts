@@ -1,6 +1,7 @@
 // Layer 1: what the kernel should hold, as a pure function of the Nodes this agent sees.
 // No I/O, no clock: the same Nodes in any order give the same state.
 import type { KubeObject } from '../../api/object.js';
+import { cidrOf } from '../../util/index.js';
 import { cidrContains, formatCidr, nodeReservedAddress, parseCidr, parseIPv4, type Cidr } from '../cidr.js';
 import {
   ANNOTATION_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, VXLAN_DEVICE, VXLAN_OVERHEAD, VXLAN_PORT, VXLAN_VNI,
@@ -42,9 +43,7 @@ function encapsulates(mode: EncapsulationMode, sameSubnet: boolean): boolean {
 }
 
 function sameSubnet(uplink: Uplink, ip: string): boolean {
-  const own = parseIPv4(uplink.address)!;
-  const size = 2 ** (32 - uplink.prefixLen);
-  return cidrContains({ base: own - (own % size), prefix: uplink.prefixLen, size }, parseIPv4(ip)!);
+  return cidrContains(cidrOf(parseIPv4(uplink.address)!, uplink.prefixLen), parseIPv4(ip)!);
 }
 
 /** The tunnel address a node uses and publishes: the first host address of its own block. */
