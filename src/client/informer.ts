@@ -8,7 +8,7 @@
 // * Objects from the lister are frozen; copy before changing.
 // * Every `resyncMs` each cached object is delivered again as an update (old === new), so
 //   level-based controllers converge even if a reaction was lost.
-import type { KubeObject } from '../api/object.js';
+import type { KubeObject, ObjectBase } from '../api/object.js';
 import { matches, parseSelector } from '../api/labels.js';
 import type { Logger } from '../log/index.js';
 import { Cache, objectKey, splitKey, type IndexFunc } from './cache.js';
@@ -16,50 +16,50 @@ import { realClock, type Clock } from './clock.js';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
 import type { ResourceAPI } from './typed.js';
 
-export interface EventHandler {
-  onAdd?(obj: KubeObject): void;
-  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
+export interface EventHandler<T extends ObjectBase = KubeObject> {
+  onAdd?(obj: T): void;
+  onUpdate?(oldObj: T, newObj: T): void;
   /** For a delete missed during a relist, `obj` is the last state the cache had. */
-  onDelete?(obj: KubeObject): void;
+  onDelete?(obj: T): void;
 }
 
-export class Lister {
-  constructor(private cache: Cache) {}
+export class Lister<T extends ObjectBase = KubeObject> {
+  constructor(private cache: Cache<T>) {}
 
-  get(namespace: string | undefined, name: string): KubeObject | undefined {
+  get(namespace: string | undefined, name: string): T | undefined {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
   }
 
   /** Objects in `namespace` (all when undefined) matching a label selector string. */
-  list(namespace?: string, labelSelector = ''): KubeObject[] {
+  list(namespace?: string, labelSelector = ''): T[] {
     const items = namespace ? this.cache.byIndex('namespace', namespace) : this.cache.list();
     if (!labelSelector) return items;
     const sel = parseSelector(labelSelector);
     return items.filter((o) => matches(sel, o.metadata.labels));
   }
 
-  byIndex(index: string, value: string): KubeObject[] {
+  byIndex(index: string, value: string): T[] {
     return this.cache.byIndex(index, value);
   }
 
-  byKey(key: string): KubeObject | undefined {
+  byKey(key: string): T | undefined {
     const { namespace, name } = splitKey(key);
     return this.get(namespace, name);
   }
 }
 
-export class SharedInformer implements ReflectorSink {
-  readonly cache: Cache;
-  readonly lister: Lister;
-  private handlers: EventHandler[] = [];
+export class SharedInformer<T extends ObjectBase = KubeObject> implements ReflectorSink<T> {
+  readonly cache: Cache<T>;
+  readonly lister: Lister<T>;
+  private handlers: EventHandler<T>[] = [];
   private synced = false;
   private syncWaiters: (() => void)[] = [];
-  private reflector: Reflector;
+  private reflector: Reflector<T>;
   private running?: Promise<void>;
   private resyncTimer: unknown;
 
-  constructor(client: ResourceAPI, private opts: ReflectorOptions & { resyncMs?: number; indexers?: Record<string, IndexFunc> } = {}) {
-    this.cache = new Cache({ namespace: (o) => (o.metadata.namespace ? [o.metadata.namespace] : []), ...opts.indexers });
+  constructor(client: ResourceAPI<T>, private opts: ReflectorOptions & { resyncMs?: number; indexers?: Record<string, IndexFunc<T>> } = {}) {
+    this.cache = new Cache<T>({ namespace: (o) => (o.metadata.namespace ? [o.metadata.namespace] : []), ...opts.indexers });
     this.lister = new Lister(this.cache);
     this.reflector = new Reflector(client, this, opts);
   }
@@ -68,13 +68,13 @@ export class SharedInformer implements ReflectorSink {
     return this.opts.log;
   }
 
-  addEventHandler(h: EventHandler): void {
+  addEventHandler(h: EventHandler<T>): void {
     this.handlers.push(h);
     // A late handler sees what is already cached, as client-go's does.
     for (const obj of this.cache.list()) h.onAdd?.(obj);
   }
 
-  addIndexer(name: string, fn: IndexFunc): void {
+  addIndexer(name: string, fn: IndexFunc<T>): void {
     this.cache.addIndexer(name, fn);
   }
 
@@ -108,7 +108,7 @@ export class SharedInformer implements ReflectorSink {
     await this.running;
   }
 
-  replace(items: KubeObject[], _rv: string): void {
+  replace(items: T[], _rv: string): void {
     const seen = new Set<string>();
     for (const obj of items) {
       seen.add(objectKey(obj));
@@ -125,22 +125,22 @@ export class SharedInformer implements ReflectorSink {
     }
   }
 
-  private upsert(obj: KubeObject): void {
+  private upsert(obj: T): void {
     const old = this.cache.upsert(obj);
     const cur = this.cache.get(objectKey(obj))!;
     if (!old) for (const h of this.handlers) h.onAdd?.(cur);
     else if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) for (const h of this.handlers) h.onUpdate?.(old, cur);
   }
 
-  added(obj: KubeObject): void {
+  added(obj: T): void {
     this.upsert(obj);
   }
 
-  modified(obj: KubeObject): void {
+  modified(obj: T): void {
     this.upsert(obj);
   }
 
-  deleted(obj: KubeObject): void {
+  deleted(obj: T): void {
     const old = this.cache.remove(objectKey(obj));
     for (const h of this.handlers) h.onDelete?.(old ?? obj);
   }

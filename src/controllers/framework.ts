@@ -2,7 +2,7 @@
 // and a queue-driven run loop that owns requeue policy, so a controller is its event
 // handlers (which only enqueue keys) and one level-based `reconcile(key)`.
 import { randomBytes } from 'node:crypto';
-import type { KubeObject } from '../api/object.js';
+import type { ObjectBase } from '../api/object.js';
 import type { Logger } from '../log/index.js';
 import { objectKey, type ClientsetAPI, type Clock, type EventRecorder, type SharedInformerFactory } from '../client/index.js';
 import { WorkQueue } from '../client/workqueue.js';
@@ -88,11 +88,11 @@ export abstract class QueueController implements Controller {
 
   abstract reconcile(key: string): Promise<ReconcileResult | void>;
 
-  enqueue(objOrKey: KubeObject | string): void {
+  enqueue(objOrKey: ObjectBase | string): void {
     this.queue.add(typeof objOrKey === 'string' ? objOrKey : objectKey(objOrKey));
   }
 
-  enqueueAfter(objOrKey: KubeObject | string, ms: number): void {
+  enqueueAfter(objOrKey: ObjectBase | string, ms: number): void {
     this.queue.addAfter(typeof objOrKey === 'string' ? objOrKey : objectKey(objOrKey), ms);
   }
 

@@ -4,6 +4,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { KubeObject } from '../api/object.js';
 import { dashed, reverseName } from './names.js';
 import type { RR } from './zone.js';
+import type { EndpointSlice, Pod, Service } from '../api/kinds.js';
 
 export interface RecordConfig {
   /** The cluster domain, normalized (`cluster.local`). */
@@ -36,12 +37,12 @@ export function serviceName(cfg: RecordConfig, namespace: string, name: string):
   return `${lower(name)}.${lower(namespace)}.svc.${cfg.domain}`;
 }
 
-export function isHeadless(svc: KubeObject): boolean {
+export function isHeadless(svc: Service): boolean {
   return svc.spec?.clusterIP === 'None';
 }
 
 /** Every record one Service owns, given the EndpointSlices that name it. */
-export function serviceRecords(cfg: RecordConfig, svc: KubeObject, slices: KubeObject[], pods: PodLookup): { records: RR[]; pods: string[] } {
+export function serviceRecords(cfg: RecordConfig, svc: Service, slices: EndpointSlice[], pods: PodLookup): { records: RR[]; pods: string[] } {
   const ns = svc.metadata.namespace ?? 'default';
   const fqdn = serviceName(cfg, ns, svc.metadata.name!);
   const { ttl } = cfg;
@@ -103,7 +104,7 @@ export function serviceRecords(cfg: RecordConfig, svc: KubeObject, slices: KubeO
 }
 
 /** A pod's own records: `a-b-c-d.ns.pod.<zone>` and the PTR back to it. */
-export function podRecords(cfg: RecordConfig, pod: KubeObject): RR[] {
+export function podRecords(cfg: RecordConfig, pod: Pod): RR[] {
   if (pod.spec?.hostNetwork) return [];
   const ips: string[] = (pod.status?.podIPs ?? []).map((p: any) => p.ip).filter(Boolean);
   if (ips.length === 0 && pod.status?.podIP) ips.push(pod.status.podIP);
@@ -118,7 +119,7 @@ export function podRecords(cfg: RecordConfig, pod: KubeObject): RR[] {
   return out;
 }
 
-function sortedSlices(slices: KubeObject[]): KubeObject[] {
+function sortedSlices(slices: EndpointSlice[]): KubeObject[] {
   // Stable order, so the same set of objects gives the same records whatever order they came in.
   return [...slices].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
 }

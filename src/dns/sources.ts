@@ -6,6 +6,7 @@ import type { KubeObject } from '../api/object.js';
 import { resources, type SharedInformer, type SharedInformerFactory } from '../client/index.js';
 import { podRecords, serviceRecords, type RecordConfig } from './records.js';
 import type { Zone } from './zone.js';
+import type { EndpointSlice, Pod, Service } from '../api/kinds.js';
 
 const serviceNameLabel = 'kubernetes.io/service-name';
 
@@ -15,9 +16,9 @@ export interface SourcesOptions extends RecordConfig {
 }
 
 export class ZoneSources {
-  private services: SharedInformer;
-  private slices: SharedInformer;
-  private pods: SharedInformer;
+  private services: SharedInformer<Service>;
+  private slices: SharedInformer<EndpointSlice>;
+  private pods: SharedInformer<Pod>;
   private dirtyServices = new Set<string>();
   private dirtyPods = new Set<string>();
   /** pod key → Services whose records read that pod (endpoint targetRefs). */

@@ -9,6 +9,7 @@ import { isAlreadyExists, isConflict, isNotFound, type Clock, type ResourceAPI }
 import type { Logger } from '../log/index.js';
 import type { Limiter } from './limiter.js';
 import { leaseObject, needsStatusPost, nodeLeaseNamespace } from './node-object.js';
+import type { Node } from '../api/kinds.js';
 
 export interface HeartbeatDeps {
   nodes: ResourceAPI;
@@ -40,7 +41,7 @@ export class Heartbeats {
   constructor(private d: HeartbeatDeps) {}
 
   /** Starts heartbeats for a registered node, the first renewal `offsetMs` from now. */
-  add(node: KubeObject, offsetMs: number): void {
+  add(node: Node, offsetMs: number): void {
     const name = node.metadata.name as string;
     this.uids.set(name, node.metadata.uid as string);
     this.lastStatus.set(name, this.d.clock.now());

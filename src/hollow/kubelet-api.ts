@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Fields, KubeObject } from '../api/object.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface HollowKubeletContext {
   node: string;
@@ -21,7 +22,7 @@ class KubeletError extends Error {
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' };
 
 /** The line every hollow container has "printed". */
-export function hollowLogLine(node: string, pod: KubeObject, container: string): string {
+export function hollowLogLine(node: string, pod: Pod, container: string): string {
   return `container "${container}" of pod ${pod.metadata.namespace}/${pod.metadata.name} is hollow: hollow node ${node} runs no processes, so it prints nothing else`;
 }
 
@@ -40,12 +41,12 @@ function podOn(ctx: HollowKubeletContext, namespace: string, name: string): Kube
   return pod;
 }
 
-function containerStatus(pod: KubeObject, container: string): Fields | undefined {
+function containerStatus(pod: Pod, container: string): Fields | undefined {
   const all: Fields[] = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   return all.find((s) => s.name === container);
 }
 
-function inSpec(pod: KubeObject, container: string): boolean {
+function inSpec(pod: Pod, container: string): boolean {
   const specs: Fields[] = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? []), ...(pod.spec?.ephemeralContainers ?? [])];
   return specs.some((c) => c.name === container);
 }

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
+import type { Node } from '../api/kinds.js';
 
 export const hollowKubeletVersion = 'v1.32.0-capstan-hollow';
 export const nodeLeaseNamespace = 'kube-node-lease';
@@ -73,7 +74,7 @@ export function nodeObject(name: string, endpoint: KubeletEndpoint, shape: NodeS
   };
 }
 
-export function leaseObject(node: KubeObject, now: number, durationSeconds: number): KubeObject {
+export function leaseObject(node: Node, now: number, durationSeconds: number): KubeObject {
   const name = node.metadata.name as string;
   return {
     apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
@@ -86,7 +87,7 @@ export function leaseObject(node: KubeObject, now: number, durationSeconds: numb
 }
 
 /** True when what the API has would make the node look unhealthy or stale to the control plane. */
-export function needsStatusPost(node: KubeObject | undefined): boolean {
+export function needsStatusPost(node: Node | undefined): boolean {
   if (!node) return false; // not in the cache yet: nothing says it looks unhealthy
   const ready = ((node?.status?.conditions ?? []) as Fields[]).find((c) => c.type === 'Ready');
   return !ready || ready.status !== 'True';

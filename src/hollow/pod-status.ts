@@ -5,14 +5,15 @@
 // whose volumes cannot be set up waits as the kubelet's does: Pending, ContainerCreating.
 import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339 } from '../api/time.js';
+import type { Pod } from '../api/kinds.js';
 
 const podConditionTypes = ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled'];
 
 const isSidecar = (c: Fields) => c.restartPolicy === 'Always';
-const initSpecs = (pod: KubeObject): Fields[] => pod.spec?.initContainers ?? [];
-const regularSpecs = (pod: KubeObject): Fields[] => pod.spec?.containers ?? [];
+const initSpecs = (pod: Pod): Fields[] => pod.spec?.initContainers ?? [];
+const regularSpecs = (pod: Pod): Fields[] => pod.spec?.containers ?? [];
 
-export function runningStatus(pod: KubeObject, hostIP: string, podIP: string, now: number): Fields {
+export function runningStatus(pod: Pod, hostIP: string, podIP: string, now: number): Fields {
   const stamp = rfc3339(new Date(now));
   const started = pod.status?.startTime ?? stamp;
   const prev: Fields[] = pod.status?.conditions ?? [];
@@ -47,7 +48,7 @@ export function runningStatus(pod: KubeObject, hostIP: string, podIP: string, no
  * started, each container waiting (ContainerCreating; PodInitializing when the pod has init
  * containers, as the kubelet's default waiting reason is then).
  */
-export function pendingStatus(pod: KubeObject, hostIP: string, now: number): Fields {
+export function pendingStatus(pod: Pod, hostIP: string, now: number): Fields {
   const stamp = rfc3339(new Date(now));
   const prev: Fields[] = pod.status?.conditions ?? [];
   const reason = initSpecs(pod).length ? 'PodInitializing' : 'ContainerCreating';
@@ -77,7 +78,7 @@ export function pendingStatus(pod: KubeObject, hostIP: string, now: number): Fie
 }
 
 /** True when the pod already shows what `pendingStatus` would post. */
-export function isPendingShown(pod: KubeObject, hostIP: string): boolean {
+export function isPendingShown(pod: Pod, hostIP: string): boolean {
   const s = pod.status ?? {};
   if (s.phase !== 'Pending' || s.hostIP !== hostIP) return false;
   const statuses: Fields[] = s.containerStatuses ?? [];
@@ -85,7 +86,7 @@ export function isPendingShown(pod: KubeObject, hostIP: string): boolean {
 }
 
 /** True when the pod already shows what `runningStatus` would post (so nothing is written). */
-export function isRunningAndReady(pod: KubeObject, podIP: string): boolean {
+export function isRunningAndReady(pod: Pod, podIP: string): boolean {
   const s = pod.status ?? {};
   if (s.phase !== 'Running' || s.podIP !== podIP) return false;
   const conds: Fields[] = s.conditions ?? [];

@@ -3,6 +3,7 @@
 // be missing). Other volume types need nothing from the API and always "mount".
 import type { Fields, KubeObject } from '../api/object.js';
 import { isNotFound, type ResourceAPI } from '../client/index.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface MissingVolume {
   volume: string;
@@ -21,7 +22,7 @@ async function exists(api: ResourceAPI, namespace: string, name: string): Promis
 }
 
 /** The first volume that cannot be set up because its Secret or ConfigMap is missing. */
-export async function missingVolume(pod: KubeObject, secrets: ResourceAPI, configMaps: ResourceAPI): Promise<MissingVolume | undefined> {
+export async function missingVolume(pod: Pod, secrets: ResourceAPI, configMaps: ResourceAPI): Promise<MissingVolume | undefined> {
   const namespace = pod.metadata.namespace ?? 'default';
   for (const v of (pod.spec?.volumes ?? []) as Fields[]) {
     if (v.secret && !v.secret.optional && !(await exists(secrets, namespace, v.secret.secretName))) {

@@ -13,6 +13,7 @@ import {
 import { bytes, containerHash, milliCPU } from './pod-spec.js';
 import { podRuntimeLabels } from './sandbox-config.js';
 import { MountError } from './volumes.js';
+import type { Pod } from '../api/kinds.js';
 
 export const CPU_PERIOD_US = 100_000;
 const MIN_SHARES = 2;
@@ -36,7 +37,7 @@ export function linuxResources(container: Fields): LinuxContainerResources {
 }
 
 export interface ContainerConfigInput {
-  pod: KubeObject;
+  pod: Pod;
   container: Fields;
   init: boolean;
   restartCount: number;

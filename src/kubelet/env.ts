@@ -3,6 +3,7 @@
 // the downward API (fieldRef, resourceFieldRef).
 import type { Fields, KubeObject } from '../api/object.js';
 import { quantityValue } from '../api/quantity.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface ObjectSource {
   /** The object, or undefined when it does not exist; other failures throw. */
@@ -45,9 +46,9 @@ const decode = (secret: KubeObject, key: string): string | undefined => {
 };
 
 /** The downward API value of `fieldPath` (metadata.name, status.podIP, metadata.labels['k'], ...). */
-export function fieldRefValue(pod: KubeObject, fieldPath: string, facts: PodRuntimeFacts): string {
+export function fieldRefValue(pod: Pod, fieldPath: string, facts: PodRuntimeFacts): string {
   const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
-  if (m) return (pod.metadata[m[1]] as Record<string, string> | undefined)?.[m[2]] ?? '';
+  if (m) return pod.metadata[m[1] as 'labels' | 'annotations']?.[m[2]!] ?? '';
   const fmtMap = (o: Record<string, string> | undefined) =>
     Object.keys(o ?? {}).sort().map((k) => `${k}="${(o![k]).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`).join('\n');
   switch (fieldPath) {
@@ -82,7 +83,7 @@ export function resourceFieldValue(container: Fields, ref: Fields, allocatable: 
 }
 
 export interface EnvContext {
-  pod: KubeObject;
+  pod: Pod;
   container: Fields;
   facts: PodRuntimeFacts;
   objects: ObjectSource;

@@ -6,6 +6,7 @@ import type { Fields, KubeObject } from '../api/object.js';
 import type { CRIRuntime } from '../../cri/index.js';
 import type { EventRecorder } from '../client/index.js';
 import { Backoff } from './backoff.js';
+import type { Pod } from '../api/kinds.js';
 
 export type ImageResult =
   | { ok: true; imageRef: string }
@@ -30,7 +31,7 @@ export class ImageManager {
     this.backoff = new Backoff(now, 10_000, 300_000);
   }
 
-  async ensure(pod: KubeObject, container: Fields): Promise<ImageResult> {
+  async ensure(pod: Pod, container: Fields): Promise<ImageResult> {
     const image: string = container.image ?? '';
     if (!image) return { ok: false, reason: 'InvalidImageName', message: 'Failed to apply default image tag "": couldn\'t parse image name "": invalid reference format' };
     const policy = pullPolicy(container);

@@ -19,6 +19,7 @@ import { PodWorkers } from './pod-workers.js';
 import { ProbeManager } from './probe-manager.js';
 import { defaultProbeRunner, type ProbeRunner } from './prober.js';
 import { RuntimeStateReader } from './runtime-state.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface KubeletOptions {
   nodeName: string;
@@ -76,7 +77,7 @@ export class Kubelet {
   readonly probes: ProbeManager;
   readonly syncer: PodSyncer;
   readonly reader: RuntimeStateReader;
-  readonly informer: SharedInformer;
+  readonly informer: SharedInformer<Pod>;
   readonly recorder: EventRecorder;
   readonly settings: SyncSettings;
   agent?: NodeAgent;
@@ -123,7 +124,7 @@ export class Kubelet {
     });
   }
 
-  private observe(p: KubeObject): void {
+  private observe(p: Pod): void {
     const uid = p.metadata.uid as string;
     this.known.set(uid, p);
     this.workers.enqueue(uid);

@@ -9,6 +9,7 @@ import type { CRIRuntime } from '../../cri/index.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type Clock, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import type { MachineInfo, PressureSample } from './machine.js';
+import type { Lease, Node } from '../api/kinds.js';
 
 export const KUBELET_VERSION = 'v1.32.0-capstan';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
@@ -74,8 +75,8 @@ export function nodeConditions(health: RuntimeHealth, p: PressureSample, previou
 }
 
 export class NodeAgent {
-  private node?: KubeObject;
-  private lease?: KubeObject;
+  private node?: Node;
+  private lease?: Lease;
   private timer: unknown;
   private lastPosted = 0;
   private lastConditions = '';
@@ -125,7 +126,7 @@ export class NodeAgent {
     };
     for (let delay = 500; ; delay = Math.min(delay * 2, 7_000)) {
       try {
-        let node: KubeObject;
+        let node: Node;
         try {
           node = await nodes.create(undefined, {
             apiVersion: 'v1', kind: 'Node',
@@ -149,11 +150,11 @@ export class NodeAgent {
     }
   }
 
-  private conditionKey(node: KubeObject | undefined): string {
+  private conditionKey(node: Node | undefined): string {
     return JSON.stringify(((node?.status?.conditions ?? []) as Fields[]).map((c) => [c.type, c.status, c.reason, c.message]));
   }
 
-  private async notePodCIDR(node: KubeObject): Promise<void> {
+  private async notePodCIDR(node: Node): Promise<void> {
     const cidr: string = node.spec?.podCIDR ?? '';
     if (!cidr || cidr === this.podCIDR) return;
     this.podCIDR = cidr;

@@ -3,19 +3,20 @@
 import { createHash } from 'node:crypto';
 import type { Fields, KubeObject } from '../api/object.js';
 import { quantityValue } from '../api/quantity.js';
+import type { Pod } from '../api/kinds.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
-export const containersOf = (pod: KubeObject): Fields[] => pod.spec?.containers ?? [];
-export const initContainersOf = (pod: KubeObject): Fields[] => pod.spec?.initContainers ?? [];
-export const restartPolicyOf = (pod: KubeObject): 'Always' | 'OnFailure' | 'Never' => pod.spec?.restartPolicy ?? 'Always';
-export const podKey = (pod: KubeObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+export const containersOf = (pod: Pod): Fields[] => pod.spec?.containers ?? [];
+export const initContainersOf = (pod: Pod): Fields[] => pod.spec?.initContainers ?? [];
+export const restartPolicyOf = (pod: Pod): 'Always' | 'OnFailure' | 'Never' => (pod.spec?.restartPolicy ?? 'Always') as 'Always' | 'OnFailure' | 'Never';
+export const podKey = (pod: Pod) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 /** Kubernetes' format.Pod: name_namespace(uid). */
-export const podDescription = (pod: KubeObject) => `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+export const podDescription = (pod: Pod) => `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
 
 /** Kubernetes' QoS rules: Guaranteed when every container has cpu and memory limits equal
  *  to its requests, BestEffort when nothing has requests or limits, else Burstable. */
-export function qosClass(pod: KubeObject): QOSClass {
+export function qosClass(pod: Pod): QOSClass {
   const all = [...initContainersOf(pod), ...containersOf(pod)];
   let any = false;
   let guaranteed = true;
@@ -34,7 +35,7 @@ export function qosClass(pod: KubeObject): QOSClass {
 }
 
 /** cgroupfs parent for the pod: <root>/kubepods[/burstable|/besteffort]/pod<uid>. */
-export function podCgroupParent(cgroupRoot: string, pod: KubeObject): string {
+export function podCgroupParent(cgroupRoot: string, pod: Pod): string {
   const qos = qosClass(pod);
   const tier = qos === 'Guaranteed' ? '' : `/${qos.toLowerCase()}`;
   return `${cgroupRoot.replace(/\/+$/, '')}/kubepods${tier}/pod${pod.metadata.uid}`;
@@ -54,7 +55,7 @@ export function containerHash(container: Fields): string {
 }
 
 /** Grace period for a deletion: the one the API set on deletion, else the spec's, else 30 s. */
-export function gracePeriodSeconds(pod: KubeObject): number {
+export function gracePeriodSeconds(pod: Pod): number {
   const d = pod.metadata.deletionGracePeriodSeconds;
   if (typeof d === 'number') return d;
   const s = pod.spec?.terminationGracePeriodSeconds;
@@ -62,7 +63,7 @@ export function gracePeriodSeconds(pod: KubeObject): number {
 }
 
 /** Whether an exited container is started again under the pod's restartPolicy. */
-export function shouldRestart(pod: KubeObject, exitCode: number): boolean {
+export function shouldRestart(pod: Pod, exitCode: number): boolean {
   const policy = restartPolicyOf(pod);
   return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
 }

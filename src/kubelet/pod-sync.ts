@@ -27,6 +27,7 @@ import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import { computePodStatus, type Waiting } from './status.js';
 import { MountError, removePodDir, setUpVolumes } from './volumes.js';
 import { Semaphore } from './semaphore.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface SyncSettings extends SandboxSettings {
   rootDir: string;
@@ -91,7 +92,7 @@ export class PodSyncer {
     this.lifecycle = { runtime: d.runtime, runner: d.runner, recorder: d.recorder, clock: d.clock };
   }
 
-  async sync(uid: string, pod: KubeObject | undefined, mem: PodMemory): Promise<SyncResult> {
+  async sync(uid: string, pod: Pod | undefined, mem: PodMemory): Promise<SyncResult> {
     const rs = await this.d.reader.read(uid);
     if (!pod) return this.cleanUp(uid, rs, mem);
     mem.lastPod = pod;
@@ -121,7 +122,7 @@ export class PodSyncer {
     return this.syncInSandbox(uid, pod, mem, rs, volumes);
   }
 
-  private async syncInSandbox(uid: string, pod: KubeObject, mem: PodMemory, rs: PodRuntimeState, volumes: Map<string, string>): Promise<SyncResult> {
+  private async syncInSandbox(uid: string, pod: Pod, mem: PodMemory, rs: PodRuntimeState, volumes: Map<string, string>): Promise<SyncResult> {
     const waits: number[] = [];
     const status = () => computePodStatus(this.statusInput(pod, rs, mem));
     let sandbox = rs.sandboxes.find((s) => s.ready);
@@ -207,7 +208,7 @@ export class PodSyncer {
     return { requeueAfterMs: soonest };
   }
 
-  private statusInput(pod: KubeObject, rs: PodRuntimeState, mem: PodMemory) {
+  private statusInput(pod: Pod, rs: PodRuntimeState, mem: PodMemory) {
     return {
       pod, runtime: rs, hostIP: this.d.settings.nodeIP, now: this.d.clock.now(), runtimeName: this.d.settings.runtimeName,
       ready: (id: string, c: Fields) => this.d.probes.ready(id, c),
@@ -220,7 +221,7 @@ export class PodSyncer {
     return this.d.settings;
   }
 
-  private async createSandbox(pod: KubeObject, rs: PodRuntimeState): Promise<SandboxState | undefined> {
+  private async createSandbox(pod: Pod, rs: PodRuntimeState): Promise<SandboxState | undefined> {
     if (rs.sandboxes.length) {
       this.d.recorder?.event(pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
       for (const s of rs.sandboxes) await this.stopSandbox(pod, rs, s);
@@ -241,7 +242,7 @@ export class PodSyncer {
     }
   }
 
-  private async stopSandbox(pod: KubeObject, rs: PodRuntimeState, s: SandboxState): Promise<void> {
+  private async stopSandbox(pod: Pod, rs: PodRuntimeState, s: SandboxState): Promise<void> {
     const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
     await Promise.all(rs.containers.filter((c) => c.sandboxId === s.id).map((c) => {
       const spec = [...initContainersOf(pod), ...containersOf(pod)].find((x) => x.name === c.name);
@@ -257,7 +258,7 @@ export class PodSyncer {
   /** Creates and starts one container instance (attempt = previous restartCount + 1),
    *  honouring the restart backoff. */
   private async runContainer(
-    ctx: { pod: KubeObject; sandbox: SandboxState; volumes: Map<string, string>; facts: PodRuntimeFacts; hostsFile?: string; mem: PodMemory; waits: number[] },
+    ctx: { pod: Pod; sandbox: SandboxState; volumes: Map<string, string>; facts: PodRuntimeFacts; hostsFile?: string; mem: PodMemory; waits: number[] },
     spec: Fields, init: boolean, previous: ContainerState | undefined,
   ): Promise<void> {
     const { pod, mem } = ctx;
@@ -309,7 +310,7 @@ export class PodSyncer {
     await this.start(ctx, spec, id);
   }
 
-  private async start(ctx: { pod: KubeObject; facts: PodRuntimeFacts; mem: PodMemory; waits: number[] }, spec: Fields, id: string): Promise<void> {
+  private async start(ctx: { pod: Pod; facts: PodRuntimeFacts; mem: PodMemory; waits: number[] }, spec: Fields, id: string): Promise<void> {
     try {
       await this.d.runtime.startContainer(id);
     } catch (e) {
@@ -325,7 +326,7 @@ export class PodSyncer {
   }
 
   /** Stops every container and the sandboxes (a pod that finished). */
-  private async stopAll(pod: KubeObject, rs: PodRuntimeState, _why: string): Promise<void> {
+  private async stopAll(pod: Pod, rs: PodRuntimeState, _why: string): Promise<void> {
     this.d.probes.removePod(pod.metadata.uid as string);
     for (const s of rs.sandboxes) {
       const live = rs.containers.some((c) => c.sandboxId === s.id && c.state === 'CONTAINER_RUNNING');
@@ -335,7 +336,7 @@ export class PodSyncer {
 
   /** Graceful deletion: stop containers within the grace period, report their final
    *  state, remove sandboxes and the pod's node state, then delete the pod (grace 0). */
-  private async terminate(pod: KubeObject, rs: PodRuntimeState, mem: PodMemory): Promise<SyncResult> {
+  private async terminate(pod: Pod, rs: PodRuntimeState, mem: PodMemory): Promise<SyncResult> {
     const uid = pod.metadata.uid as string;
     const grace = gracePeriodSeconds(pod);
     this.d.probes.removePod(uid);
@@ -369,7 +370,7 @@ export class PodSyncer {
     return { done: true };
   }
 
-  private async removeEverything(pod: KubeObject, rs: PodRuntimeState): Promise<void> {
+  private async removeEverything(pod: Pod, rs: PodRuntimeState): Promise<void> {
     const uid = pod.metadata.uid as string;
     for (const s of rs.sandboxes) {
       try {
@@ -414,7 +415,7 @@ export class PodSyncer {
     this.d.reader.forget(removed);
   }
 
-  private async writeStatus(pod: KubeObject, status: Fields, mem: PodMemory): Promise<void> {
+  private async writeStatus(pod: Pod, status: Fields, mem: PodMemory): Promise<void> {
     const text = stable(status);
     if (text === mem.lastStatus) return;
     try {

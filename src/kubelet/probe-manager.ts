@@ -5,13 +5,14 @@
 import type { Fields, KubeObject } from '../api/object.js';
 import type { Clock, EventRecorder } from '../client/index.js';
 import type { ProbeRunner } from './prober.js';
+import type { Pod } from '../api/kinds.js';
 
 export type ProbeType = 'liveness' | 'readiness' | 'startup';
 const probeField: Record<ProbeType, string> = { liveness: 'livenessProbe', readiness: 'readinessProbe', startup: 'startupProbe' };
 const probeName: Record<ProbeType, string> = { liveness: 'Liveness', readiness: 'Readiness', startup: 'Startup' };
 
 export interface ProbedContainer {
-  pod: KubeObject;
+  pod: Pod;
   container: Fields;
   containerId: string;
   startedAt: number;

@@ -6,6 +6,7 @@ import type { Fields, KubeObject } from '../api/object.js';
 import type { DNSConfig, PodSandboxConfig, PortMapping } from '../../cri/index.js';
 import { CONFIG_SOURCE_ANNOTATION, MANAGED_LABEL, MANAGED_VALUE, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, podLogDirectory } from './labels.js';
 import { podCgroupParent } from './pod-spec.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface SandboxSettings {
   clusterDNS: string[];
@@ -36,7 +37,7 @@ function readResolvConf(path: string): DNSConfig {
 }
 
 /** DNS for the pod, as the kubelet computes it from dnsPolicy and dnsConfig. */
-export function podDNSConfig(pod: KubeObject, s: Pick<SandboxSettings, 'clusterDNS' | 'clusterDomain' | 'resolvConf'>): DNSConfig {
+export function podDNSConfig(pod: Pod, s: Pick<SandboxSettings, 'clusterDNS' | 'clusterDomain' | 'resolvConf'>): DNSConfig {
   const ns = pod.metadata.namespace ?? 'default';
   let policy: string = pod.spec?.dnsPolicy ?? 'ClusterFirst';
   if (policy === 'ClusterFirst' && pod.spec?.hostNetwork) policy = 'Default';
@@ -57,7 +58,7 @@ export function podDNSConfig(pod: KubeObject, s: Pick<SandboxSettings, 'clusterD
   return { servers: servers.slice(0, 3), searches: searches.slice(0, 32), options: [...opts.values()] };
 }
 
-export function portMappings(pod: KubeObject): PortMapping[] {
+export function portMappings(pod: Pod): PortMapping[] {
   const out: PortMapping[] = [];
   for (const c of (pod.spec?.containers ?? []) as Fields[]) {
     for (const p of (c.ports ?? []) as Fields[]) {
@@ -71,7 +72,7 @@ export function portMappings(pod: KubeObject): PortMapping[] {
 }
 
 /** The labels that name a pod on its runtime objects (plus the pod's own labels on the sandbox). */
-export function podRuntimeLabels(pod: KubeObject): Record<string, string> {
+export function podRuntimeLabels(pod: Pod): Record<string, string> {
   return {
     [POD_NAME_LABEL]: pod.metadata.name as string,
     [POD_NAMESPACE_LABEL]: pod.metadata.namespace ?? 'default',
@@ -80,7 +81,7 @@ export function podRuntimeLabels(pod: KubeObject): Record<string, string> {
   };
 }
 
-export function sandboxConfig(pod: KubeObject, attempt: number, s: SandboxSettings): PodSandboxConfig {
+export function sandboxConfig(pod: Pod, attempt: number, s: SandboxSettings): PodSandboxConfig {
   const ns = pod.metadata.namespace ?? 'default';
   const sc: Fields = pod.spec?.securityContext ?? {};
   const hostname = (pod.spec?.hostname ?? pod.metadata.name as string).slice(0, 63);

@@ -5,11 +5,12 @@ import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339 } from '../api/time.js';
 import { containersOf, initContainersOf, qosClass, restartPolicyOf } from './pod-spec.js';
 import { latestByName, previousInstance, type ContainerState, type PodRuntimeState } from './runtime-state.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface Waiting { reason: string; message?: string }
 
 export interface StatusInput {
-  pod: KubeObject;
+  pod: Pod;
   runtime: PodRuntimeState;
   hostIP: string;
   now: number;
@@ -61,7 +62,7 @@ function containerStatus(spec: Fields, init: boolean, inp: StatusInput, blockedR
 }
 
 /** Kubernetes' getPhase over computed container statuses. */
-export function podPhase(pod: KubeObject, init: Fields[], regular: Fields[]): string {
+export function podPhase(pod: Pod, init: Fields[], regular: Fields[]): string {
   const policy = restartPolicyOf(pod);
   for (const s of init) {
     const t = s.state.terminated;

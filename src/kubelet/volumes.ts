@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, stat
 import { dirname, join, normalize } from 'node:path';
 import type { Fields, KubeObject } from '../api/object.js';
 import type { ObjectSource } from './env.js';
+import type { Pod } from '../api/kinds.js';
 
 /** A volume that cannot be set up yet (event FailedMount). */
 export class MountError extends Error {
@@ -65,7 +66,7 @@ function keyFiles(data: Record<string, Buffer>, items: Fields[] | undefined, def
 
 export interface VolumeContext {
   root: string;
-  pod: KubeObject;
+  pod: Pod;
   objects: ObjectSource;
 }
 

@@ -20,6 +20,7 @@ import { nodeNetworkOps } from './podnet.js';
 import { RoutesManager, type EncapsulationMode } from './routes/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Node } from '../api/kinds.js';
 
 export interface NetworkAgentOptions {
   netlink: Netlink;
@@ -58,7 +59,7 @@ export class NetworkAgent {
   readonly hostNetns: string | null;
   readonly informers?: SharedInformerFactory;
   /** Every Node of the cluster (routes to other nodes' blocks are derived from it). */
-  readonly nodes?: SharedInformer;
+  readonly nodes?: SharedInformer<Node>;
   readonly routes?: RoutesManager;
   private block?: Cidr;
   private server?: CNIServer;

@@ -7,14 +7,15 @@ import { realClock, type Clock, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProxyBackend, SyncResult } from './backend.js';
 import { buildPlans, serviceNameLabel, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
+import type { EndpointSlice, Service } from '../api/kinds.js';
 
 const SERVICE_INDEX = 'capstan-proxy-service';
 /** Lapsed set elements are freed by the kernel's set GC (every second by default). */
 const COLLECT_DELAY_MS = 2500;
 
 export interface ProxierOptions {
-  services: SharedInformer;
-  slices: SharedInformer;
+  services: SharedInformer<Service>;
+  slices: SharedInformer<EndpointSlice>;
   backend: ProxyBackend;
   config: ProxyConfig;
   log: Logger;

@@ -10,6 +10,7 @@ import type { Netlink, NetlinkOp, NetnsPath, OpResult } from '../../netlink/inde
 import { desiredRoutes, nodeFacts } from './desired.js';
 import { diffState, type KernelState } from './diff.js';
 import { ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, type DesiredState, type EncapsulationMode, type Uplink } from './model.js';
+import type { Node } from '../../api/kinds.js';
 
 export interface RoutesManagerOptions {
   netlink: Netlink;
@@ -17,7 +18,7 @@ export interface RoutesManagerOptions {
   netns: NetnsPath;
   nodeName: string;
   /** An informer over all Nodes; the manager adds a handler, the owner starts it. */
-  nodes: SharedInformer;
+  nodes: SharedInformer<Node>;
   /** Publishes this node's VTEP annotations; without it they must be set by someone else. */
   clients?: ClientsetAPI;
   /** `--encapsulation`; a Node's `capstan.io/encapsulation` annotation overrides it for that node. */
