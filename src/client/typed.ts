@@ -71,12 +71,12 @@ export class ResourceClient<T extends ObjectBase = KubeObject> implements Resour
   }
 
   get(namespace: string | undefined, name: string): Promise<T> {
-    return this.rest.request('GET', this.path(namespace, name));
+    return this.rest.request<T>('GET', this.path(namespace, name));
   }
 
   /** One page; see `listAll` for every page. */
   list(namespace?: string, opts: ListOptions = {}): Promise<ObjectList<T>> {
-    return this.rest.request('GET', this.path(namespace), { query: { ...opts } });
+    return this.rest.request<ObjectList<T>>('GET', this.path(namespace), { query: { ...opts } });
   }
 
   /** Every item, following `continue` tokens, with the resourceVersion of the first page. */
@@ -93,14 +93,14 @@ export class ResourceClient<T extends ObjectBase = KubeObject> implements Resour
   }
 
   create(namespace: string | undefined, obj: T): Promise<T> {
-    return this.rest.request('POST', this.path(namespace), {
+    return this.rest.request<T>('POST', this.path(namespace), {
       body: { apiVersion: apiVersion(this.type), kind: this.type.kind, ...obj },
       query: { fieldManager: this.fieldManager },
     });
   }
 
   update(obj: T, subresource?: string): Promise<T> {
-    return this.rest.request('PUT', this.path(obj.metadata.namespace, obj.metadata.name, subresource), {
+    return this.rest.request<T>('PUT', this.path(obj.metadata.namespace, obj.metadata.name, subresource), {
       body: { apiVersion: apiVersion(this.type), kind: this.type.kind, ...obj },
       query: { fieldManager: this.fieldManager },
     });
@@ -111,19 +111,19 @@ export class ResourceClient<T extends ObjectBase = KubeObject> implements Resour
   }
 
   patch(namespace: string | undefined, name: string, type: PatchType, body: unknown, subresource?: string, opts: { force?: boolean } = {}): Promise<T> {
-    return this.rest.request('PATCH', this.path(namespace, name, subresource), {
+    return this.rest.request<T>('PATCH', this.path(namespace, name, subresource), {
       body, contentType: patchContentTypes[type],
       query: { fieldManager: this.fieldManager, force: opts.force ? 'true' : undefined },
     });
   }
 
   delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<T> {
-    return this.rest.request('DELETE', this.path(namespace, name), { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...opts } });
+    return this.rest.request<T>('DELETE', this.path(namespace, name), { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...opts } });
   }
 
   /** POST to a subresource (pods/binding). */
   createSubresource(namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<unknown> {
-    return this.rest.request('POST', this.path(namespace, name, subresource), { body });
+    return this.rest.request<unknown>('POST', this.path(namespace, name, subresource), { body });
   }
 
   watch(namespace: string | undefined, opts: WatchOptions = {}): Promise<WatchHandle> {

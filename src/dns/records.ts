@@ -1,7 +1,6 @@
 // Kubernetes objects → DNS records, as github.com/kubernetes/dns docs/specification.md
 // describes them. Pure functions of the objects given; sources.ts feeds them from informers.
 import { isIPv4, isIPv6 } from 'node:net';
-import type { KubeObject } from '../api/object.js';
 import { dashed, reverseName } from './names.js';
 import type { RR } from './zone.js';
 import type { EndpointSlice, Pod, Service } from '../api/kinds.js';
@@ -13,7 +12,7 @@ export interface RecordConfig {
 }
 
 /** How a headless Service's endpoints find their pods (for spec.hostname/subdomain). */
-export type PodLookup = (namespace: string, name: string) => KubeObject | undefined;
+export type PodLookup = (namespace: string, name: string) => Pod | undefined;
 
 const lower = (s: string) => s.toLowerCase();
 
@@ -76,7 +75,7 @@ export function serviceRecords(cfg: RecordConfig, svc: Service, slices: Endpoint
   const podKeys: string[] = [];
   const seenHost = new Set<string>();
   for (const slice of sortedSlices(slices)) {
-    const ports = (slice.ports ?? []).filter((p: any) => p?.name && p.port);
+    const ports = (slice.ports ?? []).filter((p) => p?.name && p.port);
     for (const ep of slice.endpoints ?? []) {
       if (!tolerate && ep.conditions?.ready === false) continue;
       const ref = ep.targetRef;
@@ -96,7 +95,7 @@ export function serviceRecords(cfg: RecordConfig, svc: Service, slices: Endpoint
         push(ptr(ip, host, ttl));
         if (seenHost.has(`${host}|${ip}`)) continue;
         seenHost.add(`${host}|${ip}`);
-        for (const p of ports) out.push(srv(`_${lower(p.name)}._${lower(p.protocol ?? 'TCP')}.${fqdn}`, p.port, host, ttl));
+        for (const p of ports) out.push(srv(`_${lower(p.name!)}._${lower(p.protocol ?? 'TCP')}.${fqdn}`, p.port!, host, ttl));
       }
     }
   }
@@ -106,7 +105,7 @@ export function serviceRecords(cfg: RecordConfig, svc: Service, slices: Endpoint
 /** A pod's own records: `a-b-c-d.ns.pod.<zone>` and the PTR back to it. */
 export function podRecords(cfg: RecordConfig, pod: Pod): RR[] {
   if (pod.spec?.hostNetwork) return [];
-  const ips: string[] = (pod.status?.podIPs ?? []).map((p: any) => p.ip).filter(Boolean);
+  const ips: string[] = (pod.status?.podIPs ?? []).map((p) => p.ip).filter((ip): ip is string => Boolean(ip));
   if (ips.length === 0 && pod.status?.podIP) ips.push(pod.status.podIP);
   const out: RR[] = [];
   for (const ip of ips) {
@@ -119,7 +118,7 @@ export function podRecords(cfg: RecordConfig, pod: Pod): RR[] {
   return out;
 }
 
-function sortedSlices(slices: EndpointSlice[]): KubeObject[] {
+function sortedSlices(slices: EndpointSlice[]): EndpointSlice[] {
   // Stable order, so the same set of objects gives the same records whatever order they came in.
   return [...slices].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
 }

@@ -5,7 +5,6 @@
 // it waits in ContainerCreating with FailedMount events, retried with backoff); a deleted
 // pod is removed (gracePeriodSeconds=0) after a short simulated termination. Pods on a node
 // whose heartbeat is stopped are left alone, as a dead kubelet would.
-import type { KubeObject } from '../api/object.js';
 import { isNotFound, WorkQueue, type Clock, type EventRecorder, type ResourceAPI, type SharedInformer } from '../client/index.js';
 import { objectKey } from '../client/index.js';
 import type { Logger } from '../log/index.js';

@@ -7,7 +7,6 @@
 //
 // Routes to other nodes hang off the same informer (`nodes`) and apply through the same
 // `netlink` in `hostNetns`.
-import type { KubeObject } from '../api/object.js';
 import { resources, SharedInformerFactory, type ClientsetAPI, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import type { Netlink } from '../netlink/index.js';
@@ -83,7 +82,7 @@ export class NetworkAgent {
     if (o.clients && o.nodeName) {
       this.informers = new SharedInformerFactory(o.clients, { log: o.log, resyncMs: 0 });
       this.nodes = this.informers.informerFor(resources.nodes);
-      const changed = (n: KubeObject) => { if (n.metadata.name === o.nodeName) this.syncNode(); };
+      const changed = (n: Node) => { if (n.metadata.name === o.nodeName) this.syncNode(); };
       this.nodes.addEventHandler({ onAdd: changed, onUpdate: (_, n) => changed(n), onDelete: changed });
       this.routes = new RoutesManager({ netlink: o.netlink, netns: o.hostNetns, nodeName: o.nodeName, nodes: this.nodes, clients: o.clients, mode: o.encapsulation, log: o.log });
     }
@@ -123,7 +122,7 @@ export class NetworkAgent {
   /** Level-based: re-reads the own Node from the cache, whatever event woke it. */
   private syncNode(): void {
     if (this.o.nodeName && this.nodes) {
-      const node = this.nodes.lister.get(undefined, this.o.nodeName) as (KubeObject & { spec?: { podCIDR?: string } }) | undefined;
+      const node = this.nodes.lister.get(undefined, this.o.nodeName);
       const raw = node?.spec?.podCIDR;
       const block = raw ? parseCidr(raw) : undefined;
       if (raw && !block) this.o.log.warn('node has an invalid podCIDR', { node: this.o.nodeName, podCIDR: raw });

@@ -231,7 +231,7 @@ export class Proxier {
       if (!this.unsynced.has(key)) this.unsynced.set(key, this.byService.get(key) ?? []);
       const [ns, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
       const svc = this.o.services.lister.get(ns, name);
-      const plans = svc ? buildPlans([svc], this.o.slices.lister.byIndex(SERVICE_INDEX, key) as SliceLike[], this.o.config) : [];
+      const plans = svc ? buildPlans([svc], this.o.slices.lister.byIndex(SERVICE_INDEX, key), this.o.config) : [];
       if (plans.length) this.byService.set(key, plans); else this.byService.delete(key);
     }
     return [...this.byService.values()].flat();
