@@ -2,7 +2,6 @@
 // (containerd would otherwise copy the host's own file in).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Fields, KubeObject } from '../api/object.js';
 import { podDir } from './volumes.js';
 import type { Pod } from '../api/kinds.js';
 
@@ -19,7 +18,7 @@ export function hostsFileContent(pod: Pod, podIPs: string[]): string {
     'fe00::2\tip6-allrouters',
   ];
   for (const ip of podIPs) lines.push(`${ip}\t${fqdn ? `${fqdn}\t` : ''}${hostname}`);
-  const aliases = (pod.spec?.hostAliases ?? []) as Fields[];
+  const aliases = pod.spec?.hostAliases ?? [];
   if (aliases.length) {
     lines.push('', '# Entries added by HostAliases.');
     for (const a of aliases) lines.push(`${a.ip}\t${(a.hostnames ?? []).join('\t')}`);

@@ -2,7 +2,6 @@
 // runs one serialised worker per pod over CRI. Housekeeping finds runtime pods the API no
 // longer has (deleted while the kubelet was away) and hands them to workers to remove.
 import { join } from 'node:path';
-import type { KubeObject } from '../api/object.js';
 import type { CRIRuntime } from '../../cri/index.js';
 import {
   EventRecorder, SharedInformer, isNotFound, realClock, resources, type Clock, type ClientsetAPI,
@@ -82,7 +81,7 @@ export class Kubelet {
   readonly settings: SyncSettings;
   agent?: NodeAgent;
   private memory = new Map<string, PodMemory>();
-  private known = new Map<string, KubeObject>();
+  private known = new Map<string, Pod>();
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;

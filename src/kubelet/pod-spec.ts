@@ -1,14 +1,14 @@
 // Facts derived from a Pod's spec alone: QoS class, container hashes, grace periods, the
 // pod's cgroup parent, restart decisions.
 import { createHash } from 'node:crypto';
-import type { Fields, KubeObject } from '../api/object.js';
 import { quantityValue } from '../api/quantity.js';
 import type { Pod } from '../api/kinds.js';
+import type { Container } from 'kubernetes-types/core/v1.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
-export const containersOf = (pod: Pod): Fields[] => pod.spec?.containers ?? [];
-export const initContainersOf = (pod: Pod): Fields[] => pod.spec?.initContainers ?? [];
+export const containersOf = (pod: Pod): Container[] => pod.spec?.containers ?? [];
+export const initContainersOf = (pod: Pod): Container[] => pod.spec?.initContainers ?? [];
 export const restartPolicyOf = (pod: Pod): 'Always' | 'OnFailure' | 'Never' => (pod.spec?.restartPolicy ?? 'Always') as 'Always' | 'OnFailure' | 'Never';
 export const podKey = (pod: Pod) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 /** Kubernetes' format.Pod: name_namespace(uid). */
@@ -21,8 +21,8 @@ export function qosClass(pod: Pod): QOSClass {
   let any = false;
   let guaranteed = true;
   for (const c of all) {
-    const req: Fields = c.resources?.requests ?? {};
-    const lim: Fields = c.resources?.limits ?? {};
+    const req: { [name: string]: string } = c.resources?.requests ?? {};
+    const lim: { [name: string]: string } = c.resources?.limits ?? {};
     for (const r of ['cpu', 'memory']) {
       if (req[r] !== undefined || lim[r] !== undefined) any = true;
       const l = quantityValue(lim[r]);
@@ -44,13 +44,13 @@ export function podCgroupParent(cgroupRoot: string, pod: Pod): string {
 function stable(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stable((v as Fields)[k])}`).join(',')}}`;
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`;
   }
   return JSON.stringify(v);
 }
 
 /** A hash of the container's spec: a running container whose hash differs is restarted. */
-export function containerHash(container: Fields): string {
+export function containerHash(container: Container): string {
   return createHash('sha256').update(stable(container)).digest('hex').slice(0, 16);
 }
 

@@ -5,7 +5,6 @@
 // everything it needs to know survives a kubelet restart in CRI labels and annotations.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Fields, KubeObject } from '../api/object.js';
 import { isNotFound, type CRIRuntime } from '../../cri/index.js';
 import { isNotFound as apiNotFound, isConflict, type Clock, type ClientsetAPI, type EventRecorder } from '../client/index.js';
 import { resources } from '../client/index.js';
@@ -28,6 +27,7 @@ import { computePodStatus, type Waiting } from './status.js';
 import { MountError, removePodDir, setUpVolumes } from './volumes.js';
 import { Semaphore } from './semaphore.js';
 import type { Pod } from '../api/kinds.js';
+import type { Container, PodStatus } from 'kubernetes-types/core/v1.js';
 
 export interface SyncSettings extends SandboxSettings {
   rootDir: string;
@@ -61,7 +61,7 @@ export interface PodMemory {
   waiting: Map<string, Waiting>;
   lastStatus?: string;
   /** The last spec seen, to terminate with its grace period after the pod vanished. */
-  lastPod?: KubeObject;
+  lastPod?: Pod;
 }
 
 export interface SyncResult {
@@ -144,7 +144,7 @@ export class PodSyncer {
 
     // Running containers that must go: failed liveness/startup probe, or a changed spec.
     let killed = false;
-    for (const [specs, init] of [[initContainersOf(pod), true], [containersOf(pod), false]] as [Fields[], boolean][]) {
+    for (const [specs, init] of [[initContainersOf(pod), true], [containersOf(pod), false]] as [Container[], boolean][]) {
       for (const spec of specs) {
         const c = latestByName(rs, init).get(spec.name);
         if (!c || c.state !== 'CONTAINER_RUNNING' || c.sandboxId !== sandbox.id) continue;
@@ -211,8 +211,8 @@ export class PodSyncer {
   private statusInput(pod: Pod, rs: PodRuntimeState, mem: PodMemory) {
     return {
       pod, runtime: rs, hostIP: this.d.settings.nodeIP, now: this.d.clock.now(), runtimeName: this.d.settings.runtimeName,
-      ready: (id: string, c: Fields) => this.d.probes.ready(id, c),
-      started: (id: string, c: Fields) => this.d.probes.started(id, c),
+      ready: (id: string, c: Container) => this.d.probes.ready(id, c),
+      started: (id: string, c: Container) => this.d.probes.started(id, c),
       waiting: mem.waiting,
     };
   }
@@ -259,7 +259,7 @@ export class PodSyncer {
    *  honouring the restart backoff. */
   private async runContainer(
     ctx: { pod: Pod; sandbox: SandboxState; volumes: Map<string, string>; facts: PodRuntimeFacts; hostsFile?: string; mem: PodMemory; waits: number[] },
-    spec: Fields, init: boolean, previous: ContainerState | undefined,
+    spec: Container, init: boolean, previous: ContainerState | undefined,
   ): Promise<void> {
     const { pod, mem } = ctx;
     const key = `${pod.metadata.uid}/${spec.name}`;
@@ -310,7 +310,7 @@ export class PodSyncer {
     await this.start(ctx, spec, id);
   }
 
-  private async start(ctx: { pod: Pod; facts: PodRuntimeFacts; mem: PodMemory; waits: number[] }, spec: Fields, id: string): Promise<void> {
+  private async start(ctx: { pod: Pod; facts: PodRuntimeFacts; mem: PodMemory; waits: number[] }, spec: Container, id: string): Promise<void> {
     try {
       await this.d.runtime.startContainer(id);
     } catch (e) {
@@ -361,7 +361,7 @@ export class PodSyncer {
   /** The pod is gone from the API (or never was): whatever the runtime holds for it goes. */
   private async cleanUp(uid: string, rs: PodRuntimeState, mem: PodMemory): Promise<SyncResult> {
     this.d.probes.removePod(uid);
-    const pod = mem.lastPod ?? { metadata: { uid, name: '', namespace: '' }, spec: { terminationGracePeriodSeconds: 0 } };
+    const pod: Pod = mem.lastPod ?? { metadata: { uid, name: '', namespace: '' }, spec: { terminationGracePeriodSeconds: 0, containers: [] } };
     const specs = [...initContainersOf(pod), ...containersOf(pod)];
     const grace = mem.lastPod ? gracePeriodSeconds(pod) : 0;
     await Promise.all(rs.containers.map((c) => killContainer(
@@ -415,7 +415,7 @@ export class PodSyncer {
     this.d.reader.forget(removed);
   }
 
-  private async writeStatus(pod: Pod, status: Fields, mem: PodMemory): Promise<void> {
+  private async writeStatus(pod: Pod, status: PodStatus, mem: PodMemory): Promise<void> {
     const text = stable(status);
     if (text === mem.lastStatus) return;
     try {
