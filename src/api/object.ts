@@ -1,5 +1,7 @@
 // The shape every API object shares. Server logic handles objects as plain JSON; the few
 // places that need more (conversion, strategies) read their fields through these types.
+// Code outside the API server reads built-in kinds through the static types in kinds.ts.
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 
 export interface OwnerReference {
   apiVersion: string;
@@ -24,7 +26,7 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
-  managedFields?: unknown[];
+  managedFields?: ManagedFieldsEntry[];
   [extra: string]: unknown;
 }
 
@@ -35,6 +37,23 @@ export interface KubeObject extends Fields {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
+}
+
+/**
+ * What the client layer needs of any object, typed kind or generic: the metadata caches key,
+ * index and select on. Both KubeObject and the kinds in kinds.ts satisfy it.
+ */
+export interface ObjectBase {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name?: string;
+    generateName?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+  };
 }
 
 export { deepCopy } from '../util/index.js';

@@ -1,10 +1,10 @@
 // An indexed, in-memory object cache, after client-go's ThreadSafeStore. Objects are frozen
 // on the way in: whoever reads from a lister must copy before changing anything.
-import type { KubeObject } from '../api/object.js';
+import type { KubeObject, ObjectBase } from '../api/object.js';
 
-export type IndexFunc = (obj: KubeObject) => string[];
+export type IndexFunc<T extends ObjectBase = KubeObject> = (obj: T) => string[];
 
-export function objectKey(obj: KubeObject): string {
+export function objectKey(obj: ObjectBase): string {
   const { namespace, name } = obj.metadata;
   return namespace ? `${namespace}/${name}` : String(name);
 }
@@ -22,17 +22,17 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-export const namespaceIndex: IndexFunc = (o) => (o.metadata.namespace ? [o.metadata.namespace] : []);
+export const namespaceIndex: IndexFunc<ObjectBase> = (o) => (o.metadata.namespace ? [o.metadata.namespace] : []);
 
-export class Cache {
-  private items = new Map<string, KubeObject>();
+export class Cache<T extends ObjectBase = KubeObject> {
+  private items = new Map<string, T>();
   private indices = new Map<string, Map<string, Set<string>>>();
 
-  constructor(private indexers: Record<string, IndexFunc> = { namespace: namespaceIndex }) {
+  constructor(private indexers: Record<string, IndexFunc<T>> = { namespace: namespaceIndex }) {
     for (const name of Object.keys(indexers)) this.indices.set(name, new Map());
   }
 
-  private unindex(key: string, obj: KubeObject): void {
+  private unindex(key: string, obj: T): void {
     for (const [name, fn] of Object.entries(this.indexers)) {
       const index = this.indices.get(name)!;
       for (const v of fn(obj)) {
@@ -43,7 +43,7 @@ export class Cache {
     }
   }
 
-  private index(key: string, obj: KubeObject): void {
+  private index(key: string, obj: T): void {
     for (const [name, fn] of Object.entries(this.indexers)) {
       const index = this.indices.get(name)!;
       for (const v of fn(obj)) {
@@ -55,7 +55,7 @@ export class Cache {
   }
 
   /** Stores `obj`, returning the previous version. */
-  upsert(obj: KubeObject): KubeObject | undefined {
+  upsert(obj: T): T | undefined {
     const key = objectKey(obj);
     const old = this.items.get(key);
     if (old) this.unindex(key, old);
@@ -65,7 +65,7 @@ export class Cache {
     return old;
   }
 
-  remove(key: string): KubeObject | undefined {
+  remove(key: string): T | undefined {
     const old = this.items.get(key);
     if (!old) return undefined;
     this.unindex(key, old);
@@ -73,11 +73,11 @@ export class Cache {
     return old;
   }
 
-  get(key: string): KubeObject | undefined {
+  get(key: string): T | undefined {
     return this.items.get(key);
   }
 
-  list(): KubeObject[] {
+  list(): T[] {
     return [...this.items.values()];
   }
 
@@ -85,13 +85,13 @@ export class Cache {
     return [...this.items.keys()];
   }
 
-  byIndex(indexName: string, value: string): KubeObject[] {
+  byIndex(indexName: string, value: string): T[] {
     const index = this.indices.get(indexName);
     if (!index) throw new Error(`no index ${indexName}`);
     return [...(index.get(value) ?? [])].map((k) => this.items.get(k)!);
   }
 
-  addIndexer(name: string, fn: IndexFunc): void {
+  addIndexer(name: string, fn: IndexFunc<T>): void {
     if (this.indices.has(name)) return;
     this.indexers[name] = fn;
     const index = new Map<string, Set<string>>();

@@ -2,7 +2,8 @@
 // event (same object, reason and message) within ten minutes bump `count` on one Event
 // instead of creating new ones, as client-go's event correlator does.
 import { randomBytes } from 'node:crypto';
-import type { KubeObject } from '../api/object.js';
+import type { ObjectBase } from '../api/object.js';
+import type { Event } from '../api/kinds.js';
 import { rfc3339 } from '../api/time.js';
 import type { Logger } from '../log/index.js';
 import type { ResourceAPI } from './typed.js';
@@ -16,14 +17,14 @@ export interface EventSource {
 export class EventRecorder {
   private recent = new Map<string, { name: string; namespace: string; count: number; at: number }>();
 
-  constructor(private events: ResourceAPI, private source: EventSource, private clock: Clock = realClock, private log?: Logger) {}
+  constructor(private events: ResourceAPI<Event>, private source: EventSource, private clock: Clock = realClock, private log?: Logger) {}
 
   /** Fire and forget: an event that cannot be written is logged, never thrown. */
-  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  event(obj: ObjectBase, type: 'Normal' | 'Warning', reason: string, message: string): void {
     void this.record(obj, type, reason, message).catch((e) => this.log?.warn('event not recorded', { reason, error: (e as Error).message }));
   }
 
-  private async record(obj: KubeObject, type: string, reason: string, message: string): Promise<void> {
+  private async record(obj: ObjectBase, type: string, reason: string, message: string): Promise<void> {
     const namespace = obj.metadata.namespace || 'default';
     const involved = {
       kind: obj.kind, apiVersion: obj.apiVersion, name: obj.metadata.name, namespace: obj.metadata.namespace,

@@ -4,7 +4,7 @@
 // every write as an action for assertions. Not a second API server: no validation, no
 // defaults beyond metadata.
 import { randomUUID } from 'node:crypto';
-import type { KubeObject } from '../api/object.js';
+import type { KubeObject, ObjectBase } from '../api/object.js';
 import { fieldsMatch, matches, parseFieldSelector, parseSelector } from '../api/labels.js';
 import { rfc3339 } from '../api/time.js';
 import { APIError } from './errors.js';
@@ -54,8 +54,9 @@ export class FakeClientset implements ClientsetAPI {
 
   constructor(private clock: Clock = realClock) {}
 
-  resource(type: ResourceType): ResourceAPI {
-    return new FakeResource(this, type);
+  resource<T extends ObjectBase>(type: ResourceType<T>): ResourceAPI<T> {
+    // The fake stores plain JSON whatever the kind; the type is the caller's view of it.
+    return new FakeResource(this, type as ResourceType) as unknown as ResourceAPI<T>;
   }
 
   close(): void {
@@ -64,25 +65,25 @@ export class FakeClientset implements ClientsetAPI {
   }
 
   /** Puts objects straight into the store (test fixtures), without recording actions. */
-  seed(type: ResourceType, ...objs: KubeObject[]): void {
+  seed(type: ResourceType<ObjectBase>, ...objs: KubeObject[]): void {
     for (const o of objs) this.write(type, structuredClone(o), 'ADDED');
   }
 
   /** Current objects of a type (copies). */
-  list(type: ResourceType, namespace?: string): KubeObject[] {
+  list(type: ResourceType<ObjectBase>, namespace?: string): KubeObject[] {
     const prefix = this.prefix(type, namespace);
     return [...this.objects.entries()].filter(([k]) => k.startsWith(prefix)).map(([, o]) => structuredClone(o));
   }
 
-  prefix(type: ResourceType, namespace?: string): string {
+  prefix(type: ResourceType<ObjectBase>, namespace?: string): string {
     return `${type.group}/${type.resource}/${type.namespaced && namespace ? `${namespace}/` : ''}`;
   }
 
-  key(type: ResourceType, namespace: string | undefined, name: string): string {
+  key(type: ResourceType<ObjectBase>, namespace: string | undefined, name: string): string {
     return `${type.group}/${type.resource}/${type.namespaced ? `${namespace}/` : ''}${name}`;
   }
 
-  get(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+  get(type: ResourceType<ObjectBase>, namespace: string | undefined, name: string): KubeObject | undefined {
     const o = this.objects.get(this.key(type, namespace, name));
     return o && structuredClone(o);
   }
@@ -100,7 +101,7 @@ export class FakeClientset implements ClientsetAPI {
     return this.rv;
   }
 
-  write(type: ResourceType, obj: KubeObject, evType: 'ADDED' | 'MODIFIED' | 'DELETED'): KubeObject {
+  write(type: ResourceType<ObjectBase>, obj: KubeObject, evType: 'ADDED' | 'MODIFIED' | 'DELETED'): KubeObject {
     const key = this.key(type, obj.metadata.namespace, obj.metadata.name as string);
     const rv = ++this.rv;
     obj.apiVersion = apiVersion(type);
@@ -119,7 +120,7 @@ export class FakeClientset implements ClientsetAPI {
     return rfc3339(new Date(this.clock.now()));
   }
 
-  watch(type: ResourceType, namespace: string | undefined, opts: WatchOptions): WatchHandle {
+  watch(type: ResourceType<ObjectBase>, namespace: string | undefined, opts: WatchOptions): WatchHandle {
     const prefix = this.prefix(type, namespace);
     const after = Number(opts.resourceVersion ?? 0);
     const label = parseSelector(opts.labelSelector ?? '');

@@ -12,7 +12,7 @@
 //   object key and counted (capstan_informer_handler_errors_total); the cache, the watch and
 //   the other handlers carry on, and the event is not delivered to that handler again.
 import { Counter, type Registry } from 'prom-client';
-import type { KubeObject } from '../api/object.js';
+import type { KubeObject, ObjectBase } from '../api/object.js';
 import { matches, parseSelector } from '../api/labels.js';
 import { logger, type Logger } from '../log/index.js';
 import { metricOn } from '../log/metrics.js';
@@ -21,64 +21,64 @@ import { realClock, type Clock } from './clock.js';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
 import type { ResourceAPI } from './typed.js';
 
-export interface EventHandler {
-  onAdd?(obj: KubeObject): void;
-  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
+export interface EventHandler<T extends ObjectBase = KubeObject> {
+  onAdd?(obj: T): void;
+  onUpdate?(oldObj: T, newObj: T): void;
   /** For a delete missed during a relist, `obj` is the last state the cache had. */
-  onDelete?(obj: KubeObject): void;
+  onDelete?(obj: T): void;
 }
 
-export class Lister {
-  constructor(private cache: Cache) {}
+export class Lister<T extends ObjectBase = KubeObject> {
+  constructor(private cache: Cache<T>) {}
 
-  get(namespace: string | undefined, name: string): KubeObject | undefined {
+  get(namespace: string | undefined, name: string): T | undefined {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
   }
 
   /** Objects in `namespace` (all when undefined) matching a label selector string. */
-  list(namespace?: string, labelSelector = ''): KubeObject[] {
+  list(namespace?: string, labelSelector = ''): T[] {
     const items = namespace ? this.cache.byIndex('namespace', namespace) : this.cache.list();
     if (!labelSelector) return items;
     const sel = parseSelector(labelSelector);
     return items.filter((o) => matches(sel, o.metadata.labels));
   }
 
-  byIndex(index: string, value: string): KubeObject[] {
+  byIndex(index: string, value: string): T[] {
     return this.cache.byIndex(index, value);
   }
 
-  byKey(key: string): KubeObject | undefined {
+  byKey(key: string): T | undefined {
     const { namespace, name } = splitKey(key);
     return this.get(namespace, name);
   }
 }
 
-export interface InformerOptions extends ReflectorOptions {
+export interface InformerOptions<T extends ObjectBase = KubeObject> extends ReflectorOptions {
   resyncMs?: number;
-  indexers?: Record<string, IndexFunc>;
+  indexers?: Record<string, IndexFunc<T>>;
   /** Where handler errors are counted. */
   registry?: Registry;
 }
 
 const HANDLER_ERRORS = 'capstan_informer_handler_errors_total';
 
-export class SharedInformer implements ReflectorSink {
-  readonly cache: Cache;
-  readonly lister: Lister;
-  private handlers: { h: EventHandler; name: string }[] = [];
+export class SharedInformer<T extends ObjectBase = KubeObject> implements ReflectorSink<T> {
+  readonly cache: Cache<T>;
+  readonly lister: Lister<T>;
+  private handlers: { h: EventHandler<T>; name: string }[] = [];
   private handlerErrors?: Counter;
   private errorCounts = new Map<string, number>();
   private synced = false;
   private syncWaiters: (() => void)[] = [];
-  private reflector: Reflector;
+  private reflector: Reflector<T>;
   private running?: Promise<void>;
   private resyncTimer: unknown;
 
   /** The resource this informer watches, as group/resource ("" group for core). */
   readonly name: string;
 
-  constructor(client: ResourceAPI, private opts: InformerOptions = {}) {
-    this.cache = new Cache({ namespace: (o) => (o.metadata.namespace ? [o.metadata.namespace] : []), ...opts.indexers });
+  constructor(client: ResourceAPI<T>, private opts: InformerOptions<T> = {}) {
+    this.cache = new Cache<T>({ namespace: (o) => (o.metadata.namespace ? [o.metadata.namespace] : []), ...opts.indexers });
     this.lister = new Lister(this.cache);
     this.reflector = new Reflector(client, this, opts);
     this.name = `${client.type.group}/${client.type.resource}`;
@@ -96,7 +96,7 @@ export class SharedInformer implements ReflectorSink {
   }
 
   /** `name` identifies the handler in logs and metrics (default: its position). */
-  addEventHandler(h: EventHandler, name = `handler-${this.handlers.length}`): void {
+  addEventHandler(h: EventHandler<T>, name = `handler-${this.handlers.length}`): void {
     const entry = { h, name };
     this.handlers.push(entry);
     // A late handler sees what is already cached, as client-go's does.
@@ -124,7 +124,7 @@ export class SharedInformer implements ReflectorSink {
     for (const entry of this.handlers) this.deliver(entry, event, obj, call);
   }
 
-  addIndexer(name: string, fn: IndexFunc): void {
+  addIndexer(name: string, fn: IndexFunc<T>): void {
     this.cache.addIndexer(name, fn);
   }
 
@@ -158,7 +158,7 @@ export class SharedInformer implements ReflectorSink {
     await this.running;
   }
 
-  replace(items: KubeObject[], _rv: string): void {
+  replace(items: T[], _rv: string): void {
     const seen = new Set<string>();
     for (const obj of items) {
       seen.add(objectKey(obj));
@@ -175,22 +175,22 @@ export class SharedInformer implements ReflectorSink {
     }
   }
 
-  private upsert(obj: KubeObject): void {
+  private upsert(obj: T): void {
     const old = this.cache.upsert(obj);
     const cur = this.cache.get(objectKey(obj))!;
     if (!old) this.notify('add', cur, (h) => h.onAdd?.(cur));
     else if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) this.notify('update', cur, (h) => h.onUpdate?.(old, cur));
   }
 
-  added(obj: KubeObject): void {
+  added(obj: T): void {
     this.upsert(obj);
   }
 
-  modified(obj: KubeObject): void {
+  modified(obj: T): void {
     this.upsert(obj);
   }
 
-  deleted(obj: KubeObject): void {
+  deleted(obj: T): void {
     const gone = this.cache.remove(objectKey(obj)) ?? obj;
     this.notify('delete', gone, (h) => h.onDelete?.(gone));
   }

@@ -6,7 +6,8 @@
 // campaigning, and the caller stops its loops in onStoppedLeading and starts them afresh in
 // the next onStartedLeading (in `capstan up` the components share a process with the API
 // server, which must outlive an outage of its store).
-import type { KubeObject } from '../api/object.js';
+import type { Lease } from '../api/kinds.js';
+import type { LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 import { rfc3339Micro } from '../api/time.js';
 import type { Logger } from '../log/index.js';
 import { realClock, type Clock } from './clock.js';
@@ -36,7 +37,7 @@ export class LeaderElector {
   private readonly renewDeadlineMs: number;
   private readonly retryMs: number;
 
-  constructor(private leases: ResourceAPI, private cfg: LeaderElectionConfig) {
+  constructor(private leases: ResourceAPI<Lease>, private cfg: LeaderElectionConfig) {
     this.clock = cfg.clock ?? realClock;
     this.leaseMs = cfg.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = cfg.renewDeadlineMs ?? 10_000;
@@ -81,14 +82,14 @@ export class LeaderElector {
     this.schedule();
   }
 
-  private spec(transitions: number, acquireTime?: string): KubeObject['spec'] {
+  private spec(transitions: number, acquireTime?: string): LeaseSpec {
     const now = rfc3339Micro(new Date(this.clock.now()));
     return { holderIdentity: this.cfg.identity, leaseDurationSeconds: Math.ceil(this.leaseMs / 1000), acquireTime: acquireTime ?? now, renewTime: now, leaseTransitions: transitions };
   }
 
   private async tryAcquireOrRenew(): Promise<boolean> {
     const { namespace, name, identity } = this.cfg;
-    let lease: KubeObject;
+    let lease: Lease;
     try {
       lease = await this.leases.get(namespace, name);
     } catch (e) {
@@ -101,7 +102,7 @@ export class LeaderElector {
         throw e2;
       }
     }
-    const spec = lease.spec ?? {};
+    const spec: LeaseSpec = lease.spec ?? {};
     const holder: string = spec.holderIdentity ?? '';
     const renewed = spec.renewTime ? Date.parse(spec.renewTime) : 0;
     const duration = (spec.leaseDurationSeconds ?? 0) * 1000;

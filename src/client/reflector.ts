@@ -2,19 +2,19 @@
 // resourceVersion; when a stream ends, watch again from the last version seen (the server
 // replays what was missed); on 410 Expired, list again and replace. Deliveries go to a sink
 // in order, one at a time.
-import type { KubeObject } from '../api/object.js';
+import type { KubeObject, ObjectBase } from '../api/object.js';
 import type { Logger } from '../log/index.js';
 import { isGone } from './errors.js';
 import type { ResourceAPI } from './typed.js';
 import { Backoff } from '../util/index.js';
 import { realClock, type Clock } from './clock.js';
 
-export interface ReflectorSink {
+export interface ReflectorSink<T extends ObjectBase = KubeObject> {
   /** The full state after a (re)list: add what is new, update what changed, delete what is gone. */
-  replace(items: KubeObject[], resourceVersion: string): void;
-  added(obj: KubeObject): void;
-  modified(obj: KubeObject): void;
-  deleted(obj: KubeObject): void;
+  replace(items: T[], resourceVersion: string): void;
+  added(obj: T): void;
+  modified(obj: T): void;
+  deleted(obj: T): void;
 }
 
 export interface ReflectorOptions {
@@ -25,14 +25,14 @@ export interface ReflectorOptions {
   log?: Logger;
 }
 
-export class Reflector {
+export class Reflector<T extends ObjectBase = KubeObject> {
   private stopped = false;
   private current?: { close(): void };
   private lastRV = '';
   private readonly backoff = new Backoff({ initialMs: 100, maxMs: 10_000 });
   private wake?: () => void;
 
-  constructor(private client: ResourceAPI, private sink: ReflectorSink, private opts: ReflectorOptions = {}) {}
+  constructor(private client: ResourceAPI<T>, private sink: ReflectorSink<T>, private opts: ReflectorOptions = {}) {}
 
   get lastSyncResourceVersion(): string {
     return this.lastRV;

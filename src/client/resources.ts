@@ -1,37 +1,43 @@
-// The resources capstan's components use, by group/version/resource.
-export interface ResourceType {
+// The resources capstan's components use, by group/version/resource. Each carries the static
+// type of its objects, so clients, informers and listers built from it are typed.
+import type { KubeObject, ObjectBase } from '../api/object.js';
+import type * as k from '../api/kinds.js';
+
+export interface ResourceType<T extends ObjectBase = KubeObject> {
   group: string;
   version: string;
   resource: string;
   kind: string;
   namespaced: boolean;
+  /** Never set: carries T for type inference only. */
+  readonly object?: T;
 }
 
-const r = (group: string, version: string, resource: string, kind: string, namespaced: boolean): ResourceType =>
+const r = <T extends ObjectBase>(group: string, version: string, resource: string, kind: string, namespaced: boolean): ResourceType<T> =>
   ({ group, version, resource, kind, namespaced });
 
 export const resources = {
-  namespaces: r('', 'v1', 'namespaces', 'Namespace', false),
-  nodes: r('', 'v1', 'nodes', 'Node', false),
-  pods: r('', 'v1', 'pods', 'Pod', true),
-  services: r('', 'v1', 'services', 'Service', true),
-  endpoints: r('', 'v1', 'endpoints', 'Endpoints', true),
-  configmaps: r('', 'v1', 'configmaps', 'ConfigMap', true),
-  secrets: r('', 'v1', 'secrets', 'Secret', true),
-  serviceaccounts: r('', 'v1', 'serviceaccounts', 'ServiceAccount', true),
-  events: r('', 'v1', 'events', 'Event', true),
-  deployments: r('apps', 'v1', 'deployments', 'Deployment', true),
-  replicasets: r('apps', 'v1', 'replicasets', 'ReplicaSet', true),
-  endpointslices: r('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
-  leases: r('coordination.k8s.io', 'v1', 'leases', 'Lease', true),
+  namespaces: r<k.Namespace>('', 'v1', 'namespaces', 'Namespace', false),
+  nodes: r<k.Node>('', 'v1', 'nodes', 'Node', false),
+  pods: r<k.Pod>('', 'v1', 'pods', 'Pod', true),
+  services: r<k.Service>('', 'v1', 'services', 'Service', true),
+  endpoints: r<k.Endpoints>('', 'v1', 'endpoints', 'Endpoints', true),
+  configmaps: r<k.ConfigMap>('', 'v1', 'configmaps', 'ConfigMap', true),
+  secrets: r<k.Secret>('', 'v1', 'secrets', 'Secret', true),
+  serviceaccounts: r<k.ServiceAccount>('', 'v1', 'serviceaccounts', 'ServiceAccount', true),
+  events: r<k.Event>('', 'v1', 'events', 'Event', true),
+  deployments: r<k.Deployment>('apps', 'v1', 'deployments', 'Deployment', true),
+  replicasets: r<k.ReplicaSet>('apps', 'v1', 'replicasets', 'ReplicaSet', true),
+  endpointslices: r<k.EndpointSlice>('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
+  leases: r<k.Lease>('coordination.k8s.io', 'v1', 'leases', 'Lease', true),
 } as const;
 
-export function apiVersion(t: ResourceType): string {
+export function apiVersion(t: ResourceType<ObjectBase>): string {
   return t.group ? `${t.group}/${t.version}` : t.version;
 }
 
 /** `/api/v1/namespaces/ns/pods/name/status` and friends. */
-export function resourcePath(t: ResourceType, namespace?: string, name?: string, subresource?: string): string {
+export function resourcePath(t: ResourceType<ObjectBase>, namespace?: string, name?: string, subresource?: string): string {
   let p = t.group ? `/apis/${t.group}/${t.version}` : `/api/${t.version}`;
   if (t.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
   p += `/${t.resource}`;

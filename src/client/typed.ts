@@ -1,5 +1,5 @@
 // A client per resource: the verbs a controller needs, on plain JSON objects.
-import type { KubeObject } from '../api/object.js';
+import type { KubeObject, ObjectBase } from '../api/object.js';
 import { RESTClient, type WatchHandle } from './rest.js';
 import { apiVersion, resourcePath, type ResourceType } from './resources.js';
 
@@ -19,11 +19,11 @@ export interface WatchOptions {
   allowWatchBookmarks?: boolean;
 }
 
-export interface ObjectList {
+export interface ObjectList<T extends ObjectBase = KubeObject> {
   apiVersion: string;
   kind: string;
   metadata: { resourceVersion?: string; continue?: string };
-  items: KubeObject[];
+  items: T[];
 }
 
 export interface DeleteOptions {
@@ -42,44 +42,45 @@ const patchContentTypes: Record<PatchType, string> = {
 };
 
 /** The verbs on one resource type; implemented over HTTPS (ResourceClient) and in memory (fake). */
-export interface ResourceAPI {
-  readonly type: ResourceType;
-  get(namespace: string | undefined, name: string): Promise<KubeObject>;
-  list(namespace?: string, opts?: ListOptions): Promise<ObjectList>;
-  listAll(namespace?: string, opts?: ListOptions): Promise<ObjectList>;
-  create(namespace: string | undefined, obj: KubeObject): Promise<KubeObject>;
-  update(obj: KubeObject, subresource?: string): Promise<KubeObject>;
-  updateStatus(obj: KubeObject): Promise<KubeObject>;
-  patch(namespace: string | undefined, name: string, type: PatchType, body: unknown, subresource?: string, opts?: { force?: boolean }): Promise<KubeObject>;
-  delete(namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<KubeObject>;
+export interface ResourceAPI<T extends ObjectBase = KubeObject> {
+  readonly type: ResourceType<T>;
+  get(namespace: string | undefined, name: string): Promise<T>;
+  list(namespace?: string, opts?: ListOptions): Promise<ObjectList<T>>;
+  listAll(namespace?: string, opts?: ListOptions): Promise<ObjectList<T>>;
+  create(namespace: string | undefined, obj: T): Promise<T>;
+  update(obj: T, subresource?: string): Promise<T>;
+  updateStatus(obj: T): Promise<T>;
+  patch(namespace: string | undefined, name: string, type: PatchType, body: unknown, subresource?: string, opts?: { force?: boolean }): Promise<T>;
+  /** Returns the object as the server last had it (or a Status once it is gone). */
+  delete(namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<T>;
   createSubresource(namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<unknown>;
   watch(namespace: string | undefined, opts?: WatchOptions): Promise<WatchHandle>;
 }
 
 /** What controllers depend on: a ResourceAPI per type. */
 export interface ClientsetAPI {
-  resource(type: ResourceType): ResourceAPI;
+  resource<T extends ObjectBase>(type: ResourceType<T>): ResourceAPI<T>;
   close(): void;
 }
 
-export class ResourceClient implements ResourceAPI {
-  constructor(private rest: RESTClient, readonly type: ResourceType, private fieldManager: string) {}
+export class ResourceClient<T extends ObjectBase = KubeObject> implements ResourceAPI<T> {
+  constructor(private rest: RESTClient, readonly type: ResourceType<T>, private fieldManager: string) {}
 
   private path(namespace?: string, name?: string, sub?: string): string {
     return resourcePath(this.type, namespace, name, sub);
   }
 
-  get(namespace: string | undefined, name: string): Promise<KubeObject> {
-    return this.rest.request('GET', this.path(namespace, name));
+  get(namespace: string | undefined, name: string): Promise<T> {
+    return this.rest.request<T>('GET', this.path(namespace, name));
   }
 
   /** One page; see `listAll` for every page. */
-  list(namespace?: string, opts: ListOptions = {}): Promise<ObjectList> {
-    return this.rest.request('GET', this.path(namespace), { query: { ...opts } });
+  list(namespace?: string, opts: ListOptions = {}): Promise<ObjectList<T>> {
+    return this.rest.request<ObjectList<T>>('GET', this.path(namespace), { query: { ...opts } });
   }
 
   /** Every item, following `continue` tokens, with the resourceVersion of the first page. */
-  async listAll(namespace?: string, opts: ListOptions = {}): Promise<ObjectList> {
+  async listAll(namespace?: string, opts: ListOptions = {}): Promise<ObjectList<T>> {
     const first = await this.list(namespace, { limit: 500, ...opts });
     const items = [...first.items];
     let cont = first.metadata.continue;
@@ -91,38 +92,38 @@ export class ResourceClient implements ResourceAPI {
     return { ...first, items, metadata: { resourceVersion: first.metadata.resourceVersion } };
   }
 
-  create(namespace: string | undefined, obj: KubeObject): Promise<KubeObject> {
-    return this.rest.request('POST', this.path(namespace), {
+  create(namespace: string | undefined, obj: T): Promise<T> {
+    return this.rest.request<T>('POST', this.path(namespace), {
       body: { apiVersion: apiVersion(this.type), kind: this.type.kind, ...obj },
       query: { fieldManager: this.fieldManager },
     });
   }
 
-  update(obj: KubeObject, subresource?: string): Promise<KubeObject> {
-    return this.rest.request('PUT', this.path(obj.metadata.namespace, obj.metadata.name, subresource), {
+  update(obj: T, subresource?: string): Promise<T> {
+    return this.rest.request<T>('PUT', this.path(obj.metadata.namespace, obj.metadata.name, subresource), {
       body: { apiVersion: apiVersion(this.type), kind: this.type.kind, ...obj },
       query: { fieldManager: this.fieldManager },
     });
   }
 
-  updateStatus(obj: KubeObject): Promise<KubeObject> {
+  updateStatus(obj: T): Promise<T> {
     return this.update(obj, 'status');
   }
 
-  patch(namespace: string | undefined, name: string, type: PatchType, body: unknown, subresource?: string, opts: { force?: boolean } = {}): Promise<KubeObject> {
-    return this.rest.request('PATCH', this.path(namespace, name, subresource), {
+  patch(namespace: string | undefined, name: string, type: PatchType, body: unknown, subresource?: string, opts: { force?: boolean } = {}): Promise<T> {
+    return this.rest.request<T>('PATCH', this.path(namespace, name, subresource), {
       body, contentType: patchContentTypes[type],
       query: { fieldManager: this.fieldManager, force: opts.force ? 'true' : undefined },
     });
   }
 
-  delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<KubeObject> {
-    return this.rest.request('DELETE', this.path(namespace, name), { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...opts } });
+  delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<T> {
+    return this.rest.request<T>('DELETE', this.path(namespace, name), { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...opts } });
   }
 
   /** POST to a subresource (pods/binding). */
   createSubresource(namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<unknown> {
-    return this.rest.request('POST', this.path(namespace, name, subresource), { body });
+    return this.rest.request<unknown>('POST', this.path(namespace, name, subresource), { body });
   }
 
   watch(namespace: string | undefined, opts: WatchOptions = {}): Promise<WatchHandle> {
@@ -138,7 +139,7 @@ export class Clientset implements ClientsetAPI {
     this.rest = rest;
   }
 
-  resource(type: ResourceType): ResourceClient {
+  resource<T extends ObjectBase>(type: ResourceType<T>): ResourceClient<T> {
     return new ResourceClient(this.rest, type, this.fieldManager);
   }
 

@@ -3,7 +3,7 @@
 // handlers (which only enqueue keys) and one level-based `reconcile(key)`.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { KubeObject } from '../api/object.js';
+import type { KubeObject, ObjectBase } from '../api/object.js';
 import type { Logger } from '../log/index.js';
 import { objectKey, type ClientsetAPI, type Clock, type EventRecorder, type SharedInformerFactory } from '../client/index.js';
 import { WorkQueue } from '../client/workqueue.js';
@@ -100,11 +100,11 @@ export abstract class QueueController implements Controller {
 
   abstract reconcile(key: string): Promise<ReconcileResult | void>;
 
-  enqueue(objOrKey: KubeObject | string): void {
+  enqueue(objOrKey: ObjectBase | string): void {
     this.queue.add(typeof objOrKey === 'string' ? objOrKey : objectKey(objOrKey));
   }
 
-  enqueueAfter(objOrKey: KubeObject | string, ms: number): void {
+  enqueueAfter(objOrKey: ObjectBase | string, ms: number): void {
     this.queue.addAfter(typeof objOrKey === 'string' ? objOrKey : objectKey(objOrKey), ms);
   }
 

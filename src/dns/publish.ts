@@ -4,7 +4,8 @@
 // address. Level-based: `sync()` compares what exists with what should and converges; a
 // timer and Service/EndpointSlice events call it, so a deleted slice comes back.
 import { isIPv6 } from 'node:net';
-import type { KubeObject } from '../api/object.js';
+import type { ObjectBase } from '../api/object.js';
+import type { EndpointSlice, Service } from '../api/kinds.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import { SyncRunner } from '../util/index.js';
@@ -24,7 +25,7 @@ export interface PublisherOptions {
   log: Logger;
 }
 
-export function desiredService(serviceIP: string): KubeObject {
+export function desiredService(serviceIP: string): Service {
   return {
     apiVersion: 'v1', kind: 'Service',
     metadata: {
@@ -45,7 +46,7 @@ export function sliceName(nodeName: string): string {
   return `${SERVICE_NAME}-${nodeName}`.toLowerCase().slice(0, 253);
 }
 
-export function desiredSlice(o: { nodeName: string; address: string; port: number }): KubeObject {
+export function desiredSlice(o: { nodeName: string; address: string; port: number }): EndpointSlice {
   return {
     apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
     metadata: {
@@ -124,7 +125,7 @@ export class KubeDNSPublisher {
   private async ensureSlice(): Promise<void> {
     const api = this.opts.clients.resource(resources.endpointslices);
     const want = desiredSlice(this.opts);
-    let have: KubeObject | undefined;
+    let have: EndpointSlice | undefined;
     try {
       have = await api.get(SERVICE_NAMESPACE, want.metadata.name!);
     } catch (err) {
@@ -155,7 +156,7 @@ export class KubeDNSPublisher {
 }
 
 /** Does this object concern what the publisher keeps? (Service or slice events call `kick`.) */
-export function concernsPublisher(o: KubeObject, nodeName: string): boolean {
+export function concernsPublisher(o: ObjectBase, nodeName: string): boolean {
   if (o.metadata.namespace !== SERVICE_NAMESPACE) return false;
   return o.metadata.name === SERVICE_NAME || o.metadata.name === sliceName(nodeName);
 }

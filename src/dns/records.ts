@@ -1,9 +1,9 @@
 // Kubernetes objects → DNS records, as github.com/kubernetes/dns docs/specification.md
 // describes them. Pure functions of the objects given; sources.ts feeds them from informers.
 import { isIPv4, isIPv6 } from 'node:net';
-import type { KubeObject } from '../api/object.js';
 import { dashed, reverseName } from './names.js';
 import type { RR } from './zone.js';
+import type { EndpointSlice, Pod, Service } from '../api/kinds.js';
 
 export interface RecordConfig {
   /** The cluster domain, normalized (`cluster.local`). */
@@ -12,7 +12,7 @@ export interface RecordConfig {
 }
 
 /** How a headless Service's endpoints find their pods (for spec.hostname/subdomain). */
-export type PodLookup = (namespace: string, name: string) => KubeObject | undefined;
+export type PodLookup = (namespace: string, name: string) => Pod | undefined;
 
 const lower = (s: string) => s.toLowerCase();
 
@@ -36,12 +36,12 @@ export function serviceName(cfg: RecordConfig, namespace: string, name: string):
   return `${lower(name)}.${lower(namespace)}.svc.${cfg.domain}`;
 }
 
-export function isHeadless(svc: KubeObject): boolean {
+export function isHeadless(svc: Service): boolean {
   return svc.spec?.clusterIP === 'None';
 }
 
 /** Every record one Service owns, given the EndpointSlices that name it. */
-export function serviceRecords(cfg: RecordConfig, svc: KubeObject, slices: KubeObject[], pods: PodLookup): { records: RR[]; pods: string[] } {
+export function serviceRecords(cfg: RecordConfig, svc: Service, slices: EndpointSlice[], pods: PodLookup): { records: RR[]; pods: string[] } {
   const ns = svc.metadata.namespace ?? 'default';
   const fqdn = serviceName(cfg, ns, svc.metadata.name!);
   const { ttl } = cfg;
@@ -75,7 +75,7 @@ export function serviceRecords(cfg: RecordConfig, svc: KubeObject, slices: KubeO
   const podKeys: string[] = [];
   const seenHost = new Set<string>();
   for (const slice of sortedSlices(slices)) {
-    const ports = (slice.ports ?? []).filter((p: any) => p?.name && p.port);
+    const ports = (slice.ports ?? []).filter((p) => p?.name && p.port);
     for (const ep of slice.endpoints ?? []) {
       if (!tolerate && ep.conditions?.ready === false) continue;
       const ref = ep.targetRef;
@@ -95,7 +95,7 @@ export function serviceRecords(cfg: RecordConfig, svc: KubeObject, slices: KubeO
         push(ptr(ip, host, ttl));
         if (seenHost.has(`${host}|${ip}`)) continue;
         seenHost.add(`${host}|${ip}`);
-        for (const p of ports) out.push(srv(`_${lower(p.name)}._${lower(p.protocol ?? 'TCP')}.${fqdn}`, p.port, host, ttl));
+        for (const p of ports) out.push(srv(`_${lower(p.name!)}._${lower(p.protocol ?? 'TCP')}.${fqdn}`, p.port!, host, ttl));
       }
     }
   }
@@ -103,9 +103,9 @@ export function serviceRecords(cfg: RecordConfig, svc: KubeObject, slices: KubeO
 }
 
 /** A pod's own records: `a-b-c-d.ns.pod.<zone>` and the PTR back to it. */
-export function podRecords(cfg: RecordConfig, pod: KubeObject): RR[] {
+export function podRecords(cfg: RecordConfig, pod: Pod): RR[] {
   if (pod.spec?.hostNetwork) return [];
-  const ips: string[] = (pod.status?.podIPs ?? []).map((p: any) => p.ip).filter(Boolean);
+  const ips: string[] = (pod.status?.podIPs ?? []).map((p) => p.ip).filter((ip): ip is string => Boolean(ip));
   if (ips.length === 0 && pod.status?.podIP) ips.push(pod.status.podIP);
   const out: RR[] = [];
   for (const ip of ips) {
@@ -118,7 +118,7 @@ export function podRecords(cfg: RecordConfig, pod: KubeObject): RR[] {
   return out;
 }
 
-function sortedSlices(slices: KubeObject[]): KubeObject[] {
+function sortedSlices(slices: EndpointSlice[]): EndpointSlice[] {
   // Stable order, so the same set of objects gives the same records whatever order they came in.
   return [...slices].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
 }

@@ -2,10 +2,11 @@
 // loop recomputes each dirty Service or Pod from the listers (level-based: the result does
 // not depend on the order events came in, and a missed event is healed by the next one or
 // by the informer's resync).
-import type { KubeObject } from '../api/object.js';
+import type { ObjectBase } from '../api/object.js';
 import { resources, type SharedInformer, type SharedInformerFactory } from '../client/index.js';
 import { podRecords, serviceRecords, type RecordConfig } from './records.js';
 import type { Zone } from './zone.js';
+import type { EndpointSlice, Pod, Service } from '../api/kinds.js';
 
 const serviceNameLabel = 'kubernetes.io/service-name';
 
@@ -15,9 +16,9 @@ export interface SourcesOptions extends RecordConfig {
 }
 
 export class ZoneSources {
-  private services: SharedInformer;
-  private slices: SharedInformer;
-  private pods: SharedInformer;
+  private services: SharedInformer<Service>;
+  private slices: SharedInformer<EndpointSlice>;
+  private pods: SharedInformer<Pod>;
   private dirtyServices = new Set<string>();
   private dirtyPods = new Set<string>();
   /** pod key → Services whose records read that pod (endpoint targetRefs). */
@@ -33,8 +34,8 @@ export class ZoneSources {
       const svc = o.metadata.labels?.[serviceNameLabel];
       return svc ? [`${o.metadata.namespace}/${svc}`] : [];
     });
-    const key = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
-    const sliceKey = (o: KubeObject) => {
+    const key = (o: ObjectBase) => `${o.metadata.namespace}/${o.metadata.name}`;
+    const sliceKey = (o: ObjectBase) => {
       const svc = o.metadata.labels?.[serviceNameLabel];
       return svc ? `${o.metadata.namespace}/${svc}` : undefined;
     };

@@ -3,12 +3,13 @@
 // 5,000 at once; a shared limiter caps requests in flight. A node's status is posted again
 // when the API shows it not Ready (the node lifecycle controller marked it Unknown) or when
 // the status report interval has passed, as the kubelet does.
-import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339Micro } from '../api/time.js';
 import { isAlreadyExists, isConflict, isNotFound, type Clock, type ResourceAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import type { Limiter } from './limiter.js';
 import { leaseObject, needsStatusPost, nodeLeaseNamespace } from './node-object.js';
+import type { Lease, Node } from '../api/kinds.js';
+import type { NodeStatus } from 'kubernetes-types/core/v1.js';
 
 export interface HeartbeatDeps {
   nodes: ResourceAPI;
@@ -20,14 +21,14 @@ export interface HeartbeatDeps {
   leaseDurationSeconds: number;
   statusReportIntervalMs: number;
   /** The node as the API last showed it (informer cache). */
-  cachedNode(name: string): KubeObject | undefined;
+  cachedNode(name: string): Node | undefined;
   /** The status this node reports now. */
-  status(name: string, now: number, previous: Fields | undefined): Fields;
+  status(name: string, now: number, previous: NodeStatus | undefined): NodeStatus;
 }
 
 export class Heartbeats {
   private due = new Map<string, number>();
-  private leases = new Map<string, KubeObject>();
+  private leases = new Map<string, Lease>();
   private uids = new Map<string, string>();
   private lastStatus = new Map<string, number>();
   private stopped = new Set<string>();
@@ -40,7 +41,7 @@ export class Heartbeats {
   constructor(private d: HeartbeatDeps) {}
 
   /** Starts heartbeats for a registered node, the first renewal `offsetMs` from now. */
-  add(node: KubeObject, offsetMs: number): void {
+  add(node: Node, offsetMs: number): void {
     const name = node.metadata.name as string;
     this.uids.set(name, node.metadata.uid as string);
     this.lastStatus.set(name, this.d.clock.now());
@@ -70,7 +71,7 @@ export class Heartbeats {
   }
 
   /** One heartbeat: renew the Lease, and post status when it is due. Never throws. */
-  async beat(name: string, registered?: KubeObject): Promise<void> {
+  async beat(name: string, registered?: Node): Promise<void> {
     if (registered) {
       this.uids.set(name, registered.metadata.uid as string);
       this.lastStatus.set(name, this.d.clock.now());

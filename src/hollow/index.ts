@@ -3,7 +3,7 @@
 // (status Running/Ready with an address from its pod CIDR), so the control plane can be
 // exercised at thousands of nodes on one machine. Each node's address is a loopback one
 // where this process serves its kubelet API (logs, and clear errors for exec). See DESIGN.md.
-import type { KubeObject } from '../api/object.js';
+import type { Node } from '../api/kinds.js';
 import { EventRecorder, isAlreadyExists, realClock, resources, SharedInformerFactory, type ClientsetAPI, type Clock } from '../client/index.js';
 import { logger, type Logger } from '../log/index.js';
 import type { KeyPair } from '../pki/index.js';
@@ -13,6 +13,7 @@ import { startHollowKubeletServer } from './kubelet-server.js';
 import { Limiter } from './limiter.js';
 import { nodeObject, nodeStatus, type KubeletEndpoint, type NodeShape } from './node-object.js';
 import { HollowPods } from './pods.js';
+import type { NodeStatus } from 'kubernetes-types/core/v1.js';
 
 export { hollowKubeletVersion } from './node-object.js';
 
@@ -95,7 +96,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
     pod: (namespace, name) => podInformer.lister.get(namespace, name),
   });
   const endpoint = (name: string): KubeletEndpoint => ({ address: addresses[index.get(name)!], port: kubelet.port });
-  const status = (name: string, now: number, previous?: KubeObject['status']) => nodeStatus(name, endpoint(name), shape, now, previous);
+  const status = (name: string, now: number, previous?: NodeStatus) => nodeStatus(name, endpoint(name), shape, now, previous);
 
   const heartbeats = new Heartbeats({
     nodes: nodesAPI, leases: opts.clients.resource(resources.leases), clock, log, limiter,
@@ -114,7 +115,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
     mountRetryMs: opts.mountRetryMs ?? 1000,
   });
 
-  const register = async (name: string): Promise<KubeObject> => {
+  const register = async (name: string): Promise<Node> => {
     const now = clock.now();
     try {
       return await nodesAPI.create(undefined, nodeObject(name, endpoint(name), shape, now));

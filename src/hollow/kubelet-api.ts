@@ -4,12 +4,13 @@
 // Messages and codes follow the kubelet's (text bodies; the API server makes Statuses).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Fields, KubeObject } from '../api/object.js';
+import type { ContainerStatus } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface HollowKubeletContext {
   node: string;
   /** The pod as the hollow kubelets' informer has it. */
-  pod(namespace: string, name: string): KubeObject | undefined;
+  pod(namespace: string, name: string): Pod | undefined;
 }
 
 class KubeletError extends Error {
@@ -21,7 +22,7 @@ class KubeletError extends Error {
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' };
 
 /** The line every hollow container has "printed". */
-export function hollowLogLine(node: string, pod: KubeObject, container: string): string {
+export function hollowLogLine(node: string, pod: Pod, container: string): string {
   return `container "${container}" of pod ${pod.metadata.namespace}/${pod.metadata.name} is hollow: hollow node ${node} runs no processes, so it prints nothing else`;
 }
 
@@ -34,19 +35,19 @@ function parts(req: IncomingMessage): { path: string[]; query: URLSearchParams }
   }
 }
 
-function podOn(ctx: HollowKubeletContext, namespace: string, name: string): KubeObject {
+function podOn(ctx: HollowKubeletContext, namespace: string, name: string): Pod {
   const pod = ctx.pod(namespace, name);
   if (!pod || pod.spec?.nodeName !== ctx.node) throw new KubeletError(404, `pod "${name}" does not exist`);
   return pod;
 }
 
-function containerStatus(pod: KubeObject, container: string): Fields | undefined {
-  const all: Fields[] = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+function containerStatus(pod: Pod, container: string): ContainerStatus | undefined {
+  const all = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   return all.find((s) => s.name === container);
 }
 
-function inSpec(pod: KubeObject, container: string): boolean {
-  const specs: Fields[] = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? []), ...(pod.spec?.ephemeralContainers ?? [])];
+function inSpec(pod: Pod, container: string): boolean {
+  const specs: { name: string }[] = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? []), ...(pod.spec?.ephemeralContainers ?? [])];
   return specs.some((c) => c.name === container);
 }
 

@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { issueCert, type KeyPair } from '../pki/index.js';
 import type { Logger } from '../log/index.js';
-import type { KubeObject } from '../api/object.js';
+import type { Pod } from '../api/kinds.js';
 import { handleRequest, handleUpgrade } from './kubelet-api.js';
 import { listenOnAll } from './listeners.js';
 
@@ -24,7 +24,7 @@ export interface HollowKubeletServerOptions {
   port?: number;
   /** The cluster CA; without it connections are refused (nothing could verify them). */
   ca?: KeyPair;
-  pod(namespace: string, name: string): KubeObject | undefined;
+  pod(namespace: string, name: string): Pod | undefined;
   log: Logger;
 }
 

@@ -1,8 +1,9 @@
 // What a hollow node registers and reports: the Node (capacity, addresses, nodeInfo, the
 // kubelet's conditions) and its Lease in kube-node-lease, as a real kubelet would.
 import { createHash } from 'node:crypto';
-import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
+import type { Lease, Node } from '../api/kinds.js';
+import type { NodeStatus } from 'kubernetes-types/core/v1.js';
 
 export const hollowKubeletVersion = 'v1.32.0-capstan-hollow';
 export const nodeLeaseNamespace = 'kube-node-lease';
@@ -36,10 +37,10 @@ const uuidFrom = (s: string) => {
  * The status a healthy hollow kubelet posts. Conditions keep their lastTransitionTime from
  * `previous` when their status did not change, as the kubelet does.
  */
-export function nodeStatus(name: string, endpoint: KubeletEndpoint, shape: NodeShape, now: number, previous?: Fields): Fields {
+export function nodeStatus(name: string, endpoint: KubeletEndpoint, shape: NodeShape, now: number, previous?: NodeStatus): NodeStatus {
   const stamp = rfc3339(new Date(now));
   const resources = { cpu: shape.cpu, memory: shape.memory, pods: String(shape.pods), 'ephemeral-storage': shape.ephemeralStorage };
-  const prev: Fields[] = previous?.conditions ?? [];
+  const prev = previous?.conditions ?? [];
   return {
     capacity: resources,
     allocatable: resources,
@@ -57,7 +58,7 @@ export function nodeStatus(name: string, endpoint: KubeletEndpoint, shape: NodeS
   };
 }
 
-export function nodeObject(name: string, endpoint: KubeletEndpoint, shape: NodeShape, now: number): KubeObject {
+export function nodeObject(name: string, endpoint: KubeletEndpoint, shape: NodeShape, now: number): Node {
   return {
     apiVersion: 'v1', kind: 'Node',
     metadata: {
@@ -73,7 +74,7 @@ export function nodeObject(name: string, endpoint: KubeletEndpoint, shape: NodeS
   };
 }
 
-export function leaseObject(node: KubeObject, now: number, durationSeconds: number): KubeObject {
+export function leaseObject(node: Node, now: number, durationSeconds: number): Lease {
   const name = node.metadata.name as string;
   return {
     apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
@@ -86,8 +87,8 @@ export function leaseObject(node: KubeObject, now: number, durationSeconds: numb
 }
 
 /** True when what the API has would make the node look unhealthy or stale to the control plane. */
-export function needsStatusPost(node: KubeObject | undefined): boolean {
+export function needsStatusPost(node: Node | undefined): boolean {
   if (!node) return false; // not in the cache yet: nothing says it looks unhealthy
-  const ready = ((node?.status?.conditions ?? []) as Fields[]).find((c) => c.type === 'Ready');
+  const ready = (node?.status?.conditions ?? []).find((c) => c.type === 'Ready');
   return !ready || ready.status !== 'True';
 }

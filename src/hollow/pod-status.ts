@@ -3,30 +3,32 @@
 // Init containers have completed, except native sidecars (init containers with
 // restartPolicy Always), which keep running as the kubelet keeps them. Before that, a pod
 // whose volumes cannot be set up waits as the kubelet's does: Pending, ContainerCreating.
-import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339 } from '../api/time.js';
+import type { Pod } from '../api/kinds.js';
+import { nullTime } from '../api/kinds.js';
+import type { Container, PodStatus } from 'kubernetes-types/core/v1.js';
 
 const podConditionTypes = ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled'];
 
-const isSidecar = (c: Fields) => c.restartPolicy === 'Always';
-const initSpecs = (pod: KubeObject): Fields[] => pod.spec?.initContainers ?? [];
-const regularSpecs = (pod: KubeObject): Fields[] => pod.spec?.containers ?? [];
+const isSidecar = (c: Container) => c.restartPolicy === 'Always';
+const initSpecs = (pod: Pod): Container[] => pod.spec?.initContainers ?? [];
+const regularSpecs = (pod: Pod): Container[] => pod.spec?.containers ?? [];
 
-export function runningStatus(pod: KubeObject, hostIP: string, podIP: string, now: number): Fields {
+export function runningStatus(pod: Pod, hostIP: string, podIP: string, now: number): PodStatus {
   const stamp = rfc3339(new Date(now));
   const started = pod.status?.startTime ?? stamp;
-  const prev: Fields[] = pod.status?.conditions ?? [];
+  const prev = pod.status?.conditions ?? [];
   const uid = String(pod.metadata.uid ?? '').replace(/-/g, '');
-  const container = (c: Fields, i: number) => ({
+  const container = (c: Container, i: number) => ({
     name: c.name, ready: true, started: true, restartCount: 0,
-    image: c.image, imageID: `hollow://${c.image}`, containerID: `hollow://${uid.slice(0, 24)}${String(i).padStart(2, '0')}`,
+    image: c.image!, imageID: `hollow://${c.image}`, containerID: `hollow://${uid.slice(0, 24)}${String(i).padStart(2, '0')}`,
     state: { running: { startedAt: started } },
   });
   return {
     phase: 'Running',
     conditions: podConditionTypes.map((type) => {
       const old = prev.find((c) => c.type === type);
-      return { type, status: 'True', lastProbeTime: null, lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : stamp };
+      return { type, status: 'True', lastProbeTime: nullTime, lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : stamp };
     }),
     hostIP, hostIPs: [{ ip: hostIP }],
     podIP, podIPs: [{ ip: podIP }],
@@ -34,7 +36,7 @@ export function runningStatus(pod: KubeObject, hostIP: string, podIP: string, no
     qosClass: pod.status?.qosClass,
     initContainerStatuses: initSpecs(pod).map((c, i) => {
       const containerID = `hollow://${uid.slice(0, 22)}i${String(i).padStart(2, '0')}`;
-      const common = { name: c.name, restartCount: 0, image: c.image, imageID: `hollow://${c.image}`, containerID };
+      const common = { name: c.name, restartCount: 0, image: c.image!, imageID: `hollow://${c.image}`, containerID };
       if (isSidecar(c)) return { ...common, ready: true, started: true, state: { running: { startedAt: started } } };
       return { ...common, ready: true, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: started, finishedAt: started, containerID } } };
     }),
@@ -47,15 +49,15 @@ export function runningStatus(pod: KubeObject, hostIP: string, podIP: string, no
  * started, each container waiting (ContainerCreating; PodInitializing when the pod has init
  * containers, as the kubelet's default waiting reason is then).
  */
-export function pendingStatus(pod: KubeObject, hostIP: string, now: number): Fields {
+export function pendingStatus(pod: Pod, hostIP: string, now: number): PodStatus {
   const stamp = rfc3339(new Date(now));
-  const prev: Fields[] = pod.status?.conditions ?? [];
+  const prev = pod.status?.conditions ?? [];
   const reason = initSpecs(pod).length ? 'PodInitializing' : 'ContainerCreating';
-  const waiting = (c: Fields) => ({ name: c.name, ready: false, started: false, restartCount: 0, image: c.image, imageID: '', lastState: {}, state: { waiting: { reason } } });
+  const waiting = (c: Container) => ({ name: c.name, ready: false, started: false, restartCount: 0, image: c.image!, imageID: '', lastState: {}, state: { waiting: { reason } } });
   const condition = (type: string, ok: boolean, why?: string, message?: string) => {
     const status = ok ? 'True' : 'False';
     const old = prev.find((c) => c.type === type);
-    return { type, status, lastProbeTime: null, lastTransitionTime: old?.status === status ? old.lastTransitionTime : stamp, ...(why ? { reason: why, message } : {}) };
+    return { type, status, lastProbeTime: nullTime, lastTransitionTime: old?.status === status ? old.lastTransitionTime : stamp, ...(why ? { reason: why, message } : {}) };
   };
   const incomplete = initSpecs(pod).map((c) => c.name);
   const unready = [...initSpecs(pod).filter(isSidecar), ...regularSpecs(pod)].map((c) => c.name);
@@ -77,22 +79,22 @@ export function pendingStatus(pod: KubeObject, hostIP: string, now: number): Fie
 }
 
 /** True when the pod already shows what `pendingStatus` would post. */
-export function isPendingShown(pod: KubeObject, hostIP: string): boolean {
-  const s = pod.status ?? {};
+export function isPendingShown(pod: Pod, hostIP: string): boolean {
+  const s: PodStatus = pod.status ?? {};
   if (s.phase !== 'Pending' || s.hostIP !== hostIP) return false;
-  const statuses: Fields[] = s.containerStatuses ?? [];
+  const statuses = s.containerStatuses ?? [];
   return regularSpecs(pod).length === statuses.length && statuses.every((c) => c.state?.waiting);
 }
 
 /** True when the pod already shows what `runningStatus` would post (so nothing is written). */
-export function isRunningAndReady(pod: KubeObject, podIP: string): boolean {
-  const s = pod.status ?? {};
+export function isRunningAndReady(pod: Pod, podIP: string): boolean {
+  const s: PodStatus = pod.status ?? {};
   if (s.phase !== 'Running' || s.podIP !== podIP) return false;
-  const conds: Fields[] = s.conditions ?? [];
+  const conds = s.conditions ?? [];
   if (!['Ready', 'ContainersReady'].every((t) => conds.some((c) => c.type === t && c.status === 'True'))) return false;
-  const statuses: Fields[] = s.containerStatuses ?? [];
+  const statuses = s.containerStatuses ?? [];
   if (regularSpecs(pod).length !== statuses.length || !statuses.every((c) => c.ready && c.state?.running)) return false;
-  const inits: Fields[] = s.initContainerStatuses ?? [];
+  const inits = s.initContainerStatuses ?? [];
   return initSpecs(pod).length === inits.length && initSpecs(pod).every((c, i) =>
     inits[i]?.name === c.name && (isSidecar(c) ? !!inits[i].state?.running && inits[i].ready && inits[i].started : !!inits[i].state?.terminated));
 }

@@ -5,7 +5,6 @@
 // it waits in ContainerCreating with FailedMount events, retried with backoff); a deleted
 // pod is removed (gracePeriodSeconds=0) after a short simulated termination. Pods on a node
 // whose heartbeat is stopped are left alone, as a dead kubelet would.
-import type { KubeObject } from '../api/object.js';
 import { isNotFound, WorkQueue, type Clock, type EventRecorder, type ResourceAPI, type SharedInformer } from '../client/index.js';
 import { objectKey } from '../client/index.js';
 import type { Logger } from '../log/index.js';
@@ -13,11 +12,12 @@ import { KeyedBackoff } from '../util/index.js';
 import { PodIPPool } from './addresses.js';
 import { missingVolume } from './volumes.js';
 import { isPendingShown, isRunningAndReady, pendingStatus, runningStatus } from './pod-status.js';
+import type { Node, Pod } from '../api/kinds.js';
 
 export interface HollowPodsDeps {
   pods: ResourceAPI;
-  podInformer: SharedInformer;
-  nodeInformer: SharedInformer;
+  podInformer: SharedInformer<Pod>;
+  nodeInformer: SharedInformer<Node>;
   clock: Clock;
   log: Logger;
   owns(node: string): boolean;
@@ -47,7 +47,7 @@ export class HollowPods {
     this.mountBackoff = new KeyedBackoff({ initialMs: d.mountRetryMs, maxMs: d.mountRetryMs * 8 });
     this.queue = new WorkQueue(d.clock);
     d.podInformer.addIndexer('nodeName', (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []));
-    const onPod = (p: KubeObject) => { if (p.spec?.nodeName && d.owns(p.spec.nodeName)) this.queue.add(objectKey(p)); };
+    const onPod = (p: Pod) => { if (p.spec?.nodeName && d.owns(p.spec.nodeName)) this.queue.add(objectKey(p)); };
     d.podInformer.addEventHandler({ onAdd: onPod, onUpdate: (_o, n) => onPod(n), onDelete: onPod });
     d.nodeInformer.addEventHandler({
       onUpdate: (o, n) => { if (o.spec?.podCIDR !== n.spec?.podCIDR) this.enqueueNode(n.metadata.name as string); },
@@ -133,7 +133,7 @@ export class HollowPods {
       this.forget(key);
       return undefined;
     }
-    if (['Succeeded', 'Failed'].includes(pod.status?.phase)) return undefined;
+    if (['Succeeded', 'Failed'].includes(pod.status?.phase ?? '')) return undefined;
     const hostIP = this.d.hostIP(node);
     // Volumes are set up before anything starts; a running pod keeps what it mounted.
     if (pod.status?.phase !== 'Running') {

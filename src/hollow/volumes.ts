@@ -1,8 +1,8 @@
 // The volume sources a hollow kubelet checks before it "starts" a pod: Secrets and
 // ConfigMaps must exist, as the kubelet needs them to set up the volume (optional ones may
 // be missing). Other volume types need nothing from the API and always "mount".
-import type { Fields, KubeObject } from '../api/object.js';
 import { isNotFound, type ResourceAPI } from '../client/index.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface MissingVolume {
   volume: string;
@@ -21,13 +21,13 @@ async function exists(api: ResourceAPI, namespace: string, name: string): Promis
 }
 
 /** The first volume that cannot be set up because its Secret or ConfigMap is missing. */
-export async function missingVolume(pod: KubeObject, secrets: ResourceAPI, configMaps: ResourceAPI): Promise<MissingVolume | undefined> {
+export async function missingVolume(pod: Pod, secrets: ResourceAPI, configMaps: ResourceAPI): Promise<MissingVolume | undefined> {
   const namespace = pod.metadata.namespace ?? 'default';
-  for (const v of (pod.spec?.volumes ?? []) as Fields[]) {
-    if (v.secret && !v.secret.optional && !(await exists(secrets, namespace, v.secret.secretName))) {
+  for (const v of pod.spec?.volumes ?? []) {
+    if (v.secret && !v.secret.optional && !(await exists(secrets, namespace, v.secret.secretName!))) {
       return { volume: v.name, message: `secret "${v.secret.secretName}" not found` };
     }
-    if (v.configMap && !v.configMap.optional && !(await exists(configMaps, namespace, v.configMap.name))) {
+    if (v.configMap && !v.configMap.optional && !(await exists(configMaps, namespace, v.configMap.name!))) {
       return { volume: v.name, message: `configmap "${v.configMap.name}" not found` };
     }
   }

@@ -3,7 +3,6 @@
 // Linux cgroup values, the security context, and the labels/annotations a restarted
 // kubelet reads back.
 import { join } from 'node:path';
-import type { Fields, KubeObject } from '../api/object.js';
 import type { ContainerConfig, LinuxContainerResources, Mount } from '../../cri/index.js';
 import { expand } from './env.js';
 import {
@@ -14,14 +13,16 @@ import { milliValue, value } from '../util/index.js';
 import { containerHash } from './pod-spec.js';
 import { podRuntimeLabels } from './sandbox-config.js';
 import { MountError } from './volumes.js';
+import type { Pod } from '../api/kinds.js';
+import type { Container, PodSecurityContext, SecurityContext } from 'kubernetes-types/core/v1.js';
 
 export const CPU_PERIOD_US = 100_000;
 const MIN_SHARES = 2;
 
 /** Requests → cpu shares, limits → CFS quota/period and memory limit (cgroupfs values). */
-export function linuxResources(container: Fields): LinuxContainerResources {
-  const req: Fields = container.resources?.requests ?? {};
-  const lim: Fields = container.resources?.limits ?? {};
+export function linuxResources(container: Partial<Container>): LinuxContainerResources {
+  const req: { [name: string]: string } = container.resources?.requests ?? {};
+  const lim: { [name: string]: string } = container.resources?.limits ?? {};
   const reqCPU = milliValue(req.cpu ?? lim.cpu, 0);
   const out: LinuxContainerResources = {
     cpu_shares: Math.max(MIN_SHARES, Math.floor((reqCPU * 1024) / 1000)),
@@ -37,8 +38,8 @@ export function linuxResources(container: Fields): LinuxContainerResources {
 }
 
 export interface ContainerConfigInput {
-  pod: KubeObject;
-  container: Fields;
+  pod: Pod;
+  container: Container;
   init: boolean;
   restartCount: number;
   env: { key: string; value: string }[];
@@ -53,7 +54,7 @@ export function containerConfig(i: ContainerConfigInput): ContainerConfig {
   const { pod, container: c } = i;
   const vars = new Map(i.env.map((e) => [e.key, e.value] as [string, string]));
   const mounts: Mount[] = [];
-  for (const vm of (c.volumeMounts ?? []) as Fields[]) {
+  for (const vm of c.volumeMounts ?? []) {
     const host = i.volumes.get(vm.name);
     if (!host) throw new MountError(vm.name, `unable to find volume "${vm.name}" for container ${c.name}`);
     mounts.push({
@@ -67,8 +68,8 @@ export function containerConfig(i: ContainerConfigInput): ContainerConfig {
   if (i.hostsFile && !mounts.some((m) => m.container_path === '/etc/hosts')) {
     mounts.push({ container_path: '/etc/hosts', host_path: i.hostsFile, readonly: false });
   }
-  const psc: Fields = pod.spec?.securityContext ?? {};
-  const sc: Fields = c.securityContext ?? {};
+  const psc: PodSecurityContext = pod.spec?.securityContext ?? {};
+  const sc: SecurityContext = c.securityContext ?? {};
   const runAsUser = sc.runAsUser ?? psc.runAsUser;
   const runAsGroup = sc.runAsGroup ?? psc.runAsGroup;
   const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;

@@ -1,13 +1,14 @@
 // Container environment as Kubernetes builds it: envFrom first, then env in order (later
 // wins), values with $(VAR) expansion against what came before, ConfigMap/Secret key refs,
 // the downward API (fieldRef, resourceFieldRef).
-import type { Fields, KubeObject } from '../api/object.js';
 import { quantityValue } from '../util/index.js';
+import type { ConfigMap, Pod, Secret } from '../api/kinds.js';
+import type { Container, ResourceFieldSelector } from 'kubernetes-types/core/v1.js';
 
 export interface ObjectSource {
   /** The object, or undefined when it does not exist; other failures throw. */
-  configMap(namespace: string, name: string): Promise<KubeObject | undefined>;
-  secret(namespace: string, name: string): Promise<KubeObject | undefined>;
+  configMap(namespace: string, name: string): Promise<ConfigMap | undefined>;
+  secret(namespace: string, name: string): Promise<Secret | undefined>;
 }
 
 /** A reason the container cannot be created yet (CreateContainerConfigError). */
@@ -37,7 +38,7 @@ export function expand(input: string, vars: Map<string, string>): string {
   return out;
 }
 
-const decode = (secret: KubeObject, key: string): string | undefined => {
+const decode = (secret: Secret, key: string): string | undefined => {
   const v = secret.data?.[key];
   if (typeof v === 'string') return Buffer.from(v, 'base64').toString('utf8');
   const s = secret.stringData?.[key];
@@ -45,9 +46,9 @@ const decode = (secret: KubeObject, key: string): string | undefined => {
 };
 
 /** The downward API value of `fieldPath` (metadata.name, status.podIP, metadata.labels['k'], ...). */
-export function fieldRefValue(pod: KubeObject, fieldPath: string, facts: PodRuntimeFacts): string {
+export function fieldRefValue(pod: Pod, fieldPath: string, facts: PodRuntimeFacts): string {
   const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
-  if (m) return (pod.metadata[m[1]] as Record<string, string> | undefined)?.[m[2]] ?? '';
+  if (m) return pod.metadata[m[1] as 'labels' | 'annotations']?.[m[2]!] ?? '';
   const fmtMap = (o: Record<string, string> | undefined) =>
     Object.keys(o ?? {}).sort().map((k) => `${k}="${(o![k]).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`).join('\n');
   switch (fieldPath) {
@@ -68,10 +69,10 @@ export function fieldRefValue(pod: KubeObject, fieldPath: string, facts: PodRunt
 
 /** resourceFieldRef: limits.cpu, requests.memory, ... divided by the divisor (rounded up,
  *  as Kubernetes does); an absent cpu/memory limit reads as the node's allocatable. */
-export function resourceFieldValue(container: Fields, ref: Fields, allocatable: { cpu: number; memory: number }): string {
+export function resourceFieldValue(container: Container, ref: ResourceFieldSelector, allocatable: { cpu: number; memory: number }): string {
   const [kind, res] = String(ref.resource ?? '').split('.');
   if (!['limits', 'requests'].includes(kind) || !res) throw new ConfigError(`unsupported resource: ${ref.resource}`);
-  let v = quantityValue(container.resources?.[kind]?.[res]);
+  let v = quantityValue(container.resources?.[kind as 'limits' | 'requests']?.[res]);
   if (v === null) {
     if (kind === 'limits' && res === 'cpu') v = allocatable.cpu;
     else if (kind === 'limits' && res === 'memory') v = allocatable.memory;
@@ -82,8 +83,8 @@ export function resourceFieldValue(container: Fields, ref: Fields, allocatable: 
 }
 
 export interface EnvContext {
-  pod: KubeObject;
-  container: Fields;
+  pod: Pod;
+  container: Container;
   facts: PodRuntimeFacts;
   objects: ObjectSource;
   allocatable: { cpu: number; memory: number };
@@ -94,17 +95,17 @@ export interface EnvContext {
 export async function containerEnv(ctx: EnvContext): Promise<{ key: string; value: string }[]> {
   const ns = ctx.pod.metadata.namespace ?? 'default';
   const vars = new Map<string, string>();
-  for (const from of (ctx.container.envFrom ?? []) as Fields[]) {
+  for (const from of ctx.container.envFrom ?? []) {
     const prefix: string = from.prefix ?? '';
     if (from.configMapRef) {
-      const cm = await ctx.objects.configMap(ns, from.configMapRef.name);
+      const cm = await ctx.objects.configMap(ns, from.configMapRef.name!);
       if (!cm) {
         if (from.configMapRef.optional) continue;
         throw new ConfigError(`configmap "${from.configMapRef.name}" not found`);
       }
       for (const [k, v] of Object.entries((cm.data ?? {}) as Record<string, string>)) vars.set(prefix + k, v);
     } else if (from.secretRef) {
-      const s = await ctx.objects.secret(ns, from.secretRef.name);
+      const s = await ctx.objects.secret(ns, from.secretRef.name!);
       if (!s) {
         if (from.secretRef.optional) continue;
         throw new ConfigError(`secret "${from.secretRef.name}" not found`);
@@ -112,18 +113,18 @@ export async function containerEnv(ctx: EnvContext): Promise<{ key: string; valu
       for (const k of Object.keys(s.data ?? {})) vars.set(prefix + k, decode(s, k) ?? '');
     }
   }
-  for (const e of (ctx.container.env ?? []) as Fields[]) {
+  for (const e of ctx.container.env ?? []) {
     const name: string = e.name;
     if (!e.valueFrom) {
       vars.set(name, expand(e.value ?? '', vars));
       continue;
     }
-    const vf = e.valueFrom as Fields;
+    const vf = e.valueFrom;
     if (vf.fieldRef) vars.set(name, fieldRefValue(ctx.pod, vf.fieldRef.fieldPath, ctx.facts));
     else if (vf.resourceFieldRef) vars.set(name, resourceFieldValue(ctx.container, vf.resourceFieldRef, ctx.allocatable));
     else if (vf.configMapKeyRef) {
       const ref = vf.configMapKeyRef;
-      const cm = await ctx.objects.configMap(ns, ref.name);
+      const cm = await ctx.objects.configMap(ns, ref.name!);
       const v = cm?.data?.[ref.key];
       if (v === undefined) {
         if (ref.optional) continue;
@@ -132,7 +133,7 @@ export async function containerEnv(ctx: EnvContext): Promise<{ key: string; valu
       vars.set(name, v);
     } else if (vf.secretKeyRef) {
       const ref = vf.secretKeyRef;
-      const s = await ctx.objects.secret(ns, ref.name);
+      const s = await ctx.objects.secret(ns, ref.name!);
       const v = s ? decode(s, ref.key) : undefined;
       if (v === undefined) {
         if (ref.optional) continue;

@@ -2,10 +2,10 @@
 // (containerd would otherwise copy the host's own file in).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Fields, KubeObject } from '../api/object.js';
 import { podDir } from './volumes.js';
+import type { Pod } from '../api/kinds.js';
 
-export function hostsFileContent(pod: KubeObject, podIPs: string[]): string {
+export function hostsFileContent(pod: Pod, podIPs: string[]): string {
   const hostname = pod.spec?.hostname ?? pod.metadata.name;
   const fqdn = pod.spec?.subdomain ? `${hostname}.${pod.spec.subdomain}.${pod.metadata.namespace}.svc.cluster.local` : '';
   const lines = [
@@ -18,7 +18,7 @@ export function hostsFileContent(pod: KubeObject, podIPs: string[]): string {
     'fe00::2\tip6-allrouters',
   ];
   for (const ip of podIPs) lines.push(`${ip}\t${fqdn ? `${fqdn}\t` : ''}${hostname}`);
-  const aliases = (pod.spec?.hostAliases ?? []) as Fields[];
+  const aliases = pod.spec?.hostAliases ?? [];
   if (aliases.length) {
     lines.push('', '# Entries added by HostAliases.');
     for (const a of aliases) lines.push(`${a.ip}\t${(a.hostnames ?? []).join('\t')}`);
@@ -27,7 +27,7 @@ export function hostsFileContent(pod: KubeObject, podIPs: string[]): string {
 }
 
 /** Writes the pod's hosts file and returns its path. */
-export function writeHostsFile(root: string, pod: KubeObject, podIPs: string[]): string {
+export function writeHostsFile(root: string, pod: Pod, podIPs: string[]): string {
   const dir = podDir(root, pod.metadata.uid as string);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'etc-hosts');

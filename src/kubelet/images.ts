@@ -2,18 +2,19 @@
 // localhost/capstan/busybox:1 cannot be pulled here, and must not be when present),
 // PullImage for Always or when missing, Never fails when missing. Failed pulls back off
 // per pod and image (ErrImagePull, then ImagePullBackOff).
-import type { Fields, KubeObject } from '../api/object.js';
 import type { CRIRuntime } from '../../cri/index.js';
 import type { EventRecorder } from '../client/index.js';
 import { Backoff } from './backoff.js';
+import type { Pod } from '../api/kinds.js';
+import type { Container } from 'kubernetes-types/core/v1.js';
 
 export type ImageResult =
   | { ok: true; imageRef: string }
   | { ok: false; reason: 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName'; message: string; retryAt?: number };
 
 /** The policy in effect: the spec's, else Always for :latest or untagged images. */
-export function pullPolicy(container: Fields): 'Always' | 'IfNotPresent' | 'Never' {
-  if (container.imagePullPolicy) return container.imagePullPolicy;
+export function pullPolicy(container: Container): 'Always' | 'IfNotPresent' | 'Never' {
+  if (container.imagePullPolicy) return container.imagePullPolicy as 'Always' | 'IfNotPresent' | 'Never';
   const image: string = container.image ?? '';
   if (image.includes('@')) return 'IfNotPresent';
   const last = image.split('/').pop() ?? '';
@@ -30,7 +31,7 @@ export class ImageManager {
     this.backoff = new Backoff(now, 10_000, 300_000);
   }
 
-  async ensure(pod: KubeObject, container: Fields): Promise<ImageResult> {
+  async ensure(pod: Pod, container: Container): Promise<ImageResult> {
     const image: string = container.image ?? '';
     if (!image) return { ok: false, reason: 'InvalidImageName', message: 'Failed to apply default image tag "": couldn\'t parse image name "": invalid reference format' };
     const policy = pullPolicy(container);

@@ -2,7 +2,6 @@
 // runs one serialised worker per pod over CRI. Housekeeping finds runtime pods the API no
 // longer has (deleted while the kubelet was away) and hands them to workers to remove.
 import { join } from 'node:path';
-import type { KubeObject } from '../api/object.js';
 import type { CRIRuntime } from '../../cri/index.js';
 import {
   EventRecorder, SharedInformer, isNotFound, realClock, resources, type Clock, type ClientsetAPI,
@@ -19,6 +18,7 @@ import { PodWorkers } from './pod-workers.js';
 import { ProbeManager } from './probe-manager.js';
 import { defaultProbeRunner, type ProbeRunner } from './prober.js';
 import { RuntimeStateReader } from './runtime-state.js';
+import type { Pod } from '../api/kinds.js';
 
 export interface KubeletOptions {
   nodeName: string;
@@ -76,12 +76,12 @@ export class Kubelet {
   readonly probes: ProbeManager;
   readonly syncer: PodSyncer;
   readonly reader: RuntimeStateReader;
-  readonly informer: SharedInformer;
+  readonly informer: SharedInformer<Pod>;
   readonly recorder: EventRecorder;
   readonly settings: SyncSettings;
   agent?: NodeAgent;
   private memory = new Map<string, PodMemory>();
-  private known = new Map<string, KubeObject>();
+  private known = new Map<string, Pod>();
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
@@ -123,7 +123,7 @@ export class Kubelet {
     });
   }
 
-  private observe(p: KubeObject): void {
+  private observe(p: Pod): void {
     const uid = p.metadata.uid as string;
     this.known.set(uid, p);
     this.workers.enqueue(uid);

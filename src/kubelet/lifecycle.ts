@@ -1,11 +1,12 @@
 // Stopping containers the way the kubelet does: event Killing, the preStop hook within the
 // grace period, then StopContainer with what is left of it (at least 2 s, Kubernetes'
 // minimum once a hook ran). postStart runs right after a start; a failure kills it.
-import type { Fields, KubeObject } from '../api/object.js';
 import { isNotFound, type CRIRuntime } from '../../cri/index.js';
 import type { Clock, EventRecorder } from '../client/index.js';
 import type { ProbeRunner } from './prober.js';
 import type { ContainerState } from './runtime-state.js';
+import type { Pod } from '../api/kinds.js';
+import type { Container } from 'kubernetes-types/core/v1.js';
 
 const MIN_GRACE_AFTER_HOOK = 2;
 
@@ -18,7 +19,7 @@ export interface LifecycleDeps {
 
 /** Stops a container within `graceSeconds`, running its preStop hook first when it is running. */
 export async function killContainer(
-  d: LifecycleDeps, pod: KubeObject, c: ContainerState, spec: Fields | undefined, graceSeconds: number, message: string, podIP: string,
+  d: LifecycleDeps, pod: Pod, c: ContainerState, spec: Container | undefined, graceSeconds: number, message: string, podIP: string,
 ): Promise<void> {
   if (c.state !== 'CONTAINER_RUNNING' && c.state !== 'CONTAINER_CREATED') return;
   d.recorder?.event(pod, 'Normal', 'Killing', message);
@@ -43,7 +44,7 @@ export async function killContainer(
 }
 
 /** Runs postStart; false (after killing the container) when it failed. */
-export async function runPostStart(d: LifecycleDeps, pod: KubeObject, id: string, spec: Fields, podIP: string): Promise<boolean> {
+export async function runPostStart(d: LifecycleDeps, pod: Pod, id: string, spec: Container, podIP: string): Promise<boolean> {
   const hook = spec.lifecycle?.postStart;
   if (!hook) return true;
   const outcome = await d.runner(hook, { containerId: id, podIP, container: spec }, 30);

@@ -3,13 +3,14 @@
 // addresses, nodeInfo) recomputed every 10 s and posted when it changed or once a minute.
 // Ready follows the runtime: a CRI Status check with a short deadline, so a dead containerd
 // shows as Ready=False within one interval.
-import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
 import type { CRIRuntime } from '../../cri/index.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type Clock, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import { Backoff } from '../util/index.js';
 import type { MachineInfo, PressureSample } from './machine.js';
+import type { Lease, Node } from '../api/kinds.js';
+import type { NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.js';
 
 export const KUBELET_VERSION = 'v1.32.0-capstan';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
@@ -55,7 +56,7 @@ export async function runtimeHealth(runtime: CRIRuntime): Promise<RuntimeHealth>
   }
 }
 
-export function nodeConditions(health: RuntimeHealth, p: PressureSample, previous: Fields[], now: number): Fields[] {
+export function nodeConditions(health: RuntimeHealth, p: PressureSample, previous: NodeCondition[], now: number): NodeCondition[] {
   const stamp = rfc3339(new Date(now));
   const memPressure = p.memoryAvailableBytes > 0 && p.memoryAvailableBytes < MEMORY_EVICTION_BYTES;
   const diskPressure = p.diskSizeBytes > 0 && p.diskAvailableBytes < p.diskSizeBytes * DISK_EVICTION_FRACTION;
@@ -75,8 +76,8 @@ export function nodeConditions(health: RuntimeHealth, p: PressureSample, previou
 }
 
 export class NodeAgent {
-  private node?: KubeObject;
-  private lease?: KubeObject;
+  private node?: Node;
+  private lease?: Lease;
   private timer: unknown;
   private lastPosted = 0;
   private lastConditions = '';
@@ -88,11 +89,11 @@ export class NodeAgent {
     this.interval = o.intervalMs ?? 10_000;
   }
 
-  get nodeObject(): KubeObject | undefined {
+  get nodeObject(): Node | undefined {
     return this.node;
   }
 
-  private resources(): Fields {
+  private resources(): { [name: string]: string } {
     const m = this.o.machine;
     return {
       cpu: String(m.cpu), memory: `${Math.floor(m.memoryBytes / 1024)}Ki`,
@@ -100,7 +101,7 @@ export class NodeAgent {
     };
   }
 
-  async status(previous: Fields[]): Promise<Fields> {
+  async status(previous: NodeCondition[]): Promise<NodeStatus> {
     const [health, pressure] = await Promise.all([runtimeHealth(this.o.runtime), this.o.pressure()]);
     const m = this.o.machine;
     const res = this.resources();
@@ -118,7 +119,7 @@ export class NodeAgent {
   }
 
   /** Creates the Node (or refreshes an existing one's labels and status); retries until it works. */
-  async register(): Promise<KubeObject> {
+  async register(): Promise<Node> {
     const nodes = this.o.clients.resource(resources.nodes);
     const labels = {
       'kubernetes.io/hostname': this.o.nodeName, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': this.o.machine.architecture,
@@ -127,7 +128,7 @@ export class NodeAgent {
     const backoff = new Backoff({ initialMs: 500, maxMs: 7_000 });
     for (;;) {
       try {
-        let node: KubeObject;
+        let node: Node;
         try {
           node = await nodes.create(undefined, {
             apiVersion: 'v1', kind: 'Node',
@@ -152,11 +153,11 @@ export class NodeAgent {
     }
   }
 
-  private conditionKey(node: KubeObject | undefined): string {
-    return JSON.stringify(((node?.status?.conditions ?? []) as Fields[]).map((c) => [c.type, c.status, c.reason, c.message]));
+  private conditionKey(node: Node | undefined): string {
+    return JSON.stringify((node?.status?.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]));
   }
 
-  private async notePodCIDR(node: KubeObject): Promise<void> {
+  private async notePodCIDR(node: Node): Promise<void> {
     const cidr: string = node.spec?.podCIDR ?? '';
     if (!cidr || cidr === this.podCIDR) return;
     this.podCIDR = cidr;
@@ -192,7 +193,7 @@ export class NodeAgent {
       await this.notePodCIDR(this.node);
     }
     const status = await this.status(this.node?.status?.conditions ?? []);
-    const key = JSON.stringify((status.conditions as Fields[]).map((c) => [c.type, c.status, c.reason, c.message]));
+    const key = JSON.stringify(status.conditions!.map((c) => [c.type, c.status, c.reason, c.message]));
     if (key === this.lastConditions && now - this.lastPosted < (this.o.statusReportIntervalMs ?? 60_000)) return;
     this.node = await nodes.patch(undefined, this.o.nodeName, 'merge', { status }, 'status');
     this.lastPosted = now;

@@ -1,27 +1,28 @@
 // Facts derived from a Pod's spec alone: QoS class, container hashes, grace periods, the
 // pod's cgroup parent, restart decisions.
 import { createHash } from 'node:crypto';
-import type { Fields, KubeObject } from '../api/object.js';
 import { quantityValue, stableStringify } from '../util/index.js';
+import type { Pod } from '../api/kinds.js';
+import type { Container } from 'kubernetes-types/core/v1.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
-export const containersOf = (pod: KubeObject): Fields[] => pod.spec?.containers ?? [];
-export const initContainersOf = (pod: KubeObject): Fields[] => pod.spec?.initContainers ?? [];
-export const restartPolicyOf = (pod: KubeObject): 'Always' | 'OnFailure' | 'Never' => pod.spec?.restartPolicy ?? 'Always';
-export const podKey = (pod: KubeObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+export const containersOf = (pod: Pod): Container[] => pod.spec?.containers ?? [];
+export const initContainersOf = (pod: Pod): Container[] => pod.spec?.initContainers ?? [];
+export const restartPolicyOf = (pod: Pod): 'Always' | 'OnFailure' | 'Never' => (pod.spec?.restartPolicy ?? 'Always') as 'Always' | 'OnFailure' | 'Never';
+export const podKey = (pod: Pod) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 /** Kubernetes' format.Pod: name_namespace(uid). */
-export const podDescription = (pod: KubeObject) => `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+export const podDescription = (pod: Pod) => `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
 
 /** Kubernetes' QoS rules: Guaranteed when every container has cpu and memory limits equal
  *  to its requests, BestEffort when nothing has requests or limits, else Burstable. */
-export function qosClass(pod: KubeObject): QOSClass {
+export function qosClass(pod: Pod): QOSClass {
   const all = [...initContainersOf(pod), ...containersOf(pod)];
   let any = false;
   let guaranteed = true;
   for (const c of all) {
-    const req: Fields = c.resources?.requests ?? {};
-    const lim: Fields = c.resources?.limits ?? {};
+    const req: { [name: string]: string } = c.resources?.requests ?? {};
+    const lim: { [name: string]: string } = c.resources?.limits ?? {};
     for (const r of ['cpu', 'memory']) {
       if (req[r] !== undefined || lim[r] !== undefined) any = true;
       const l = quantityValue(lim[r]);
@@ -34,19 +35,19 @@ export function qosClass(pod: KubeObject): QOSClass {
 }
 
 /** cgroupfs parent for the pod: <root>/kubepods[/burstable|/besteffort]/pod<uid>. */
-export function podCgroupParent(cgroupRoot: string, pod: KubeObject): string {
+export function podCgroupParent(cgroupRoot: string, pod: Pod): string {
   const qos = qosClass(pod);
   const tier = qos === 'Guaranteed' ? '' : `/${qos.toLowerCase()}`;
   return `${cgroupRoot.replace(/\/+$/, '')}/kubepods${tier}/pod${pod.metadata.uid}`;
 }
 
 /** A hash of the container's spec: a running container whose hash differs is restarted. */
-export function containerHash(container: Fields): string {
+export function containerHash(container: Container): string {
   return createHash('sha256').update(stableStringify(container)).digest('hex').slice(0, 16);
 }
 
 /** Grace period for a deletion: the one the API set on deletion, else the spec's, else 30 s. */
-export function gracePeriodSeconds(pod: KubeObject): number {
+export function gracePeriodSeconds(pod: Pod): number {
   const d = pod.metadata.deletionGracePeriodSeconds;
   if (typeof d === 'number') return d;
   const s = pod.spec?.terminationGracePeriodSeconds;
@@ -54,7 +55,7 @@ export function gracePeriodSeconds(pod: KubeObject): number {
 }
 
 /** Whether an exited container is started again under the pod's restartPolicy. */
-export function shouldRestart(pod: KubeObject, exitCode: number): boolean {
+export function shouldRestart(pod: Pod, exitCode: number): boolean {
   const policy = restartPolicyOf(pod);
   return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
 }

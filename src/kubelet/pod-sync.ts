@@ -5,7 +5,6 @@
 // everything it needs to know survives a kubelet restart in CRI labels and annotations.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Fields, KubeObject } from '../api/object.js';
 import { isNotFound, type CRIRuntime } from '../../cri/index.js';
 import { isNotFound as apiNotFound, isConflict, type Clock, type ClientsetAPI, type EventRecorder } from '../client/index.js';
 import { resources } from '../client/index.js';
@@ -29,6 +28,8 @@ import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import { computePodStatus, type Waiting } from './status.js';
 import { MountError, removePodDir, setUpVolumes } from './volumes.js';
 import { Semaphore } from './semaphore.js';
+import type { Pod } from '../api/kinds.js';
+import type { Container, PodStatus } from 'kubernetes-types/core/v1.js';
 
 export interface SyncSettings extends SandboxSettings {
   rootDir: string;
@@ -62,7 +63,7 @@ export interface PodMemory {
   waiting: Map<string, Waiting>;
   lastStatus?: string;
   /** The last spec seen, to terminate with its grace period after the pod vanished. */
-  lastPod?: KubeObject;
+  lastPod?: Pod;
 }
 
 export interface SyncResult {
@@ -90,7 +91,7 @@ export class PodSyncer {
     this.lifecycle = { runtime: d.runtime, runner: d.runner, recorder: d.recorder, clock: d.clock };
   }
 
-  async sync(uid: string, pod: KubeObject | undefined, mem: PodMemory): Promise<SyncResult> {
+  async sync(uid: string, pod: Pod | undefined, mem: PodMemory): Promise<SyncResult> {
     const rs = await this.d.reader.read(uid);
     if (!pod) return this.cleanUp(uid, rs, mem);
     mem.lastPod = pod;
@@ -120,7 +121,7 @@ export class PodSyncer {
     return this.syncInSandbox(uid, pod, mem, rs, volumes);
   }
 
-  private async syncInSandbox(uid: string, pod: KubeObject, mem: PodMemory, rs: PodRuntimeState, volumes: Map<string, string>): Promise<SyncResult> {
+  private async syncInSandbox(uid: string, pod: Pod, mem: PodMemory, rs: PodRuntimeState, volumes: Map<string, string>): Promise<SyncResult> {
     const waits: number[] = [];
     const status = () => computePodStatus(this.statusInput(pod, rs, mem));
     let sandbox = rs.sandboxes.find((s) => s.ready);
@@ -142,7 +143,7 @@ export class PodSyncer {
 
     // Running containers that must go: failed liveness/startup probe, or a changed spec.
     let killed = false;
-    for (const [specs, init] of [[initContainersOf(pod), true], [containersOf(pod), false]] as [Fields[], boolean][]) {
+    for (const [specs, init] of [[initContainersOf(pod), true], [containersOf(pod), false]] as [Container[], boolean][]) {
       for (const spec of specs) {
         const c = latestByName(rs, init).get(spec.name);
         if (!c || c.state !== 'CONTAINER_RUNNING' || c.sandboxId !== sandbox.id) continue;
@@ -206,11 +207,11 @@ export class PodSyncer {
     return { requeueAfterMs: soonest };
   }
 
-  private statusInput(pod: KubeObject, rs: PodRuntimeState, mem: PodMemory) {
+  private statusInput(pod: Pod, rs: PodRuntimeState, mem: PodMemory) {
     return {
       pod, runtime: rs, hostIP: this.d.settings.nodeIP, now: this.d.clock.now(), runtimeName: this.d.settings.runtimeName,
-      ready: (id: string, c: Fields) => this.d.probes.ready(id, c),
-      started: (id: string, c: Fields) => this.d.probes.started(id, c),
+      ready: (id: string, c: Container) => this.d.probes.ready(id, c),
+      started: (id: string, c: Container) => this.d.probes.started(id, c),
       waiting: mem.waiting,
     };
   }
@@ -219,7 +220,7 @@ export class PodSyncer {
     return this.d.settings;
   }
 
-  private async createSandbox(pod: KubeObject, rs: PodRuntimeState): Promise<SandboxState | undefined> {
+  private async createSandbox(pod: Pod, rs: PodRuntimeState): Promise<SandboxState | undefined> {
     if (rs.sandboxes.length) {
       this.d.recorder?.event(pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
       for (const s of rs.sandboxes) await this.stopSandbox(pod, rs, s);
@@ -240,7 +241,7 @@ export class PodSyncer {
     }
   }
 
-  private async stopSandbox(pod: KubeObject, rs: PodRuntimeState, s: SandboxState): Promise<void> {
+  private async stopSandbox(pod: Pod, rs: PodRuntimeState, s: SandboxState): Promise<void> {
     const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
     await Promise.all(rs.containers.filter((c) => c.sandboxId === s.id).map((c) => {
       const spec = [...initContainersOf(pod), ...containersOf(pod)].find((x) => x.name === c.name);
@@ -256,8 +257,8 @@ export class PodSyncer {
   /** Creates and starts one container instance (attempt = previous restartCount + 1),
    *  honouring the restart backoff. */
   private async runContainer(
-    ctx: { pod: KubeObject; sandbox: SandboxState; volumes: Map<string, string>; facts: PodRuntimeFacts; hostsFile?: string; mem: PodMemory; waits: number[] },
-    spec: Fields, init: boolean, previous: ContainerState | undefined,
+    ctx: { pod: Pod; sandbox: SandboxState; volumes: Map<string, string>; facts: PodRuntimeFacts; hostsFile?: string; mem: PodMemory; waits: number[] },
+    spec: Container, init: boolean, previous: ContainerState | undefined,
   ): Promise<void> {
     const { pod, mem } = ctx;
     const key = `${pod.metadata.uid}/${spec.name}`;
@@ -308,7 +309,7 @@ export class PodSyncer {
     await this.start(ctx, spec, id);
   }
 
-  private async start(ctx: { pod: KubeObject; facts: PodRuntimeFacts; mem: PodMemory; waits: number[] }, spec: Fields, id: string): Promise<void> {
+  private async start(ctx: { pod: Pod; facts: PodRuntimeFacts; mem: PodMemory; waits: number[] }, spec: Container, id: string): Promise<void> {
     try {
       await this.d.runtime.startContainer(id);
     } catch (e) {
@@ -324,7 +325,7 @@ export class PodSyncer {
   }
 
   /** Stops every container and the sandboxes (a pod that finished). */
-  private async stopAll(pod: KubeObject, rs: PodRuntimeState, _why: string): Promise<void> {
+  private async stopAll(pod: Pod, rs: PodRuntimeState, _why: string): Promise<void> {
     this.d.probes.removePod(pod.metadata.uid as string);
     for (const s of rs.sandboxes) {
       const live = rs.containers.some((c) => c.sandboxId === s.id && c.state === 'CONTAINER_RUNNING');
@@ -334,7 +335,7 @@ export class PodSyncer {
 
   /** Graceful deletion: stop containers within the grace period, report their final
    *  state, remove sandboxes and the pod's node state, then delete the pod (grace 0). */
-  private async terminate(pod: KubeObject, rs: PodRuntimeState, mem: PodMemory): Promise<SyncResult> {
+  private async terminate(pod: Pod, rs: PodRuntimeState, mem: PodMemory): Promise<SyncResult> {
     const uid = pod.metadata.uid as string;
     const grace = gracePeriodSeconds(pod);
     this.d.probes.removePod(uid);
@@ -359,7 +360,7 @@ export class PodSyncer {
   /** The pod is gone from the API (or never was): whatever the runtime holds for it goes. */
   private async cleanUp(uid: string, rs: PodRuntimeState, mem: PodMemory): Promise<SyncResult> {
     this.d.probes.removePod(uid);
-    const pod = mem.lastPod ?? { metadata: { uid, name: '', namespace: '' }, spec: { terminationGracePeriodSeconds: 0 } };
+    const pod: Pod = mem.lastPod ?? { metadata: { uid, name: '', namespace: '' }, spec: { terminationGracePeriodSeconds: 0, containers: [] } };
     const specs = [...initContainersOf(pod), ...containersOf(pod)];
     const grace = mem.lastPod ? gracePeriodSeconds(pod) : 0;
     await Promise.all(rs.containers.map((c) => killContainer(
@@ -368,7 +369,7 @@ export class PodSyncer {
     return { done: true };
   }
 
-  private async removeEverything(pod: KubeObject, rs: PodRuntimeState): Promise<void> {
+  private async removeEverything(pod: Pod, rs: PodRuntimeState): Promise<void> {
     const uid = pod.metadata.uid as string;
     for (const s of rs.sandboxes) {
       try {
@@ -413,7 +414,7 @@ export class PodSyncer {
     this.d.reader.forget(removed);
   }
 
-  private async writeStatus(pod: KubeObject, status: Fields, mem: PodMemory): Promise<void> {
+  private async writeStatus(pod: Pod, status: PodStatus, mem: PodMemory): Promise<void> {
     const text = stableStringify(status);
     if (text === mem.lastStatus) return;
     try {

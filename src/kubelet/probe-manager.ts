@@ -2,17 +2,18 @@
 // Results are cached per container ID: readiness starts false, liveness true, startup
 // false; liveness and readiness wait until startup succeeded. A changed result wakes the
 // pod's worker (onChange), which acts on it: not Ready, or kill and restart.
-import type { Fields, KubeObject } from '../api/object.js';
 import type { Clock, EventRecorder } from '../client/index.js';
 import type { ProbeRunner } from './prober.js';
+import type { Pod } from '../api/kinds.js';
+import type { Container, Probe } from 'kubernetes-types/core/v1.js';
 
 export type ProbeType = 'liveness' | 'readiness' | 'startup';
-const probeField: Record<ProbeType, string> = { liveness: 'livenessProbe', readiness: 'readinessProbe', startup: 'startupProbe' };
+const probeField: Record<ProbeType, 'livenessProbe' | 'readinessProbe' | 'startupProbe'> = { liveness: 'livenessProbe', readiness: 'readinessProbe', startup: 'startupProbe' };
 const probeName: Record<ProbeType, string> = { liveness: 'Liveness', readiness: 'Readiness', startup: 'Startup' };
 
 export interface ProbedContainer {
-  pod: KubeObject;
-  container: Fields;
+  pod: Pod;
+  container: Container;
   containerId: string;
   startedAt: number;
   podIP: string;
@@ -21,7 +22,7 @@ export interface ProbedContainer {
 interface Worker {
   type: ProbeType;
   target: ProbedContainer;
-  probe: Fields;
+  probe: Probe;
   timer?: unknown;
   successes: number;
   failures: number;
@@ -121,21 +122,21 @@ export class ProbeManager {
   }
 
   /** Ready from the readiness probe (true when the container has none). */
-  ready(id: string, container: Fields): boolean {
+  ready(id: string, container: Container): boolean {
     if (container.startupProbe && !this.started(id)) return false;
     if (!container.readinessProbe) return true;
     return this.result(id, 'readiness') ?? false;
   }
 
   /** Started from the startup probe (true when the container has none). */
-  started(id: string, container?: Fields): boolean {
+  started(id: string, container?: Container): boolean {
     const w = this.workers.get(this.key(id, 'startup'));
     if (!w) return container ? !container.startupProbe : true;
     return w.result;
   }
 
   /** 'Liveness' or 'Startup' when that probe has failed past its threshold: kill it. */
-  failed(id: string, container: Fields): 'Liveness' | 'Startup' | undefined {
+  failed(id: string, container: Container): 'Liveness' | 'Startup' | undefined {
     if (container.livenessProbe && this.result(id, 'liveness') === false) return 'Liveness';
     const s = this.workers.get(this.key(id, 'startup'));
     if (s && !s.result && s.failures >= (s.probe.failureThreshold ?? 3)) return 'Startup';
@@ -143,7 +144,7 @@ export class ProbeManager {
   }
 
   /** The probe's own terminationGracePeriodSeconds, if set. */
-  probeGrace(container: Fields, which: 'Liveness' | 'Startup'): number | undefined {
+  probeGrace(container: Container, which: 'Liveness' | 'Startup'): number | undefined {
     const p = container[which === 'Liveness' ? 'livenessProbe' : 'startupProbe'];
     return typeof p?.terminationGracePeriodSeconds === 'number' ? p.terminationGracePeriodSeconds : undefined;
   }

@@ -4,38 +4,38 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
-import type { Fields } from '../api/object.js';
 import { isDeadlineExceeded, type CRIRuntime } from '../../cri/index.js';
+import type { Container, Probe } from 'kubernetes-types/core/v1.js';
 
 export interface ProbeTarget {
   containerId: string;
   podIP: string;
-  container: Fields;
+  container: Container;
 }
 
 export interface ProbeOutcome { ok: boolean; output: string }
 
 /** Runs one probe or handler action (exec / httpGet / tcpSocket) with a timeout in seconds. */
-export type ProbeRunner = (action: Fields, target: ProbeTarget, timeoutSeconds: number) => Promise<ProbeOutcome>;
+export type ProbeRunner = (action: Probe, target: ProbeTarget, timeoutSeconds: number) => Promise<ProbeOutcome>;
 
 /** A named port ("http") resolved through the container's ports. */
-export function resolvePort(port: number | string | undefined, container: Fields): number {
+export function resolvePort(port: number | string | undefined, container: Container): number {
   if (typeof port === 'number') return port;
   if (typeof port === 'string' && /^\d+$/.test(port)) return Number(port);
-  const p = ((container.ports ?? []) as Fields[]).find((x) => x.name === port);
+  const p = (container.ports ?? []).find((x) => x.name === port);
   if (!p) throw new Error(`unable to resolve port ${JSON.stringify(port)} by name`);
   return p.containerPort;
 }
 
-function httpGet(action: Fields, target: ProbeTarget, timeoutMs: number): Promise<ProbeOutcome> {
-  const h: Fields = action.httpGet;
+function httpGet(action: Probe, target: ProbeTarget, timeoutMs: number): Promise<ProbeOutcome> {
+  const h = action.httpGet!;
   const host: string = h.host || target.podIP;
   const port = resolvePort(h.port, target.container);
   const scheme = (h.scheme ?? 'HTTP').toLowerCase();
   const path: string = h.path ? (h.path.startsWith('/') ? h.path : `/${h.path}`) : '/';
   const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
   const headers: Record<string, string> = { 'User-Agent': 'kube-probe/1.32', Accept: '*/*' };
-  for (const x of (h.httpHeaders ?? []) as Fields[]) headers[x.name] = x.value;
+  for (const x of h.httpHeaders ?? []) headers[x.name] = x.value;
   return new Promise((resolve) => {
     const req = (scheme === 'https' ? httpsRequest : httpRequest)(url, { method: 'GET', headers, rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
       let body = '';
@@ -64,9 +64,9 @@ function errText(e: NodeJS.ErrnoException): string {
   return e.message;
 }
 
-function tcpSocket(action: Fields, target: ProbeTarget, timeoutMs: number): Promise<ProbeOutcome> {
-  const host: string = action.tcpSocket.host || target.podIP;
-  const port = resolvePort(action.tcpSocket.port, target.container);
+function tcpSocket(action: Probe, target: ProbeTarget, timeoutMs: number): Promise<ProbeOutcome> {
+  const host: string = action.tcpSocket!.host || target.podIP;
+  const port = resolvePort(action.tcpSocket!.port, target.container);
   return new Promise((resolve) => {
     const s = connect({ host, port, timeout: timeoutMs });
     s.once('connect', () => { s.destroy(); resolve({ ok: true, output: '' }); });

@@ -2,11 +2,12 @@
 // dnsConfig, port mappings, labels naming the pod, log directory, cgroup parent, and the
 // pod-level security context.
 import { readFileSync } from 'node:fs';
-import type { Fields, KubeObject } from '../api/object.js';
 import type { DNSConfig, PodSandboxConfig, PortMapping } from '../../cri/index.js';
 import { CONFIG_SOURCE_ANNOTATION, MANAGED_LABEL, MANAGED_VALUE, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, podLogDirectory } from './labels.js';
 import { podCgroupParent } from './pod-spec.js';
 import { fallbacks } from '../log/fallback.js';
+import type { Pod } from '../api/kinds.js';
+import type { PodDNSConfig, PodSecurityContext } from 'kubernetes-types/core/v1.js';
 
 export interface SandboxSettings {
   clusterDNS: string[];
@@ -40,7 +41,7 @@ function readResolvConf(path: string): DNSConfig {
 }
 
 /** DNS for the pod, as the kubelet computes it from dnsPolicy and dnsConfig. */
-export function podDNSConfig(pod: KubeObject, s: Pick<SandboxSettings, 'clusterDNS' | 'clusterDomain' | 'resolvConf'>): DNSConfig {
+export function podDNSConfig(pod: Pod, s: Pick<SandboxSettings, 'clusterDNS' | 'clusterDomain' | 'resolvConf'>): DNSConfig {
   const ns = pod.metadata.namespace ?? 'default';
   let policy: string = pod.spec?.dnsPolicy ?? 'ClusterFirst';
   if (policy === 'ClusterFirst' && pod.spec?.hostNetwork) policy = 'Default';
@@ -52,19 +53,19 @@ export function podDNSConfig(pod: KubeObject, s: Pick<SandboxSettings, 'clusterD
     const d = s.clusterDomain;
     base = { servers: [...s.clusterDNS], searches: [`${ns}.svc.${d}`, `svc.${d}`, d], options: ['ndots:5'] };
   }
-  const extra: Fields = pod.spec?.dnsConfig ?? {};
+  const extra: PodDNSConfig = pod.spec?.dnsConfig ?? {};
   const servers = [...new Set([...(base.servers ?? []), ...(extra.nameservers ?? [])])];
   const searches = [...new Set([...(base.searches ?? []), ...(extra.searches ?? [])])];
   const opts = new Map<string, string>();
   for (const o of base.options ?? []) opts.set(o.split(':')[0], o);
-  for (const o of (extra.options ?? []) as Fields[]) opts.set(o.name, o.value !== undefined ? `${o.name}:${o.value}` : o.name);
+  for (const o of extra.options ?? []) opts.set(o.name!, o.value !== undefined ? `${o.name}:${o.value}` : o.name!);
   return { servers: servers.slice(0, 3), searches: searches.slice(0, 32), options: [...opts.values()] };
 }
 
-export function portMappings(pod: KubeObject): PortMapping[] {
+export function portMappings(pod: Pod): PortMapping[] {
   const out: PortMapping[] = [];
-  for (const c of (pod.spec?.containers ?? []) as Fields[]) {
-    for (const p of (c.ports ?? []) as Fields[]) {
+  for (const c of pod.spec?.containers ?? []) {
+    for (const p of c.ports ?? []) {
       out.push({
         protocol: (p.protocol ?? 'TCP') as PortMapping['protocol'], container_port: p.containerPort,
         host_port: p.hostPort ?? 0, host_ip: p.hostIP ?? '',
@@ -75,7 +76,7 @@ export function portMappings(pod: KubeObject): PortMapping[] {
 }
 
 /** The labels that name a pod on its runtime objects (plus the pod's own labels on the sandbox). */
-export function podRuntimeLabels(pod: KubeObject): Record<string, string> {
+export function podRuntimeLabels(pod: Pod): Record<string, string> {
   return {
     [POD_NAME_LABEL]: pod.metadata.name as string,
     [POD_NAMESPACE_LABEL]: pod.metadata.namespace ?? 'default',
@@ -84,9 +85,9 @@ export function podRuntimeLabels(pod: KubeObject): Record<string, string> {
   };
 }
 
-export function sandboxConfig(pod: KubeObject, attempt: number, s: SandboxSettings): PodSandboxConfig {
+export function sandboxConfig(pod: Pod, attempt: number, s: SandboxSettings): PodSandboxConfig {
   const ns = pod.metadata.namespace ?? 'default';
-  const sc: Fields = pod.spec?.securityContext ?? {};
+  const sc: PodSecurityContext = pod.spec?.securityContext ?? {};
   const hostname = (pod.spec?.hostname ?? pod.metadata.name as string).slice(0, 63);
   return {
     metadata: { name: pod.metadata.name as string, uid: pod.metadata.uid as string, namespace: ns, attempt },
@@ -108,7 +109,7 @@ export function sandboxConfig(pod: KubeObject, attempt: number, s: SandboxSettin
         ...(typeof sc.runAsGroup === 'number' ? { run_as_group: { value: sc.runAsGroup } } : {}),
         supplemental_groups: [...(sc.supplementalGroups ?? []), ...(typeof sc.fsGroup === 'number' ? [sc.fsGroup] : [])],
       },
-      sysctls: Object.fromEntries(((sc.sysctls ?? []) as Fields[]).map((x) => [x.name, x.value])),
+      sysctls: Object.fromEntries((sc.sysctls ?? []).map((x) => [x.name, x.value])),
     },
   };
 }

@@ -1,45 +1,50 @@
 // Pod status as the kubelet reports it, computed from the runtime's state alone (plus probe
 // results and the reasons a container is still waiting). Pure: table-driven tests feed it
 // runtime snapshots.
-import type { Fields, KubeObject } from '../api/object.js';
 import { rfc3339 } from '../api/time.js';
 import { containersOf, initContainersOf, qosClass, restartPolicyOf } from './pod-spec.js';
 import { latestByName, previousInstance, type ContainerState, type PodRuntimeState } from './runtime-state.js';
+import type { Pod } from '../api/kinds.js';
+import type { Container, ContainerStateTerminated, ContainerStatus, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
+import { nullTime } from '../api/kinds.js';
 
 export interface Waiting { reason: string; message?: string }
 
 export interface StatusInput {
-  pod: KubeObject;
+  pod: Pod;
   runtime: PodRuntimeState;
   hostIP: string;
   now: number;
   /** containerd → "containerd://<id>". */
   runtimeName: string;
-  ready(containerId: string, container: Fields): boolean;
-  started(containerId: string, container: Fields): boolean;
+  ready(containerId: string, container: Container): boolean;
+  started(containerId: string, container: Container): boolean;
   /** Why a container (by name) is waiting, when the kubelet knows better than "ContainerCreating". */
   waiting: ReadonlyMap<string, Waiting>;
 }
 
 const ts = (ms: number) => rfc3339(new Date(ms));
 
-function terminated(c: ContainerState, runtimeName: string): Fields {
+function terminated(c: ContainerState, runtimeName: string): ContainerStateTerminated {
   return {
     exitCode: c.exitCode,
     reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'),
     ...(c.message ? { message: c.message } : {}),
-    startedAt: c.startedAt ? ts(c.startedAt) : null,
-    finishedAt: c.finishedAt ? ts(c.finishedAt) : null,
+    startedAt: c.startedAt ? ts(c.startedAt) : nullTime,
+    finishedAt: c.finishedAt ? ts(c.finishedAt) : nullTime,
     containerID: `${runtimeName}://${c.id}`,
   };
 }
 
-function containerStatus(spec: Fields, init: boolean, inp: StatusInput, blockedReason: string): Fields {
+/** A container status as computed here: state and lastState are always set. */
+type ComputedStatus = ContainerStatus & { state: NonNullable<ContainerStatus['state']>; lastState: NonNullable<ContainerStatus['lastState']> };
+
+function containerStatus(spec: Container, init: boolean, inp: StatusInput, blockedReason: string): ComputedStatus {
   const latest = latestByName(inp.runtime, init).get(spec.name);
   const prev = previousInstance(inp.runtime, spec.name, init);
   const waiting = inp.waiting.get(spec.name);
-  const out: Fields = {
-    name: spec.name, image: spec.image, imageID: latest?.imageRef ?? '',
+  const out: ComputedStatus = {
+    name: spec.name, image: spec.image!, imageID: latest?.imageRef ?? '',
     ...(latest ? { containerID: `${inp.runtimeName}://${latest.id}` } : {}),
     restartCount: latest?.restartCount ?? 0,
     ready: false, started: false, lastState: {}, state: {},
@@ -61,13 +66,13 @@ function containerStatus(spec: Fields, init: boolean, inp: StatusInput, blockedR
 }
 
 /** Kubernetes' getPhase over computed container statuses. */
-export function podPhase(pod: KubeObject, init: Fields[], regular: Fields[]): string {
+export function podPhase(pod: Pod, init: ComputedStatus[], regular: ComputedStatus[]): string {
   const policy = restartPolicyOf(pod);
   for (const s of init) {
     const t = s.state.terminated;
     if (t && t.exitCode === 0) continue;
     if (policy === 'Never' && (t || s.lastState?.terminated) && !s.state.running) {
-      const failed = t ? t.exitCode !== 0 : s.lastState.terminated.exitCode !== 0;
+      const failed = t ? t.exitCode !== 0 : s.lastState.terminated!.exitCode !== 0;
       if (failed) return 'Failed';
     }
     return 'Pending';
@@ -93,20 +98,20 @@ export function podPhase(pod: KubeObject, init: Fields[], regular: Fields[]): st
   return 'Pending';
 }
 
-function condition(prev: Fields[], type: string, status: boolean, now: number, reason?: string, message?: string): Fields {
+function condition(prev: PodCondition[], type: string, status: boolean, now: number, reason?: string, message?: string): PodCondition {
   const s = status ? 'True' : 'False';
   const old = prev.find((c) => c.type === type);
   return {
-    type, status: s, lastProbeTime: null,
+    type, status: s, lastProbeTime: nullTime,
     lastTransitionTime: old?.status === s && old.lastTransitionTime ? old.lastTransitionTime : ts(now),
     ...(reason ? { reason } : {}), ...(message ? { message } : {}),
   };
 }
 
-export function computePodStatus(inp: StatusInput): Fields {
+export function computePodStatus(inp: StatusInput): PodStatus {
   const { pod, runtime, now } = inp;
-  const prev: Fields = pod.status ?? {};
-  const prevConds: Fields[] = prev.conditions ?? [];
+  const prev: PodStatus = pod.status ?? {};
+  const prevConds = prev.conditions ?? [];
   const sandbox = runtime.sandboxes.find((s) => s.ready);
   const initSpecs = initContainersOf(pod);
   const initStatuses = initSpecs.map((c) => containerStatus(c, true, inp, 'PodInitializing'));
@@ -121,7 +126,7 @@ export function computePodStatus(inp: StatusInput): Fields {
   const podIPs = sandbox ? (sandbox.hostNetwork ? [inp.hostIP] : sandbox.ips) : [];
   const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
   const incomplete = initStatuses.filter((s) => s.state.terminated?.exitCode !== 0).map((s) => s.name);
-  const conditions: Fields[] = [
+  const conditions: PodCondition[] = [
     condition(prevConds, 'PodReadyToStartContainers', !!sandbox && (sandbox.hostNetwork || !!sandbox.ip), now),
     terminal && initSpecs.length === 0
       ? condition(prevConds, 'Initialized', true, now, 'PodCompleted')
@@ -136,19 +141,19 @@ export function computePodStatus(inp: StatusInput): Fields {
     }
   }
   const scheduled = prevConds.find((c) => c.type === 'PodScheduled');
-  conditions.push(scheduled ?? { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: prev.startTime ?? ts(now) });
+  conditions.push(scheduled ?? { type: 'PodScheduled', status: 'True', lastProbeTime: nullTime, lastTransitionTime: prev.startTime ?? ts(now) });
 
-  const out: Fields = {
+  const out: PodStatus = {
     phase, conditions,
     hostIP: inp.hostIP, hostIPs: [{ ip: inp.hostIP }],
     podIP: podIP || (terminal ? prev.podIP ?? '' : ''),
-    podIPs: (podIPs.length ? podIPs : terminal && prev.podIPs ? prev.podIPs.map((p: Fields) => p.ip) : []).map((ip: string) => ({ ip })),
+    podIPs: (podIPs.length ? podIPs : terminal && prev.podIPs ? prev.podIPs.map((p) => p.ip!) : []).map((ip: string) => ({ ip })),
     startTime: prev.startTime ?? ts(now),
     containerStatuses: statuses,
     qosClass: qosClass(pod),
   };
   if (initStatuses.length) out.initContainerStatuses = initStatuses;
   if (!out.podIP) delete out.podIP;
-  if (!out.podIPs.length) delete out.podIPs;
+  if (!out.podIPs!.length) delete out.podIPs;
   return out;
 }

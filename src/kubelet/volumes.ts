@@ -4,8 +4,9 @@
 // (the directory is bind-mounted; files are replaced by rename, stale keys removed).
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import type { Fields, KubeObject } from '../api/object.js';
 import type { ObjectSource } from './env.js';
+import type { Pod } from '../api/kinds.js';
+import type { KeyToPath } from 'kubernetes-types/core/v1.js';
 
 /** A volume that cannot be set up yet (event FailedMount). */
 export class MountError extends Error {
@@ -54,7 +55,7 @@ function syncFiles(dir: string, files: FileSpec[]): void {
   prune('');
 }
 
-function keyFiles(data: Record<string, Buffer>, items: Fields[] | undefined, defaultMode: number, what: string): FileSpec[] {
+function keyFiles(data: Record<string, Buffer>, items: KeyToPath[] | undefined, defaultMode: number, what: string): FileSpec[] {
   if (!items?.length) return Object.entries(data).map(([k, v]) => ({ path: k, content: v, mode: defaultMode }));
   return items.map((it) => {
     const content = data[it.key];
@@ -65,7 +66,7 @@ function keyFiles(data: Record<string, Buffer>, items: Fields[] | undefined, def
 
 export interface VolumeContext {
   root: string;
-  pod: KubeObject;
+  pod: Pod;
   objects: ObjectSource;
 }
 
@@ -75,7 +76,7 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
   const ns = ctx.pod.metadata.namespace ?? 'default';
   const base = volumesDir(ctx.root, uid);
   const out = new Map<string, string>();
-  for (const v of (ctx.pod.spec?.volumes ?? []) as Fields[]) {
+  for (const v of ctx.pod.spec?.volumes ?? []) {
     const name: string = v.name;
     try {
       if (v.emptyDir) {
@@ -87,7 +88,7 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
         out.set(name, dir);
       } else if (v.configMap) {
         const dir = join(base, 'kubernetes.io~configmap', name);
-        const cm = await ctx.objects.configMap(ns, v.configMap.name);
+        const cm = await ctx.objects.configMap(ns, v.configMap.name!);
         if (!cm && !v.configMap.optional) throw new MountError(name, `configmap "${v.configMap.name}" not found`);
         const data: Record<string, Buffer> = {};
         for (const [k, val] of Object.entries((cm?.data ?? {}) as Record<string, string>)) data[k] = Buffer.from(val);
@@ -96,7 +97,7 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
         out.set(name, dir);
       } else if (v.secret) {
         const dir = join(base, 'kubernetes.io~secret', name);
-        const s = await ctx.objects.secret(ns, v.secret.secretName);
+        const s = await ctx.objects.secret(ns, v.secret.secretName!);
         if (!s && !v.secret.optional) throw new MountError(name, `secret "${v.secret.secretName}" not found`);
         const data: Record<string, Buffer> = {};
         for (const [k, val] of Object.entries((s?.data ?? {}) as Record<string, string>)) data[k] = Buffer.from(val, 'base64');

@@ -7,7 +7,6 @@
 //
 // Routes to other nodes hang off the same informer (`nodes`) and apply through the same
 // `netlink` in `hostNetns`.
-import type { KubeObject } from '../api/object.js';
 import { resources, SharedInformerFactory, type ClientsetAPI, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import type { Netlink } from '../netlink/index.js';
@@ -20,6 +19,7 @@ import { nodeNetworkOps } from './podnet.js';
 import { RoutesManager, type EncapsulationMode } from './routes/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Node } from '../api/kinds.js';
 
 export interface NetworkAgentOptions {
   netlink: Netlink;
@@ -60,7 +60,7 @@ export class NetworkAgent {
   readonly hostNetns: string | null;
   readonly informers?: SharedInformerFactory;
   /** Every Node of the cluster (routes to other nodes' blocks are derived from it). */
-  readonly nodes?: SharedInformer;
+  readonly nodes?: SharedInformer<Node>;
   readonly routes?: RoutesManager;
   private block?: Cidr;
   private server?: CNIServer;
@@ -84,7 +84,7 @@ export class NetworkAgent {
     if (o.clients && o.nodeName) {
       this.informers = new SharedInformerFactory(o.clients, { log: o.log, resyncMs: 0 });
       this.nodes = this.informers.informerFor(resources.nodes);
-      const changed = (n: KubeObject) => { if (n.metadata.name === o.nodeName) this.syncNode(); };
+      const changed = (n: Node) => { if (n.metadata.name === o.nodeName) this.syncNode(); };
       this.nodes.addEventHandler({ onAdd: changed, onUpdate: (_, n) => changed(n), onDelete: changed });
       const clusterCIDR = o.clusterCIDR !== undefined ? parseCidr(o.clusterCIDR) : undefined;
       if (o.clusterCIDR !== undefined && !clusterCIDR) throw new Error(`invalid cluster CIDR ${o.clusterCIDR}`);
@@ -128,7 +128,7 @@ export class NetworkAgent {
   /** Level-based: re-reads the own Node from the cache, whatever event woke it. */
   private syncNode(): void {
     if (this.o.nodeName && this.nodes) {
-      const node = this.nodes.lister.get(undefined, this.o.nodeName) as (KubeObject & { spec?: { podCIDR?: string } }) | undefined;
+      const node = this.nodes.lister.get(undefined, this.o.nodeName);
       const raw = node?.spec?.podCIDR;
       const block = raw ? parseCidr(raw) : undefined;
       if (raw && !block) this.o.log.warn('node has an invalid podCIDR', { node: this.o.nodeName, podCIDR: raw });

@@ -8,14 +8,15 @@ import type { Logger } from '../log/index.js';
 import { SyncRunner } from '../util/index.js';
 import type { ProxyBackend, SyncResult } from './backend.js';
 import { buildPlans, serviceNameLabel, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
+import type { EndpointSlice, Service } from '../api/kinds.js';
 
 const SERVICE_INDEX = 'capstan-proxy-service';
 /** Lapsed set elements are freed by the kernel's set GC (every second by default). */
 const COLLECT_DELAY_MS = 2500;
 
 export interface ProxierOptions {
-  services: SharedInformer;
-  slices: SharedInformer;
+  services: SharedInformer<Service>;
+  slices: SharedInformer<EndpointSlice>;
   backend: ProxyBackend;
   config: ProxyConfig;
   log: Logger;
@@ -225,7 +226,7 @@ export class Proxier {
       if (!this.unsynced.has(key)) this.unsynced.set(key, this.byService.get(key) ?? []);
       const [ns, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
       const svc = this.o.services.lister.get(ns, name);
-      const plans = svc ? buildPlans([svc], this.o.slices.lister.byIndex(SERVICE_INDEX, key) as SliceLike[], this.o.config) : [];
+      const plans = svc ? buildPlans([svc], this.o.slices.lister.byIndex(SERVICE_INDEX, key), this.o.config) : [];
       if (plans.length) this.byService.set(key, plans); else this.byService.delete(key);
     }
     return [...this.byService.values()].flat();

@@ -5,9 +5,9 @@
 //
 // Contract: only the scheduler's event handlers and scheduling loop call this, on the one
 // JS thread; PodInfos handed in are not changed afterwards.
-import type { KubeObject } from '../api/object.js';
 import { NodeInfo } from './nodeinfo.js';
 import { newPodInfo, type PodInfo } from './podinfo.js';
+import type { Node, Pod } from '../api/kinds.js';
 
 interface PodState {
   info: PodInfo;
@@ -43,7 +43,7 @@ export class SchedulerCache {
     return n;
   }
 
-  addNode(node: KubeObject): void {
+  addNode(node: Node): void {
     const name = node.metadata.name as string;
     const n = this.nodeInfo(name);
     n.setNode(node);
@@ -53,11 +53,11 @@ export class SchedulerCache {
     }
   }
 
-  updateNode(node: KubeObject): void {
+  updateNode(node: Node): void {
     this.addNode(node);
   }
 
-  removeNode(node: KubeObject): void {
+  removeNode(node: Node): void {
     const name = node.metadata.name as string;
     const n = this.nodes.get(name);
     if (!n) return;
@@ -125,7 +125,7 @@ export class SchedulerCache {
   }
 
   /** An assigned pod seen through the informer (added, or updated in any way). */
-  addOrUpdatePod(pod: KubeObject): void {
+  addOrUpdatePod(pod: Pod): void {
     const uid = pod.metadata.uid as string;
     const nodeName = pod.spec?.nodeName as string;
     const s = this.pods.get(uid);
@@ -139,7 +139,7 @@ export class SchedulerCache {
     this.place(info, this.nodeInfo(nodeName));
   }
 
-  removePod(pod: KubeObject): void {
+  removePod(pod: Pod): void {
     const uid = pod.metadata.uid as string;
     const s = this.pods.get(uid);
     if (s) this.drop(uid, s);

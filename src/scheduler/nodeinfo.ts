@@ -1,10 +1,10 @@
 // One node as the scheduler sees it: its spec/status in the shapes filters read, and the
 // running totals of what pods assigned or assumed there request, kept incrementally so a
 // scheduling decision never re-adds a node's pods.
-import type { KubeObject } from '../api/object.js';
 import type { PodInfo } from './podinfo.js';
 import { emptyResources, type Resources } from './resources.js';
 import { milliValue, value } from '../util/index.js';
+import type { Node } from '../api/kinds.js';
 
 export interface Taint {
   key: string;
@@ -55,7 +55,7 @@ function addScalar(into: Resources, from: Resources, sign: number): void {
 }
 
 export class NodeInfo {
-  node?: KubeObject;
+  node?: Node;
   labels: Record<string, string> = {};
   taints: Taint[] = [];
   unschedulable = false;
@@ -87,7 +87,7 @@ export class NodeInfo {
 
   constructor(readonly name: string) {}
 
-  setNode(node: KubeObject | undefined): void {
+  setNode(node: Node | undefined): void {
     this.node = node;
     if (!node) return;
     this.labels = node.metadata.labels ?? {};

@@ -1,8 +1,9 @@
 // A pod as the scheduler needs it, derived once per pod version so the filter and score
 // loops read plain fields instead of walking JSON for every node.
-import type { KubeObject } from '../api/object.js';
 import { podRequests, type Resources } from './resources.js';
 import { compileNodeSelectorTerms, type CompiledTerm } from './nodeselector.js';
+import type { Pod } from '../api/kinds.js';
+import type { PodSpec } from 'kubernetes-types/core/v1.js';
 
 export interface Toleration {
   key?: string;
@@ -18,7 +19,7 @@ export interface HostPort {
 }
 
 export interface PodInfo {
-  readonly pod: KubeObject;
+  readonly pod: Pod;
   readonly uid: string;
   /** namespace/name */
   readonly key: string;
@@ -39,7 +40,7 @@ export interface PodInfo {
   readonly invalid?: string;
 }
 
-function hostPorts(spec: KubeObject['spec']): HostPort[] {
+function hostPorts(spec: Partial<PodSpec>): HostPort[] {
   const out: HostPort[] = [];
   const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? []).filter((c: { restartPolicy?: string }) => c.restartPolicy === 'Always')];
   for (const c of containers) {
@@ -51,12 +52,12 @@ function hostPorts(spec: KubeObject['spec']): HostPort[] {
   return out;
 }
 
-export function podKey(pod: KubeObject): string {
+export function podKey(pod: Pod): string {
   return `${pod.metadata.namespace ?? ''}/${pod.metadata.name}`;
 }
 
-export function newPodInfo(pod: KubeObject): PodInfo {
-  const spec = pod.spec ?? {};
+export function newPodInfo(pod: Pod): PodInfo {
+  const spec: Partial<PodSpec> = pod.spec ?? {};
   const meta = pod.metadata;
   const base = {
     pod, uid: meta.uid ?? podKey(pod), key: podKey(pod), namespace: meta.namespace ?? '',

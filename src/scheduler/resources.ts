@@ -2,8 +2,9 @@
 // containers and sidecars summed, each run-to-completion init container counted against
 // that as a maximum, plus pod overhead), and the "non-zero" requests that scoring uses so
 // pods without requests still spread (kube-scheduler's 100m CPU / 200Mi defaults).
-import type { KubeObject } from '../api/object.js';
 import { milliValue, value } from '../util/index.js';
+import type { Pod } from '../api/kinds.js';
+import type { PodSpec } from 'kubernetes-types/core/v1.js';
 
 export interface Resources {
   milliCPU: number;
@@ -77,8 +78,8 @@ function containerRequests(c: Container, nonZero: boolean): Resources {
  * The pod's effective request. `nonZero` substitutes the scoring defaults for containers
  * that request no CPU or memory.
  */
-export function podRequests(pod: KubeObject, nonZero = false): Resources {
-  const spec = pod.spec ?? {};
+export function podRequests(pod: Pod, nonZero = false): Resources {
+  const spec: Partial<PodSpec> = pod.spec ?? {};
   let sum = emptyResources();
   for (const c of (spec.containers ?? []) as Container[]) sum = plus(sum, containerRequests(c, nonZero));
   // Sidecars (init containers with restartPolicy Always) keep running beside the main

@@ -4,7 +4,6 @@
 // a FailedScheduling event and the PodScheduled=False condition.
 import { performance } from 'node:perf_hooks';
 import { Registry } from 'prom-client';
-import type { KubeObject } from '../api/object.js';
 import { fromLabelSelector, matches, type Selector } from '../api/labels.js';
 import { rfc3339 } from '../api/time.js';
 import { realClock, resources, type ClientsetAPI, type Clock, type EventRecorder, type SharedInformer, type SharedInformerFactory } from '../client/index.js';
@@ -18,6 +17,7 @@ import { newPodInfo } from './podinfo.js';
 import { defaultFilters, defaultScorers, type CycleState, type FilterPlugin, type ScorePlugin } from './plugins/index.js';
 import { SchedulingQueue, type QueueOptions, type QueuedPod } from './queue.js';
 import { nodeChangeMayHelp, podSchedulingChanged, isTerminal } from './changes.js';
+import type { Pod, Service } from '../api/kinds.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 
@@ -38,7 +38,7 @@ export interface SchedulerOptions {
   filters?: FilterPlugin[];
   scorers?: ScorePlugin[];
   /** Called after each successful bind (benchmarks count with it). */
-  onBound?: (pod: KubeObject, node: string) => void;
+  onBound?: (pod: Pod, node: string) => void;
 }
 
 export interface SchedulerStats {
@@ -55,13 +55,13 @@ export class Scheduler {
   readonly stats: SchedulerStats = { scheduled: 0, unschedulable: 0, errors: 0, algorithmMs: 0 };
   readonly metrics: SchedulerMetrics;
   readonly registry: Registry;
-  private readonly pods: SharedInformer;
-  private readonly services: SharedInformer;
+  private readonly pods: SharedInformer<Pod>;
+  private readonly services: SharedInformer<Service>;
   private readonly algorithm: Algorithm;
   private readonly binder: Binder;
   private readonly clock: Clock;
   private readonly name: string;
-  private selectorCache = new WeakMap<KubeObject, Selector | null>();
+  private selectorCache = new WeakMap<Service, Selector | null>();
   private stopped = false;
   private loop?: Promise<void>;
 
@@ -91,17 +91,17 @@ export class Scheduler {
     });
   }
 
-  private responsible(pod: KubeObject): boolean {
+  private responsible(pod: Pod): boolean {
     return (pod.spec?.schedulerName || defaultSchedulerName) === this.name;
   }
 
-  private podAdded(pod: KubeObject): void {
+  private podAdded(pod: Pod): void {
     if (isTerminal(pod)) return;
     if (pod.spec?.nodeName) { this.cache.addOrUpdatePod(pod); return; }
     if (this.responsible(pod) && !pod.metadata.deletionTimestamp) this.queue.add(newPodInfo(pod));
   }
 
-  private podUpdated(old: KubeObject, pod: KubeObject): void {
+  private podUpdated(old: Pod, pod: Pod): void {
     if (old === pod) return;
     const uid = pod.metadata.uid as string;
     if (pod.spec?.nodeName) {
@@ -121,7 +121,7 @@ export class Scheduler {
     this.queue.update(newPodInfo(pod), podSchedulingChanged(old, pod));
   }
 
-  private podDeleted(pod: KubeObject): void {
+  private podDeleted(pod: Pod): void {
     this.queue.delete(pod.metadata.uid as string);
     const wasHere = !!pod.spec?.nodeName || this.cache.isAssumed(pod.metadata.uid as string);
     this.cache.removePod(pod);
@@ -163,7 +163,7 @@ export class Scheduler {
     return s.active + s.backoff + s.unschedulable;
   }
 
-  private serviceSelectors(pod: KubeObject): Selector[] {
+  private serviceSelectors(pod: Pod): Selector[] {
     const out: Selector[] = [];
     const ns = pod.metadata.namespace;
     if (!ns) return out;
@@ -230,7 +230,7 @@ export class Scheduler {
     this.setUnschedulableCondition(cur, message);
   }
 
-  private setUnschedulableCondition(pod: KubeObject, message: string): void {
+  private setUnschedulableCondition(pod: Pod, message: string): void {
     const conds = (pod.status?.conditions ?? []) as { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
     const prev = conds.find((c) => c.type === 'PodScheduled');
     if (prev?.status === 'False' && prev.reason === 'Unschedulable' && prev.message === message) return;
@@ -247,6 +247,6 @@ export class Scheduler {
 
 const noPods: ReadonlyMap<NodeInfo, number> = new Map<NodeInfo, number>();
 
-function podRef(pod: KubeObject): KubeObject {
+function podRef(pod: Pod): Pod {
   return { ...pod, apiVersion: 'v1', kind: 'Pod' };
 }

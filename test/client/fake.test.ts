@@ -14,7 +14,7 @@ t.test('informers run against the fake; conflicts and finalizers behave', async 
   t.teardown(() => { fake.close(); return factory.stop(); });
   await factory.waitForCacheSync();
   const pods = fake.resource(resources.pods);
-  const b = await pods.create('ns', { metadata: { name: 'b', finalizers: ['keep'] }, spec: {} });
+  const b = await pods.create('ns', { metadata: { name: 'b', finalizers: ['keep'] }, spec: { containers: [] } });
   await t.rejects(pods.update({ ...b, metadata: { ...b.metadata, resourceVersion: '1' } }), { code: 409 });
   await pods.delete('ns', 'b');
   t.ok((await pods.get('ns', 'b')).metadata.deletionTimestamp, 'finalizer keeps it');

@@ -118,7 +118,7 @@ t.test('deployments through kubectl', async (t) => {
     t.match(r.stdout, 'successfully rolled out');
     t.ok(samples > 10, `sampled during the rollout (${samples})`);
     t.ok(minReady >= 2, `never fewer than 2 of 3 ready (min ${minReady}, max pods ${maxPods})`);
-    const images = (await podsAPI.list('default', { labelSelector: 'app=web' })).items.map((p) => p.spec.containers[0].image);
+    const images = (await podsAPI.list('default', { labelSelector: 'app=web' })).items.map((p) => p.spec!.containers[0]!.image);
     t.same(images, ['nginx:1.26', 'nginx:1.26', 'nginx:1.26']);
     const events = await k.ok(['get', 'events', '--field-selector', 'reason=ScalingReplicaSet', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}']);
     t.match(events, /Scaled up replica set web-\w+ to 3/);

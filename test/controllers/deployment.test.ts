@@ -55,7 +55,7 @@ t.test('maxSurge rounds up, maxUnavailable rounds down, both zero means one unav
 });
 
 t.test('newRSNewReplicas stays within replicas + maxSurge', async (t) => {
-  const rs = (replicas: number) => ({ metadata: { name: `rs${replicas}` }, spec: { replicas } });
+  const rs = (replicas: number): KubeObject => ({ metadata: { name: `rs${replicas}` }, spec: { replicas } });
   const cases: [number, string | number, number, number[], number][] = [
     // replicas, maxSurge, new RS size, old RS sizes, want
     [3, 1, 0, [3], 1],

@@ -3,7 +3,7 @@
 // and the same outcome whatever order the graph learns about objects in.
 import t, { type Test } from 'tap';
 import type { KubeObject } from '../../src/api/object.js';
-import { resources, type FakeClientset } from '../../src/client/index.js';
+import { resources, type FakeClientset, type ResourceType } from '../../src/client/index.js';
 import { GarbageCollector } from '../../src/controllers/garbagecollector/index.js';
 import { harness, permutations } from './replicaset-harness.js';
 
@@ -17,11 +17,11 @@ function ref(owner: KubeObject, kind: string, apiVersion: string, block = true) 
   return { apiVersion, kind, name: owner.metadata.name as string, uid: owner.metadata.uid as string, controller: kind !== 'ConfigMap', blockOwnerDeletion: block };
 }
 
-async function create(fake: FakeClientset, type: typeof resources.pods, name: string, owners: ReturnType<typeof ref>[] = [], extra: Partial<KubeObject> = {}): Promise<KubeObject> {
+async function create(fake: FakeClientset, type: ResourceType, name: string, owners: ReturnType<typeof ref>[] = [], extra: Partial<KubeObject> = {}): Promise<KubeObject> {
   return fake.resource(type).create('default', { metadata: { name, ...(owners.length ? { ownerReferences: owners } : {}) }, spec: {}, ...extra });
 }
 
-const names = (fake: FakeClientset, type: typeof resources.pods) => fake.list(type, 'default').map((o) => o.metadata.name).sort();
+const names = (fake: FakeClientset, type: ResourceType) => fake.list(type, 'default').map((o) => o.metadata.name).sort();
 
 t.test('background: dependents of a deleted owner are deleted, down the chain', async (t) => {
   const h = setup(t);
@@ -92,7 +92,7 @@ t.test('foreground: pods go first, then the ReplicaSet, then the Deployment', as
   await h.fake.resource(resources.configmaps).update(nonBlocking);
   await h.settle();
   const order: string[] = [];
-  const watch = (type: typeof resources.pods) => {
+  const watch = (type: ResourceType) => {
     void (async () => { for await (const ev of h.fake.watch(type, 'default', { resourceVersion: String(h.fake.resourceVersion) })) if (ev.type === 'DELETED') order.push(`${type.resource}/${ev.object.metadata.name}`); })();
   };
   watch(resources.pods); watch(resources.replicasets); watch(resources.deployments); watch(resources.configmaps);
@@ -122,7 +122,7 @@ t.test('orphan: dependents lose the reference and stay; the owner goes', async (
 
 t.test('the same outcome whatever order owners and dependents are observed in', async (t) => {
   const rsRef = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: 'rs-uid', controller: true, blockOwnerDeletion: true };
-  const fixtures: [typeof resources.pods, KubeObject][] = [
+  const fixtures: [ResourceType, KubeObject][] = [
     [resources.replicasets, { metadata: { name: 'web-1', namespace: 'default', uid: 'rs-uid' }, spec: {} }],
     [resources.pods, { metadata: { name: 'a', namespace: 'default', uid: 'a-uid', ownerReferences: [rsRef] }, spec: {} }],
     [resources.pods, { metadata: { name: 'b', namespace: 'default', uid: 'b-uid', ownerReferences: [rsRef, { apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: 'gone-uid', controller: false, blockOwnerDeletion: false }] }, spec: {} }],

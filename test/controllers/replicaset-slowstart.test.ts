@@ -4,8 +4,7 @@
 // millions of pods therefore costs at most 500 creates a sync, and each sync waits for its
 // pods to be observed.
 import t, { type Test } from 'tap';
-import type { KubeObject } from '../../src/api/object.js';
-import { resources, type ClientsetAPI, type ResourceAPI } from '../../src/client/index.js';
+import { resources, type ClientsetAPI } from '../../src/client/index.js';
 import { ReplicaSetController } from '../../src/controllers/replicaset/index.js';
 import { harness, rsObject } from './replicaset-harness.js';
 
@@ -26,7 +25,7 @@ function watchedCreates(clients: ClientsetAPI, log: CreateLog, failAt?: number):
       return new Proxy(api, {
         get(target, prop, receiver) {
           if (prop !== 'create') return Reflect.get(target, prop, receiver);
-          return async (namespace: string | undefined, pod: KubeObject) => {
+          return async (namespace: string | undefined, pod: Parameters<typeof target.create>[1]) => {
             // Creates started while others are in flight belong to the same batch.
             if (inFlight === 0) batch = log.batches.push(0) - 1;
             log.batches[batch]!++;
@@ -44,7 +43,7 @@ function watchedCreates(clients: ClientsetAPI, log: CreateLog, failAt?: number):
             }
           };
         },
-      }) as ResourceAPI;
+      }) as typeof api;
     },
   };
 }

@@ -17,7 +17,7 @@ t.test('cluster records through dig', async (t) => {
     metadata: { name: 'web' },
     spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }] },
   });
-  const webIP = web.spec.clusterIP as string;
+  const webIP = web.spec!.clusterIP as string;
   await svcs.create('default', { metadata: { name: 'db' }, spec: { clusterIP: 'None', ports: [{ name: 'pg', port: 5432 }] } });
   await svcs.create('default', { metadata: { name: 'ext' }, spec: { type: 'ExternalName', externalName: 'www.example.com' } });
   const pod = await pods.create('default', { metadata: { name: 'db-1' }, spec: { hostname: 'db-1', subdomain: 'db', containers: [{ name: 'c', image: 'busybox' }] } });
@@ -175,10 +175,10 @@ t.test('a Service created, changed and deleted shows in answers within a second'
   const name = `live.default.svc.${D}`;
   t.equal((await c.dig([name])).status, 'NXDOMAIN');
   const created = await svcs.create('default', { metadata: { name: 'live' }, spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 80 }] } });
-  const tCreate = await within(1000, async () => data(await c.dig([name]))[0] === created.spec.clusterIP, 'created');
+  const tCreate = await within(1000, async () => data(await c.dig([name]))[0] === created.spec!.clusterIP, 'created');
   const srv = `_admin._tcp.${name}`;
   t.equal((await c.dig([srv, 'SRV'])).status, 'NXDOMAIN');
-  await svcs.update({ ...created, spec: { ...created.spec, ports: [...created.spec.ports, { name: 'admin', port: 9000, protocol: 'TCP' }] } });
+  await svcs.update({ ...created, spec: { ...created.spec, ports: [...created.spec!.ports!, { name: 'admin', port: 9000, protocol: 'TCP' }] } });
   const tChange = await within(1000, async () => data(await c.dig([srv, 'SRV']))[0] === `0 100 9000 ${name}.`, 'changed');
   await svcs.delete('default', 'live');
   const tDelete = await within(1000, async () => (await c.dig([name])).status === 'NXDOMAIN', 'deleted');

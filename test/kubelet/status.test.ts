@@ -63,15 +63,15 @@ for (const k of cases) {
       runtimeName: 'containerd', ready: () => k.ready ?? true, started: () => true, waiting: new Map(k.waiting ?? []),
     });
     t.equal(s.phase, k.phase);
-    const st = s.containerStatuses[0].state;
+    const st = s.containerStatuses![0]!.state as Record<string, { reason?: string }>;
     const [kind] = Object.keys(st);
     t.equal(`${kind}${st[kind].reason ? `:${st[kind].reason}` : ''}`, k.state);
     if (k.ready_) {
-      const r = s.conditions.find((x: any) => x.type === 'Ready');
+      const r = s.conditions!.find((x) => x.type === 'Ready')!;
       t.equal(`${r.status}/${r.reason ?? ''}`, k.ready_);
     }
-    t.same(s.conditions.map((x: any) => x.type), ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
-    t.equal(s.conditions[4].lastTransitionTime, '2023-11-14T22:00:00Z', 'PodScheduled kept');
+    t.same(s.conditions!.map((x) => x.type), ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+    t.equal(s.conditions![4]!.lastTransitionTime, '2023-11-14T22:00:00Z', 'PodScheduled kept');
     k.extra?.(s, t);
   });
 }
@@ -85,6 +85,6 @@ t.test('lastTransitionTime only moves when the status does', async (t) => {
   const same = computePodStatus(input(false, NOW + 5000, first));
   t.same(same.conditions, first.conditions);
   const flipped = computePodStatus(input(true, NOW + 9000, first));
-  t.not(flipped.conditions[2].lastTransitionTime, first.conditions[2].lastTransitionTime);
+  t.not(flipped.conditions![2]!.lastTransitionTime, first.conditions![2]!.lastTransitionTime);
   t.equal(flipped.startTime, first.startTime);
 });

@@ -8,6 +8,7 @@ import { containerEnv, expand, type ObjectSource } from '../../src/kubelet/env.j
 import { podDNSConfig } from '../../src/kubelet/sandbox-config.js';
 import { linuxResources } from '../../src/kubelet/container-config.js';
 import { qosClass } from '../../src/kubelet/pod-spec.js';
+import type { KubeObject } from '../../src/api/object.js';
 
 const objects = (cms: Record<string, any>, secrets: Record<string, any> = {}): ObjectSource => ({
   configMap: async (_ns, name) => cms[name],
@@ -17,7 +18,7 @@ const objects = (cms: Record<string, any>, secrets: Record<string, any> = {}): O
 t.test('configMap and secret volumes: keys, items, modes, updates, stale keys removed', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'capstan-kubelet-vol-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const pod = {
+  const pod: KubeObject = {
     metadata: { name: 'p', namespace: 'default', uid: 'u1' },
     spec: {
       volumes: [
@@ -45,7 +46,7 @@ t.test('configMap and secret volumes: keys, items, modes, updates, stale keys re
 });
 
 t.test('env: envFrom, refs, downward API, $(VAR) expansion, missing refs', async (t) => {
-  const pod = { metadata: { name: 'p', namespace: 'ns1', uid: 'u1', labels: { app: 'web', tier: 'x' } }, spec: { nodeName: 'n1' } };
+  const pod: KubeObject = { metadata: { name: 'p', namespace: 'ns1', uid: 'u1', labels: { app: 'web', tier: 'x' } }, spec: { nodeName: 'n1' } };
   const container = {
     name: 'c', resources: { limits: { memory: '64Mi' }, requests: { cpu: '250m' } },
     envFrom: [{ configMapRef: { name: 'cfg' }, prefix: 'CFG_' }],
@@ -88,7 +89,7 @@ t.test('resources → Linux values, QoS class', async (t) => {
   t.same(linuxResources({ resources: { requests: { cpu: '250m' }, limits: { cpu: '500m', memory: '128Mi' } } }),
     { cpu_shares: 256, cpu_period: 100_000, cpu_quota: 50_000, memory_limit_in_bytes: 128 * 2 ** 20 });
   t.same(linuxResources({}), { cpu_shares: 2 });
-  t.equal(qosClass({ metadata: {}, spec: { containers: [{ resources: { limits: { cpu: '1', memory: '1Gi' } } }] } }), 'Guaranteed');
-  t.equal(qosClass({ metadata: {}, spec: { containers: [{ resources: { requests: { cpu: '1' } } }] } }), 'Burstable');
-  t.equal(qosClass({ metadata: {}, spec: { containers: [{}] } }), 'BestEffort');
+  t.equal(qosClass({ metadata: {}, spec: { containers: [{ name: 'c', resources: { limits: { cpu: '1', memory: '1Gi' } } }] } }), 'Guaranteed');
+  t.equal(qosClass({ metadata: {}, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } }), 'Burstable');
+  t.equal(qosClass({ metadata: {}, spec: { containers: [{ name: 'c' }] } }), 'BestEffort');
 });

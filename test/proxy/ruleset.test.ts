@@ -2,6 +2,7 @@
 // the diff between tables. No root: the fake nft driver stands in for the kernel.
 import t from 'tap';
 import { buildPlans, type ProxyConfig } from '../../src/proxy/model.js';
+import type { ServicePort } from 'kubernetes-types/core/v1.js';
 import { desiredTable, genSet } from '../../src/proxy/nft/ruleset.js';
 import { diffTables, diffTablesWith, fromTableState } from '../../src/proxy/nft/diff.js';
 import { NftBackend } from '../../src/proxy/nft/backend.js';
@@ -10,7 +11,7 @@ import { FakeNft, NftTable } from '../../src/nft/index.js';
 
 const cfg: ProxyConfig = { nodeName: 'node-a', clusterCIDR: '10.244.0.0/16' };
 
-export function svc(name: string, ip: string, extra: Record<string, unknown> = {}, ports: unknown[] = [{ name: 'http', port: 80, targetPort: 'web', protocol: 'TCP' }]) {
+export function svc(name: string, ip: string, extra: Record<string, unknown> = {}, ports: ServicePort[] = [{ name: 'http', port: 80, targetPort: 'web', protocol: 'TCP' }]) {
   return { metadata: { namespace: 'default', name }, spec: { clusterIP: ip, clusterIPs: [ip], ports, ...extra } };
 }
 

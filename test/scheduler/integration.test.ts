@@ -72,7 +72,7 @@ t.test('against a real API server', async (t) => {
     await eventually(async () => (await bound('after-')) === 3, 20_000, 'the standby takes over and binds');
     t.ok(Date.now() - killedAt < 4_000 + 3_000, `taken over within the lease duration (+ a retry): ${Date.now() - killedAt} ms`);
     t.equal(standby.scheduler.stats.scheduled, 3);
-    t.equal((await leases.get('kube-system', 'kube-scheduler')).spec.holderIdentity, standby.identity);
+    t.equal((await leases.get('kube-system', 'kube-scheduler')).spec?.holderIdentity, standby.identity);
     t.not(standby.identity, holderA);
   });
 });

@@ -27,7 +27,7 @@ async function start(t: Test, opts: { seedNodes?: KubeObject[]; seedPods?: KubeO
     return count;
   };
   const events = (reason: string) => fake.list(resources.events, 'default').filter((e) => e.reason === reason);
-  return { clock, fake, scheduler, pods, placement, events, create: (o: KubeObject) => fake.resource(o.kind === 'Node' ? resources.nodes : resources.pods).create(o.metadata.namespace, o) };
+  return { clock, fake, scheduler, pods, placement, events, create: (o: KubeObject) => fake.resource<KubeObject>(o.kind === 'Node' ? resources.nodes : resources.pods).create(o.metadata.namespace, o) };
 }
 
 t.test('pods of one ReplicaSet spread over the nodes and get Scheduled events', async (t) => {

@@ -2,7 +2,6 @@
 // (RollingUpdate or Recreate), follows resizes proportionally, keeps revision history, and
 // reports status and the Progressing/Available conditions kubectl rollout reads.
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '../../api/object.js';
 import { fromLabelSelector, matches, type Selector } from '../../api/labels.js';
 import { isNotFound, resources, type EventRecorder, type ResourceAPI, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
@@ -15,11 +14,12 @@ import {
   removeCondition, sameStatus, setCondition, type DeploymentCondition, type DeploymentStatus,
 } from './status.js';
 import { desiredReplicasAnnotation, isRollingUpdate, progressDeadlineSeconds, replicasOf, splitNewAndOld, sumSpecReplicas, sumStatus } from './util.js';
+import type { Deployment, Pod, ReplicaSet } from '../../api/kinds.js';
 
 export class DeploymentController extends QueueController {
-  private readonly dInformer: SharedInformer;
-  private readonly rsInformer: SharedInformer;
-  private readonly podInformer: SharedInformer;
+  private readonly dInformer: SharedInformer<Deployment>;
+  private readonly rsInformer: SharedInformer<ReplicaSet>;
+  private readonly podInformer: SharedInformer<Pod>;
   private readonly recorder: EventRecorder;
   private readonly dAPI: ResourceAPI;
   private readonly ops: ReplicaSetOps;
@@ -53,27 +53,27 @@ export class DeploymentController extends QueueController {
     });
   }
 
-  private owner(rs: KubeObject, ref = controllerRef(rs)): KubeObject | undefined {
+  private owner(rs: ReplicaSet, ref = controllerRef(rs)): Deployment | undefined {
     if (!ref || ref.kind !== 'Deployment') return undefined;
     const d = this.dInformer.lister.get(rs.metadata.namespace, ref.name);
     return d && d.metadata.uid === ref.uid ? d : undefined;
   }
 
-  private podOwnerRS(pod: KubeObject): KubeObject | undefined {
+  private podOwnerRS(pod: Pod): ReplicaSet | undefined {
     const ref = controllerRef(pod);
     if (!ref || ref.kind !== 'ReplicaSet') return undefined;
     const rs = this.rsInformer.lister.get(pod.metadata.namespace, ref.name);
     return rs && rs.metadata.uid === ref.uid ? rs : undefined;
   }
 
-  private selecting(rs: KubeObject): KubeObject[] {
+  private selecting(rs: ReplicaSet): Deployment[] {
     return this.dInformer.lister.list(rs.metadata.namespace).filter((d) => {
       const sel = fromLabelSelector(d.spec?.selector);
       return sel !== null && sel.length > 0 && matches(sel, rs.metadata.labels);
     });
   }
 
-  private rsChanged(old: KubeObject | undefined, rs: KubeObject): void {
+  private rsChanged(old: ReplicaSet | undefined, rs: ReplicaSet): void {
     if (old && old.metadata.resourceVersion === rs.metadata.resourceVersion) return;
     const ref = controllerRef(rs);
     if (old && !isDeepStrictEqual(controllerRef(old), ref)) {
@@ -90,7 +90,7 @@ export class DeploymentController extends QueueController {
   async reconcile(key: string): Promise<ReconcileResult | void> {
     const cached = this.dInformer.lister.byKey(key);
     if (!cached) return;
-    const d = structuredClone(cached) as KubeObject;
+    const d = structuredClone(cached);
     const selector = fromLabelSelector(d.spec?.selector);
     if (!selector || selector.length === 0) {
       this.recorder.event(asDeployment(d), 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
@@ -110,7 +110,7 @@ export class DeploymentController extends QueueController {
     return isRollingUpdate(d) ? this.rolloutRolling(d, rsList) : this.rolloutRecreate(d, rsList);
   }
 
-  private replicaSetsFor(d: KubeObject, selector: Selector): Promise<KubeObject[]> {
+  private replicaSetsFor(d: Deployment, selector: Selector): Promise<ReplicaSet[]> {
     return claim(this.rsInformer.lister.list(d.metadata.namespace), {
       owner: d, ownerAPIVersion: 'apps/v1', ownerKind: 'Deployment', selector, api: this.ctx.clients.resource(resources.replicasets),
       canAdopt: async () => {
@@ -121,13 +121,13 @@ export class DeploymentController extends QueueController {
   }
 
   /** A resize: some active ReplicaSet was sized for a different spec.replicas. */
-  private isScalingEvent(d: KubeObject, rsList: KubeObject[]): boolean {
+  private isScalingEvent(d: Deployment, rsList: ReplicaSet[]): boolean {
     const want = String(replicasOf(d));
     return rsList.some((rs) => (rs.spec?.replicas ?? 0) > 0 && rs.metadata.annotations?.[desiredReplicasAnnotation] !== undefined
       && rs.metadata.annotations[desiredReplicasAnnotation] !== want);
   }
 
-  private async checkPausedConditions(d: KubeObject): Promise<void> {
+  private async checkPausedConditions(d: Deployment): Promise<void> {
     if (progressDeadlineSeconds(d) === undefined) return;
     const cond = getCondition(d.status, 'Progressing');
     if (cond?.reason === reasons.timedOut) return;
@@ -144,16 +144,16 @@ export class DeploymentController extends QueueController {
   }
 
   /** Resizes (and, when paused, revision cleanup) without rolling anything out. */
-  private async sync(d: KubeObject, rsList: KubeObject[]): Promise<void> {
+  private async sync(d: Deployment, rsList: ReplicaSet[]): Promise<void> {
     const got = await this.ops.getAllReplicaSetsAndSyncRevision(d, rsList, false);
     const { newRS, oldRSs } = await this.scale(d, got.newRS, got.oldRSs);
     if (d.spec?.paused) await this.ops.cleanup(oldRSs, d);
     await this.syncStatus([...oldRSs, ...(newRS ? [newRS] : [])], newRS, d);
   }
 
-  private async scale(d: KubeObject, newRS: KubeObject | undefined, oldRSs: KubeObject[]): Promise<{ newRS?: KubeObject; oldRSs: KubeObject[] }> {
+  private async scale(d: Deployment, newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[]): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
     const want = replicasOf(d);
-    const replace = (rs: KubeObject) => {
+    const replace = (rs: ReplicaSet) => {
       if (newRS && rs.metadata.uid === newRS.metadata.uid) newRS = rs;
       else oldRSs = oldRSs.map((x) => (x.metadata.uid === rs.metadata.uid ? rs : x));
     };
@@ -179,7 +179,7 @@ export class DeploymentController extends QueueController {
     return { newRS, oldRSs };
   }
 
-  private async applySteps(steps: ScaleStep[], d: KubeObject, oldRSs: KubeObject[]): Promise<KubeObject[]> {
+  private async applySteps(steps: ScaleStep[], d: Deployment, oldRSs: ReplicaSet[]): Promise<ReplicaSet[]> {
     for (const s of steps) {
       const { rs } = await this.ops.scaleAndRecord(s.rs, s.to, d);
       oldRSs = oldRSs.map((x) => (x.metadata.uid === rs.metadata.uid ? rs : x));
@@ -187,7 +187,7 @@ export class DeploymentController extends QueueController {
     return oldRSs;
   }
 
-  private async rolloutRolling(d: KubeObject, rsList: KubeObject[]): Promise<ReconcileResult | void> {
+  private async rolloutRolling(d: Deployment, rsList: ReplicaSet[]): Promise<ReconcileResult | void> {
     const got = await this.ops.getAllReplicaSetsAndSyncRevision(d, rsList, true);
     let newRS = got.newRS!;
     let oldRSs = got.oldRSs;
@@ -216,7 +216,7 @@ export class DeploymentController extends QueueController {
     return this.syncRolloutStatus([...oldRSs, newRS], newRS, d);
   }
 
-  private oldPodsRunning(newRS: KubeObject | undefined, oldRSs: KubeObject[], d: KubeObject): boolean {
+  private oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[], d: Deployment): boolean {
     if (sumStatus(oldRSs, 'replicas') > 0) return true;
     const oldUIDs = new Set(oldRSs.map((rs) => rs.metadata.uid));
     return this.podInformer.lister.list(d.metadata.namespace).some((pod) => {
@@ -227,7 +227,7 @@ export class DeploymentController extends QueueController {
     });
   }
 
-  private async rolloutRecreate(d: KubeObject, rsList: KubeObject[]): Promise<ReconcileResult | void> {
+  private async rolloutRecreate(d: Deployment, rsList: ReplicaSet[]): Promise<ReconcileResult | void> {
     let { newRS, oldRSs } = await this.ops.getAllReplicaSetsAndSyncRevision(d, rsList, false);
     // Everything old goes to zero first, and must be gone before anything new starts.
     let scaledDown = false;
@@ -245,12 +245,12 @@ export class DeploymentController extends QueueController {
   }
 
   /** Status without touching Progressing (resizes, paused, deleting). */
-  private async syncStatus(allRSs: KubeObject[], newRS: KubeObject | undefined, d: KubeObject): Promise<void> {
+  private async syncStatus(allRSs: ReplicaSet[], newRS: ReplicaSet | undefined, d: Deployment): Promise<void> {
     const status = calculateStatus(allRSs, newRS, d, this.ctx.clock.now());
     if (!sameStatus(d.status, status)) await this.ops.updateStatus(d, status);
   }
 
-  private async syncRolloutStatus(allRSs: KubeObject[], newRS: KubeObject | undefined, d: KubeObject): Promise<ReconcileResult | void> {
+  private async syncRolloutStatus(allRSs: ReplicaSet[], newRS: ReplicaSet | undefined, d: Deployment): Promise<ReconcileResult | void> {
     const now = this.ctx.clock.now();
     const status = calculateStatus(allRSs, newRS, d, now);
     const deadline = progressDeadlineSeconds(d);
@@ -281,7 +281,7 @@ export class DeploymentController extends QueueController {
   }
 
   /** Look again when the progress deadline would pass, so ProgressDeadlineExceeded is reported on time. */
-  private requeueStuck(d: KubeObject, status: DeploymentStatus, now: number): ReconcileResult | void {
+  private requeueStuck(d: Deployment, status: DeploymentStatus, now: number): ReconcileResult | void {
     const deadline = progressDeadlineSeconds(d);
     const cond = getCondition(status, 'Progressing');
     if (deadline === undefined || !cond) return;

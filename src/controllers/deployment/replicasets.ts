@@ -1,6 +1,5 @@
 // The ReplicaSet side of a Deployment: finding or creating the new ReplicaSet and keeping
 // the revision annotations in step, scaling with events, and cleaning up old revisions.
-import type { KubeObject } from '../../api/object.js';
 import { isAlreadyExists, isNotFound, type EventRecorder, type ResourceAPI } from '../../client/index.js';
 import { controllerRef, newControllerRef } from '../replicaset/index.js';
 import { podTemplateHash } from './hash.js';
@@ -10,8 +9,10 @@ import {
   byRevision, equalIgnoreHash, maxRevision, maxSurge, podTemplateHashLabel, progressDeadlineSeconds, replicasOf,
   revisionAnnotation, revisionHistoryLimit, setNewReplicaSetAnnotations, setReplicasAnnotations, splitNewAndOld,
 } from './util.js';
+import type { Deployment, ReplicaSet } from '../../api/kinds.js';
+import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 
-export function asDeployment(d: KubeObject): KubeObject {
+export function asDeployment(d: Deployment): Deployment {
   return { ...d, apiVersion: 'apps/v1', kind: 'Deployment' };
 }
 
@@ -22,14 +23,14 @@ export class ReplicaSetOps {
     private now: () => number,
   ) {}
 
-  async updateStatus(d: KubeObject, status: DeploymentStatus): Promise<void> {
+  async updateStatus(d: Deployment, status: DeploymentStatus): Promise<void> {
     const out = await this.dAPI.updateStatus({ ...d, status });
     d.metadata.resourceVersion = out.metadata.resourceVersion;
     d.status = out.status;
   }
 
   /** Records `rev` in the Deployment's revision annotation (kubectl rollout history/undo read the ReplicaSets'). */
-  private async setDeploymentRevision(d: KubeObject, rev: string): Promise<void> {
+  private async setDeploymentRevision(d: Deployment, rev: string): Promise<void> {
     if (d.metadata.annotations?.[revisionAnnotation] === rev) return;
     const out = await this.dAPI.patch(d.metadata.namespace, d.metadata.name as string, 'merge', { metadata: { annotations: { [revisionAnnotation]: rev } } });
     d.metadata.annotations = { ...(d.metadata.annotations ?? {}), [revisionAnnotation]: rev };
@@ -40,16 +41,16 @@ export class ReplicaSetOps {
    * The new ReplicaSet (created when `create` and missing) and the old ones, with the new
    * one's revision above every old one and the Deployment annotated with it.
    */
-  async getAllReplicaSetsAndSyncRevision(d: KubeObject, rsList: KubeObject[], create: boolean): Promise<{ newRS?: KubeObject; oldRSs: KubeObject[] }> {
+  async getAllReplicaSetsAndSyncRevision(d: Deployment, rsList: ReplicaSet[], create: boolean): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
     const { newRS: existing, oldRSs } = splitNewAndOld(d, rsList);
     const newRevision = maxRevision(oldRSs) + 1;
     const hasDeadline = progressDeadlineSeconds(d) !== undefined;
     if (existing) {
-      const copy = structuredClone(existing) as KubeObject;
+      const copy = structuredClone(existing);
       const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
       const minReady = d.spec?.minReadySeconds ?? 0;
       if (annotationsChanged || (copy.spec?.minReadySeconds ?? 0) !== minReady) {
-        copy.spec = { ...copy.spec, minReadySeconds: minReady };
+        copy.spec = { ...copy.spec!, minReadySeconds: minReady };
         return { newRS: await this.rsAPI.update(copy), oldRSs };
       }
       await this.setDeploymentRevision(d, copy.metadata.annotations?.[revisionAnnotation] ?? String(newRevision));
@@ -63,18 +64,18 @@ export class ReplicaSetOps {
     if (!create) return { oldRSs };
 
     const hash = podTemplateHash(d.spec?.template, d.status?.collisionCount);
-    const template = structuredClone(d.spec?.template ?? {}) as KubeObject;
+    const template: PodTemplateSpec = structuredClone(d.spec?.template ?? {});
     template.metadata = { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), [podTemplateHashLabel]: hash } };
     const selector = structuredClone(d.spec?.selector ?? {});
     selector.matchLabels = { ...(selector.matchLabels ?? {}), [podTemplateHashLabel]: hash };
     const name = `${d.metadata.name}-${hash}`;
-    const rs: KubeObject = {
+    const rs: ReplicaSet = {
       metadata: { name, namespace: d.metadata.namespace, labels: { ...template.metadata.labels }, ownerReferences: [newControllerRef(d, 'apps/v1', 'Deployment')] },
       spec: { replicas: 0, minReadySeconds: d.spec?.minReadySeconds ?? 0, selector, template },
     };
     setNewReplicaSetAnnotations(d, rs, newRevision, false);
-    rs.spec.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs);
-    let created: KubeObject;
+    rs.spec!.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs);
+    let created: ReplicaSet;
     try {
       created = await this.rsAPI.create(d.metadata.namespace, rs);
     } catch (e) {
@@ -97,7 +98,7 @@ export class ReplicaSetOps {
       throw new Error(`hash collision for replica set "${name}", collisionCount now ${status.collisionCount}`);
     }
     if ((created.spec?.replicas ?? 0) > 0) {
-      this.recorder.event(asDeployment(d), 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} to ${created.spec.replicas}`);
+      this.recorder.event(asDeployment(d), 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} to ${created.spec!.replicas}`);
     }
     await this.setDeploymentRevision(d, String(newRevision));
     if (hasDeadline) {
@@ -109,25 +110,25 @@ export class ReplicaSetOps {
   }
 
   /** Scales `rs` to `to` (also refreshing its replica annotations); a no-op when already there. */
-  async scaleAndRecord(rs: KubeObject, to: number, d: KubeObject): Promise<{ scaled: boolean; rs: KubeObject }> {
+  async scaleAndRecord(rs: ReplicaSet, to: number, d: Deployment): Promise<{ scaled: boolean; rs: ReplicaSet }> {
     const cur = rs.spec?.replicas ?? 0;
     if (cur === to) return { scaled: false, rs };
     return this.scale(rs, to, d, cur < to ? 'up' : 'down');
   }
 
-  async scale(rs: KubeObject, to: number, d: KubeObject, op: 'up' | 'down'): Promise<{ scaled: boolean; rs: KubeObject }> {
-    const copy = structuredClone(rs) as KubeObject;
+  async scale(rs: ReplicaSet, to: number, d: Deployment, op: 'up' | 'down'): Promise<{ scaled: boolean; rs: ReplicaSet }> {
+    const copy = structuredClone(rs);
     const sizeChanged = (copy.spec?.replicas ?? 0) !== to;
     const annotationsChanged = setReplicasAnnotations(copy, replicasOf(d), replicasOf(d) + maxSurge(d));
     if (!sizeChanged && !annotationsChanged) return { scaled: false, rs };
-    copy.spec = { ...copy.spec, replicas: to };
+    copy.spec = { ...copy.spec!, replicas: to };
     const updated = await this.rsAPI.update(copy);
     if (sizeChanged) this.recorder.event(asDeployment(d), 'Normal', 'ScalingReplicaSet', `Scaled ${op} replica set ${rs.metadata.name} to ${to}`);
     return { scaled: sizeChanged, rs: updated };
   }
 
   /** Deletes the oldest fully scaled-down ReplicaSets beyond revisionHistoryLimit. */
-  async cleanup(oldRSs: KubeObject[], d: KubeObject): Promise<void> {
+  async cleanup(oldRSs: ReplicaSet[], d: Deployment): Promise<void> {
     const alive = oldRSs.filter((rs) => !rs.metadata.deletionTimestamp).sort(byRevision);
     const diff = alive.length - revisionHistoryLimit(d);
     for (let i = 0; i < diff; i++) {

@@ -2,13 +2,13 @@
 // rolling.go: the new ReplicaSet grows while total pods stay within replicas + maxSurge;
 // old ReplicaSets shrink while available pods stay at least replicas - maxUnavailable,
 // unhealthy (unavailable) old pods going first.
-import type { KubeObject } from '../../api/object.js';
 import { byCreation, isRollingUpdate, maxSurge, maxUnavailable, replicasOf, sumSpecReplicas, sumStatus } from './util.js';
+import type { Deployment, ReplicaSet } from '../../api/kinds.js';
 
-export interface ScaleStep { rs: KubeObject; to: number }
+export interface ScaleStep { rs: ReplicaSet; to: number }
 
 /** How many replicas the new ReplicaSet should have now. */
-export function newRSNewReplicas(d: KubeObject, allRSs: KubeObject[], newRS: KubeObject): number {
+export function newRSNewReplicas(d: Deployment, allRSs: ReplicaSet[], newRS: ReplicaSet): number {
   const want = replicasOf(d);
   const cur = newRS.spec?.replicas ?? 0;
   if (!isRollingUpdate(d)) return want;
@@ -19,14 +19,14 @@ export function newRSNewReplicas(d: KubeObject, allRSs: KubeObject[], newRS: Kub
 }
 
 /** How many old replicas may go now without dropping below the minimum available. */
-export function maxScaledDown(d: KubeObject, allRSs: KubeObject[], newRS: KubeObject | undefined): number {
+export function maxScaledDown(d: Deployment, allRSs: ReplicaSet[], newRS: ReplicaSet | undefined): number {
   const minAvailable = replicasOf(d) - maxUnavailable(d);
   const newUnavailable = newRS ? (newRS.spec?.replicas ?? 0) - (newRS.status?.availableReplicas ?? 0) : 0;
   return sumSpecReplicas(allRSs) - minAvailable - newUnavailable;
 }
 
 /** Scale down unavailable replicas of old ReplicaSets first (oldest first), up to `max`. */
-export function planCleanupUnhealthy(oldRSs: KubeObject[], max: number): { steps: ScaleStep[]; total: number } {
+export function planCleanupUnhealthy(oldRSs: ReplicaSet[], max: number): { steps: ScaleStep[]; total: number } {
   const steps: ScaleStep[] = [];
   let total = 0;
   for (const rs of [...oldRSs].sort(byCreation)) {
@@ -42,7 +42,7 @@ export function planCleanupUnhealthy(oldRSs: KubeObject[], max: number): { steps
 }
 
 /** Scale down old ReplicaSets (oldest first) by as many as are available above the minimum. */
-export function planScaleDownOld(d: KubeObject, allRSs: KubeObject[], oldRSs: KubeObject[]): { steps: ScaleStep[]; total: number } {
+export function planScaleDownOld(d: Deployment, allRSs: ReplicaSet[], oldRSs: ReplicaSet[]): { steps: ScaleStep[]; total: number } {
   const minAvailable = replicasOf(d) - maxUnavailable(d);
   const available = sumStatus(allRSs, 'availableReplicas');
   if (available <= minAvailable) return { steps: [], total: 0 };

@@ -2,25 +2,25 @@
 // middle of a rollout, the change is spread over its active ReplicaSets in proportion to
 // their size (via each ReplicaSet's max-replicas annotation), the rounding leftover going
 // to the largest, so the rollout's shape is kept instead of restarting it.
-import type { KubeObject } from '../../api/object.js';
 import { maxReplicasAnnotation, maxSurge, replicasOf, sumSpecReplicas } from './util.js';
+import type { Deployment, ReplicaSet } from '../../api/kinds.js';
 
-function size(rs: KubeObject): number {
+function size(rs: ReplicaSet): number {
   return rs.spec?.replicas ?? 0;
 }
 
-function created(rs: KubeObject): number {
+function created(rs: ReplicaSet): number {
   const t = Date.parse(rs.metadata.creationTimestamp ?? '');
   return Number.isNaN(t) ? 0 : t;
 }
 
 /** Larger first; ties: newer first when growing, older first when shrinking. */
 function bySize(growing: boolean) {
-  return (a: KubeObject, b: KubeObject) => size(b) - size(a) || (growing ? created(b) - created(a) : created(a) - created(b))
+  return (a: ReplicaSet, b: ReplicaSet) => size(b) - size(a) || (growing ? created(b) - created(a) : created(a) - created(b))
     || String(a.metadata.name).localeCompare(String(b.metadata.name));
 }
 
-function fraction(rs: KubeObject, d: KubeObject): number {
+function fraction(rs: ReplicaSet, d: Deployment): number {
   const want = replicasOf(d);
   if (want === 0) return -size(rs);
   const deploymentMax = want + maxSurge(d);
@@ -31,7 +31,7 @@ function fraction(rs: KubeObject, d: KubeObject): number {
 }
 
 /** New sizes for the active ReplicaSets, by name; `growing` tells the scaling direction. */
-export function proportionalSizes(d: KubeObject, active: KubeObject[]): { sizes: Map<string, number>; growing: boolean } {
+export function proportionalSizes(d: Deployment, active: ReplicaSet[]): { sizes: Map<string, number>; growing: boolean } {
   const want = replicasOf(d);
   const allowed = want > 0 ? want + maxSurge(d) : 0;
   const toAdd = allowed - sumSpecReplicas(active);

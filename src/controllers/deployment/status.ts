@@ -1,29 +1,12 @@
 // Deployment status and conditions, after Kubernetes' deployment util: counts summed from the
 // ReplicaSets, the Available condition from maxUnavailable, and Progressing from whether the
 // rollout moved, finished, or stalled past progressDeadlineSeconds.
-import type { KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { maxUnavailable, progressDeadlineSeconds, replicasOf, sumSpecReplicas, sumStatus } from './util.js';
+import type { Deployment, ReplicaSet } from '../../api/kinds.js';
+import type { DeploymentCondition, DeploymentStatus } from 'kubernetes-types/apps/v1.js';
 
-export interface DeploymentCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastUpdateTime?: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
-
-export interface DeploymentStatus {
-  observedGeneration?: number;
-  replicas?: number;
-  updatedReplicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-  unavailableReplicas?: number;
-  collisionCount?: number;
-  conditions?: DeploymentCondition[];
-}
+export type { DeploymentCondition, DeploymentStatus };
 
 export const reasons = {
   newRSCreated: 'NewReplicaSetCreated',
@@ -38,7 +21,7 @@ export const reasons = {
   failedCreate: 'FailedCreate',
 };
 
-export function newCondition(type: string, status: DeploymentCondition['status'], reason: string, message: string, now: number): DeploymentCondition {
+export function newCondition(type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string, now: number): DeploymentCondition {
   const t = rfc3339(new Date(now));
   return { type, status, lastUpdateTime: t, lastTransitionTime: t, reason, message };
 }
@@ -61,7 +44,7 @@ export function removeCondition(status: DeploymentStatus, type: string): void {
   if (!status.conditions.length) delete status.conditions;
 }
 
-export function calculateStatus(allRSs: KubeObject[], newRS: KubeObject | undefined, d: KubeObject, now: number): DeploymentStatus {
+export function calculateStatus(allRSs: ReplicaSet[], newRS: ReplicaSet | undefined, d: Deployment, now: number): DeploymentStatus {
   const available = sumStatus(allRSs, 'availableReplicas');
   const total = sumSpecReplicas(allRSs);
   const status: DeploymentStatus = {
@@ -83,14 +66,14 @@ export function calculateStatus(allRSs: KubeObject[], newRS: KubeObject | undefi
 }
 
 /** Every replica updated and available, and this generation observed. */
-export function deploymentComplete(d: KubeObject, s: DeploymentStatus): boolean {
+export function deploymentComplete(d: Deployment, s: DeploymentStatus): boolean {
   const want = replicasOf(d);
   return s.updatedReplicas === want && s.replicas === want && s.availableReplicas === want
     && (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0);
 }
 
 /** The rollout moved since the last status: more updated/ready/available pods, or fewer old ones. */
-export function deploymentProgressing(d: KubeObject, s: DeploymentStatus): boolean {
+export function deploymentProgressing(d: Deployment, s: DeploymentStatus): boolean {
   const old = d.status ?? {};
   const oldOld = (old.replicas ?? 0) - (old.updatedReplicas ?? 0);
   const newOld = (s.replicas ?? 0) - (s.updatedReplicas ?? 0);
@@ -99,7 +82,7 @@ export function deploymentProgressing(d: KubeObject, s: DeploymentStatus): boole
 }
 
 /** No progress for progressDeadlineSeconds since the Progressing condition was last updated. */
-export function deploymentTimedOut(d: KubeObject, s: DeploymentStatus, now: number): boolean {
+export function deploymentTimedOut(d: Deployment, s: DeploymentStatus, now: number): boolean {
   const deadline = progressDeadlineSeconds(d);
   if (deadline === undefined) return false;
   const c = getCondition(s, 'Progressing');

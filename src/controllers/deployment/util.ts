@@ -2,7 +2,8 @@
 // maxSurge/maxUnavailable, revisions and the annotations that carry them, and which
 // ReplicaSet is the new one.
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '../../api/object.js';
+import type { Deployment, KindObject, ReplicaSet } from '../../api/kinds.js';
+import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 
 export const podTemplateHashLabel = 'pod-template-hash';
 export const revisionAnnotation = 'deployment.kubernetes.io/revision';
@@ -21,24 +22,24 @@ export type IntOrString = number | string;
 
 export interface RollingParams { maxSurge: IntOrString; maxUnavailable: IntOrString }
 
-export function replicasOf(obj: KubeObject | undefined): number {
+export function replicasOf(obj: Deployment | ReplicaSet | undefined): number {
   return obj?.spec?.replicas ?? (obj ? 1 : 0);
 }
 
-export function isRollingUpdate(d: KubeObject): boolean {
+export function isRollingUpdate(d: Deployment): boolean {
   return (d.spec?.strategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
 }
 
-function rollingParams(d: KubeObject): RollingParams {
+function rollingParams(d: Deployment): RollingParams {
   const ru = d.spec?.strategy?.rollingUpdate ?? {};
   return { maxSurge: ru.maxSurge ?? '25%', maxUnavailable: ru.maxUnavailable ?? '25%' };
 }
 
-export function revisionHistoryLimit(d: KubeObject): number {
+export function revisionHistoryLimit(d: Deployment): number {
   return d.spec?.revisionHistoryLimit ?? 10;
 }
 
-export function progressDeadlineSeconds(d: KubeObject): number | undefined {
+export function progressDeadlineSeconds(d: Deployment): number | undefined {
   const s = d.spec?.progressDeadlineSeconds ?? 600;
   return s === 2147483647 ? undefined : s;
 }
@@ -64,37 +65,37 @@ export function resolveFenceposts(p: RollingParams, desired: number): [number, n
   return [surge, unavailable];
 }
 
-export function maxSurge(d: KubeObject): number {
+export function maxSurge(d: Deployment): number {
   if (!isRollingUpdate(d)) return 0;
   return resolveFenceposts(rollingParams(d), replicasOf(d))[0];
 }
 
-export function maxUnavailable(d: KubeObject): number {
+export function maxUnavailable(d: Deployment): number {
   const replicas = replicasOf(d);
   if (!isRollingUpdate(d) || replicas === 0) return 0;
   return Math.min(resolveFenceposts(rollingParams(d), replicas)[1], replicas);
 }
 
-export function revision(obj: KubeObject | undefined): number {
+export function revision(obj: KindObject | undefined): number {
   const n = Number.parseInt(obj?.metadata.annotations?.[revisionAnnotation] ?? '', 10);
   return Number.isNaN(n) ? 0 : n;
 }
 
-export function maxRevision(rss: KubeObject[]): number {
+export function maxRevision(rss: ReplicaSet[]): number {
   return rss.reduce((m, rs) => Math.max(m, revision(rs)), 0);
 }
 
-function created(o: KubeObject): number {
+function created(o: KindObject): number {
   const t = Date.parse(o.metadata.creationTimestamp ?? '');
   return Number.isNaN(t) ? 0 : t;
 }
 
-export function byCreation(a: KubeObject, b: KubeObject): number {
+export function byCreation(a: KindObject, b: KindObject): number {
   return created(a) - created(b) || String(a.metadata.name).localeCompare(String(b.metadata.name));
 }
 
 /** Ascending revision, then creation: the order old ReplicaSets are cleaned up in. */
-export function byRevision(a: KubeObject, b: KubeObject): number {
+export function byRevision(a: KindObject, b: KindObject): number {
   return revision(a) - revision(b) || byCreation(a, b);
 }
 
@@ -120,9 +121,9 @@ export function pruneZero(v: unknown): unknown {
 }
 
 /** Pod templates compared without the pod-template-hash label the ReplicaSet carries. */
-export function equalIgnoreHash(a: KubeObject | undefined, b: KubeObject | undefined): boolean {
-  const strip = (t: KubeObject | undefined) => {
-    const c = structuredClone(t ?? {}) as KubeObject;
+export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
+  const strip = (t: PodTemplateSpec | undefined) => {
+    const c: PodTemplateSpec = structuredClone(t ?? {});
     if (c.metadata?.labels) delete c.metadata.labels[podTemplateHashLabel];
     return pruneZero(c);
   };
@@ -130,14 +131,14 @@ export function equalIgnoreHash(a: KubeObject | undefined, b: KubeObject | undef
 }
 
 /** The oldest ReplicaSet whose template is the Deployment's, and all the others. */
-export function splitNewAndOld(d: KubeObject, rss: KubeObject[]): { newRS?: KubeObject; oldRSs: KubeObject[] } {
+export function splitNewAndOld(d: Deployment, rss: ReplicaSet[]): { newRS?: ReplicaSet; oldRSs: ReplicaSet[] } {
   const sorted = [...rss].sort(byCreation);
   const newRS = sorted.find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
   return { newRS, oldRSs: sorted.filter((rs) => rs !== newRS) };
 }
 
 /** Copies the Deployment's annotations (except its own bookkeeping) onto `rs`; true if any changed. */
-export function copyAnnotations(d: KubeObject, rs: KubeObject): boolean {
+export function copyAnnotations(d: Deployment, rs: ReplicaSet): boolean {
   let changed = false;
   rs.metadata.annotations ??= {};
   for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) {
@@ -149,7 +150,7 @@ export function copyAnnotations(d: KubeObject, rs: KubeObject): boolean {
 }
 
 /** desired-replicas and max-replicas on `rs`; true if they changed. */
-export function setReplicasAnnotations(rs: KubeObject, desired: number, max: number): boolean {
+export function setReplicasAnnotations(rs: ReplicaSet, desired: number, max: number): boolean {
   const a = (rs.metadata.annotations ??= {});
   if (a[desiredReplicasAnnotation] === String(desired) && a[maxReplicasAnnotation] === String(max)) return false;
   a[desiredReplicasAnnotation] = String(desired);
@@ -158,7 +159,7 @@ export function setReplicasAnnotations(rs: KubeObject, desired: number, max: num
 }
 
 /** Annotations of the new ReplicaSet: copied ones, a revision that only moves up (with history), replica counts. */
-export function setNewReplicaSetAnnotations(d: KubeObject, rs: KubeObject, newRevision: number, exists: boolean): boolean {
+export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRevision: number, exists: boolean): boolean {
   let changed = copyAnnotations(d, rs);
   const a = (rs.metadata.annotations ??= {});
   const old = a[revisionAnnotation];
@@ -172,10 +173,10 @@ export function setNewReplicaSetAnnotations(d: KubeObject, rs: KubeObject, newRe
   return changed;
 }
 
-export function sumSpecReplicas(rss: KubeObject[]): number {
+export function sumSpecReplicas(rss: ReplicaSet[]): number {
   return rss.reduce((n, rs) => n + (rs.spec?.replicas ?? 0), 0);
 }
 
-export function sumStatus(rss: KubeObject[], field: 'replicas' | 'readyReplicas' | 'availableReplicas'): number {
+export function sumStatus(rss: ReplicaSet[], field: 'replicas' | 'readyReplicas' | 'availableReplicas'): number {
   return rss.reduce((n, rs) => n + (rs.status?.[field] ?? 0), 0);
 }

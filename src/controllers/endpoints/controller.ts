@@ -1,10 +1,10 @@
 // The Endpoints controller: one core/v1 Endpoints object per Service with a selector, named
 // like the Service, for clients that predate EndpointSlices.
-import type { KubeObject } from '../../api/object.js';
 import { isAlreadyExists, isNotFound, resources, splitKey, type EventRecorder, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
 import { canonical, headlessLabel, managesEndpoints, namespaceTerminating, selectorText, selectsPod, serviceSelector } from '../endpointslice/index.js';
 import { desiredSubsets, overCapacityAnnotation } from './subsets.js';
+import type { Endpoints, Pod, Service } from '../../api/kinds.js';
 
 /** Endpoints used as leader-election locks by old components; never ours to delete. */
 const leaderAnnotation = 'control-plane.alpha.kubernetes.io/leader';
@@ -12,7 +12,7 @@ const leaderAnnotation = 'control-plane.alpha.kubernetes.io/leader';
 /** The API server keeps these itself. */
 const apiServerManaged = (key: string) => key === 'default/kubernetes';
 
-function endpointsLabels(svc: KubeObject): Record<string, string> {
+function endpointsLabels(svc: Service): Record<string, string> {
   const labels: Record<string, string> = { ...svc.metadata.labels };
   delete labels[headlessLabel];
   if (svc.spec?.clusterIP === 'None') labels[headlessLabel] = '';
@@ -20,9 +20,9 @@ function endpointsLabels(svc: KubeObject): Record<string, string> {
 }
 
 export class EndpointsController extends QueueController {
-  private services: SharedInformer;
-  private pods: SharedInformer;
-  private endpoints: SharedInformer;
+  private services: SharedInformer<Service>;
+  private pods: SharedInformer<Pod>;
+  private endpoints: SharedInformer<Endpoints>;
   private recorder: EventRecorder;
 
   constructor(ctx: ControllerContext) {
@@ -48,7 +48,7 @@ export class EndpointsController extends QueueController {
     });
   }
 
-  private enqueueForPod(pod: KubeObject): void {
+  private enqueueForPod(pod: Pod): void {
     for (const svc of this.services.lister.list(pod.metadata.namespace)) if (selectsPod(svc, pod)) this.enqueue(svc);
   }
 
@@ -91,7 +91,7 @@ export class EndpointsController extends QueueController {
       if (!current) {
         await api.create(ns, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace: ns, labels, ...(Object.keys(annotations).length ? { annotations } : {}) }, subsets });
       } else {
-        const next = structuredClone(current) as KubeObject;
+        const next = structuredClone(current);
         next.metadata.labels = labels;
         next.metadata.annotations = annotations;
         if (!Object.keys(annotations).length) delete next.metadata.annotations;

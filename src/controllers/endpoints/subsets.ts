@@ -1,11 +1,11 @@
 // A Service's core/v1 Endpoints subsets, as Kubernetes' endpoints controller computes them:
 // each selected Pod once per port it serves, then repacked so that addresses with the same
 // port set share one subset, ready ones in `addresses`, the rest in `notReadyAddresses`.
-import type { KubeObject } from '../../api/object.js';
 import {
   canonical, findPort, isPodReady, podAddresses, podHostname, podTargetRef, serviceAddressTypes, shouldPodBeInEndpoints,
   type ServicePort,
 } from '../endpointslice/index.js';
+import type { Pod, Service } from '../../api/kinds.js';
 
 export interface EndpointAddress {
   ip: string;
@@ -33,7 +33,7 @@ export const overCapacityAnnotation = 'endpoints.kubernetes.io/over-capacity';
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-function address(svc: KubeObject, pod: KubeObject): EndpointAddress | undefined {
+function address(svc: Service, pod: Pod): EndpointAddress | undefined {
   const ip = podAddresses(pod, serviceAddressTypes(svc)[0])[0];
   if (!ip) return undefined;
   const a: EndpointAddress = { ip };
@@ -47,7 +47,7 @@ function address(svc: KubeObject, pod: KubeObject): EndpointAddress | undefined 
 interface Entry { addr: EndpointAddress; ready: boolean; ports: EndpointPort[] }
 
 /** The subsets of `svc` from the Pods it selects, and whether some addresses were cut off. */
-export function desiredSubsets(svc: KubeObject, pods: readonly KubeObject[]): { subsets: EndpointSubset[]; truncated: boolean } {
+export function desiredSubsets(svc: Service, pods: readonly Pod[]): { subsets: EndpointSubset[]; truncated: boolean } {
   const tolerateUnready = svc.spec?.publishNotReadyAddresses === true;
   const svcPorts = (svc.spec?.ports ?? []) as ServicePort[];
   const entries: Entry[] = [];

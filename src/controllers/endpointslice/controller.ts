@@ -1,12 +1,12 @@
 // The EndpointSlice controller: for every Service with a selector, discovery.k8s.io/v1
 // EndpointSlices listing the selected Pods, kept up to date with as few writes as possible.
-import type { KubeObject } from '../../api/object.js';
 import { APIError, isNotFound, resources, splitKey, type EventRecorder, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
 import { desiredEndpoints, zoneLabel } from './desired.js';
 import { controllerName, managedByLabel, ownedBy, planSlices, serviceNameLabel, type SlicePlan } from './plan.js';
 import { managesEndpoints, selectorText, selectsPod, serviceAddressTypes, serviceSelector, type AddressType } from './pods.js';
 import { SliceTracker } from './tracker.js';
+import type { EndpointSlice, Node, Pod, Service } from '../../api/kinds.js';
 
 export interface EndpointSliceOptions {
   /** `--max-endpoints-per-slice`: 1..1000, default 100. */
@@ -23,10 +23,10 @@ export function namespaceTerminating(e: unknown): boolean {
 
 export class EndpointSliceController extends QueueController {
   readonly maxEndpointsPerSlice: number;
-  private services: SharedInformer;
-  private pods: SharedInformer;
-  private slices: SharedInformer;
-  private nodes: SharedInformer;
+  private services: SharedInformer<Service>;
+  private pods: SharedInformer<Pod>;
+  private slices: SharedInformer<EndpointSlice>;
+  private nodes: SharedInformer<Node>;
   private tracker: SliceTracker;
   private recorder: EventRecorder;
 
@@ -61,7 +61,7 @@ export class EndpointSliceController extends QueueController {
     });
   }
 
-  private enqueueForPod(pod: KubeObject): void {
+  private enqueueForPod(pod: Pod): void {
     for (const svc of this.services.lister.list(pod.metadata.namespace)) if (selectsPod(svc, pod)) this.enqueue(svc);
   }
 
@@ -69,7 +69,7 @@ export class EndpointSliceController extends QueueController {
     for (const pod of this.pods.lister.list()) if (pod.spec?.nodeName === node) this.enqueueForPod(pod);
   }
 
-  private sliceEvent(slice: KubeObject, gone: boolean): void {
+  private sliceEvent(slice: EndpointSlice, gone: boolean): void {
     const labels = slice.metadata.labels ?? {};
     if (labels[managedByLabel] !== controllerName || !labels[serviceNameLabel]) return;
     const key = `${slice.metadata.namespace}/${labels[serviceNameLabel]}`;
@@ -93,7 +93,7 @@ export class EndpointSliceController extends QueueController {
     const pods = this.pods.lister.list(ns, selectorText(serviceSelector(svc)!));
     const types = serviceAddressTypes(svc);
     const plan: SlicePlan = { create: [], update: [], delete: [] };
-    for (const s of cached) if (!ownedBy(s, svc) || !types.includes(s.addressType)) plan.delete.push(s);
+    for (const s of cached) if (!ownedBy(s, svc) || !types.includes(s.addressType as AddressType)) plan.delete.push(s);
     const zoneOf = (node: string) => this.nodes.lister.get(undefined, node)?.metadata.labels?.[zoneLabel];
     for (const type of types) {
       const existing = cached.filter((s) => ownedBy(s, svc) && s.addressType === type);

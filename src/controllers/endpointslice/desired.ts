@@ -1,11 +1,12 @@
 // The endpoints a Service should have in one address family, grouped by port set: Pods
 // whose named target ports resolve to different numbers land in different groups, and each
 // group becomes its own EndpointSlice(s).
-import type { KubeObject } from '../../api/object.js';
 import {
   canonical, findPort, isPodReady, podAddresses, podHostname, podTargetRef, shouldPodBeInEndpoints,
   type AddressType, type ServicePort,
 } from './pods.js';
+import type { Pod, Service } from '../../api/kinds.js';
+import type * as discovery from 'kubernetes-types/discovery/v1.js';
 
 export interface EndpointPort {
   name: string;
@@ -32,7 +33,7 @@ export interface EndpointGroup {
 export const zoneLabel = 'topology.kubernetes.io/zone';
 
 /** The Service's ports as this Pod serves them; ports the Pod cannot resolve are left out. */
-export function endpointPorts(svc: KubeObject, pod: KubeObject): EndpointPort[] {
+export function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
   const out: EndpointPort[] = [];
   for (const sp of (svc.spec?.ports ?? []) as ServicePort[]) {
     const port = findPort(pod, sp);
@@ -43,7 +44,7 @@ export function endpointPorts(svc: KubeObject, pod: KubeObject): EndpointPort[] 
 }
 
 /** Identifies a port set regardless of order. */
-export function portKey(ports: readonly EndpointPort[] | undefined): string {
+export function portKey(ports: readonly discovery.EndpointPort[] | undefined): string {
   return canonical([...(ports ?? [])].map((p) => canonical(p)).sort());
 }
 
@@ -57,7 +58,7 @@ export function endpointKey(ep: Endpoint): string {
  * deletionTimestamp, and ready is serving and not terminating — or always true when the
  * Service publishes not-ready addresses.
  */
-export function podToEndpoint(svc: KubeObject, pod: KubeObject, type: AddressType, zoneOf: (node: string) => string | undefined): Endpoint {
+export function podToEndpoint(svc: Service, pod: Pod, type: AddressType, zoneOf: (node: string) => string | undefined): Endpoint {
   const serving = isPodReady(pod);
   const terminating = !!pod.metadata.deletionTimestamp;
   const ready = svc.spec?.publishNotReadyAddresses === true || (serving && !terminating);
@@ -74,7 +75,7 @@ export function podToEndpoint(svc: KubeObject, pod: KubeObject, type: AddressTyp
 }
 
 /** Desired endpoints of `svc` in family `type`, from the Pods it selects, by port set. */
-export function desiredEndpoints(svc: KubeObject, pods: readonly KubeObject[], type: AddressType, zoneOf: (node: string) => string | undefined): Map<string, EndpointGroup> {
+export function desiredEndpoints(svc: Service, pods: readonly Pod[], type: AddressType, zoneOf: (node: string) => string | undefined): Map<string, EndpointGroup> {
   const groups = new Map<string, EndpointGroup>();
   for (const pod of pods) {
     if (!shouldPodBeInEndpoints(pod, true)) continue;

@@ -2,15 +2,15 @@
 // EndpointSliceTracker. Slices are created with generateName, so reconciling from a cache
 // that has not seen our last create would create a second slice for the same endpoints;
 // the controller waits instead until the cache caught up.
-import type { KubeObject } from '../../api/object.js';
 import type { Clock } from '../../client/index.js';
+import type { EndpointSlice } from '../../api/kinds.js';
 
 /** After this long an expectation is dropped, so a lost event cannot stall a Service forever. */
 const expectationTTLms = 60_000;
 
 interface Expectation { rv: number | 'deleted'; at: number }
 
-const rvOf = (o: KubeObject): number => Number(o.metadata.resourceVersion ?? 0);
+const rvOf = (o: EndpointSlice): number => Number(o.metadata.resourceVersion ?? 0);
 
 export class SliceTracker {
   /** service key → slice name → what we last wrote. */
@@ -24,7 +24,7 @@ export class SliceTracker {
     return m;
   }
 
-  wrote(serviceKey: string, slice: KubeObject): void {
+  wrote(serviceKey: string, slice: EndpointSlice): void {
     this.forService(serviceKey).set(slice.metadata.name as string, { rv: rvOf(slice), at: this.clock.now() });
   }
 
@@ -33,7 +33,7 @@ export class SliceTracker {
   }
 
   /** The informer delivered `slice` (or its deletion): expectations it meets are done. */
-  observed(serviceKey: string, slice: KubeObject, gone: boolean): void {
+  observed(serviceKey: string, slice: EndpointSlice, gone: boolean): void {
     const m = this.expected.get(serviceKey);
     const e = m?.get(slice.metadata.name as string);
     if (!m || !e) return;
@@ -42,7 +42,7 @@ export class SliceTracker {
   }
 
   /** True when `cached` (the lister's slices of the Service) lacks a write we made. */
-  stale(serviceKey: string, cached: readonly KubeObject[]): boolean {
+  stale(serviceKey: string, cached: readonly EndpointSlice[]): boolean {
     const m = this.expected.get(serviceKey);
     if (!m) return false;
     const byName = new Map(cached.map((s) => [s.metadata.name as string, s]));

@@ -2,6 +2,7 @@
 // count what is still there (objects waiting for a kubelet or for finalizers).
 import type { KubeObject } from '../../api/object.js';
 import { isConflict, isNotFound, type ClientsetAPI, type ResourceType } from '../../client/index.js';
+import type { Pod } from '../../api/kinds.js';
 
 export interface ContentStatus {
   /** `pods.` / `deployments.apps` → objects still present. */
@@ -17,7 +18,7 @@ export interface ContentStatus {
 export const resourceLabel = (t: ResourceType): string => `${t.resource}.${t.group}`;
 
 /** How long a terminating Pod may still take: what is left of its grace period. */
-function podEstimate(pod: KubeObject, now: number): number {
+function podEstimate(pod: Pod, now: number): number {
   const grace = Number(pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
   if (!pod.metadata.deletionTimestamp) return grace;
   const left = Date.parse(pod.metadata.deletionTimestamp) / 1000 + grace - now / 1000;

@@ -1,7 +1,6 @@
 // The Namespace controller: a Namespace with a deletionTimestamp is emptied of every
 // namespaced object, and once nothing is left its `kubernetes` finalizer is removed through
 // /finalize, after which the API server deletes it.
-import type { KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { isNotFound, resources, type SharedInformer } from '../../client/index.js';
 import { backoffDelay } from '../../util/index.js';
@@ -9,6 +8,7 @@ import { QueueController, type ControllerContext, type ReconcileResult } from '.
 import { deletionConditions, mergeConditions, type NamespaceCondition } from './conditions.js';
 import { deleteContent } from './content.js';
 import type { ResourceDiscovery } from './discovery.js';
+import type { Namespace } from '../../api/kinds.js';
 
 /** The finalizer this controller owns in spec.finalizers. */
 export const kubernetesFinalizer = 'kubernetes';
@@ -18,7 +18,7 @@ const minRetryMs = 1000;
 const maxRetryMs = 60_000;
 
 export class NamespaceController extends QueueController {
-  private namespaces: SharedInformer;
+  private namespaces: SharedInformer<Namespace>;
   /** Passes that found content left, per namespace: the backoff exponent. */
   private passes = new Map<string, number>();
 
@@ -58,7 +58,7 @@ export class NamespaceController extends QueueController {
     this.passes.delete(name);
   }
 
-  private async reportConditions(ns: KubeObject, next: NamespaceCondition[]): Promise<void> {
+  private async reportConditions(ns: Namespace, next: NamespaceCondition[]): Promise<void> {
     const merged = mergeConditions((ns.status?.conditions ?? []) as NamespaceCondition[], next, rfc3339(new Date(this.ctx.clock.now())));
     if (!merged) return;
     try {
@@ -71,7 +71,7 @@ export class NamespaceController extends QueueController {
   /** PUT /api/v1/namespaces/<name>/finalize without our finalizer. */
   private async finalize(name: string): Promise<void> {
     const api = this.ctx.clients.resource(resources.namespaces);
-    let ns: KubeObject;
+    let ns: Namespace;
     try {
       ns = await api.get(undefined, name);
     } catch (e) {

@@ -1,18 +1,18 @@
 // Node IPAM: gives every Node a pod CIDR block (spec.podCIDR and spec.podCIDRs) cut from the
 // cluster CIDR, and takes it back when the Node goes. See DESIGN.md.
-import type { KubeObject } from '../../api/object.js';
 import { isConflict, isNotFound, resources, type EventRecorder, type SharedInformer } from '../../client/index.js';
 import { QueueController, type Controller, type ControllerContext, type ReconcileResult } from '../framework.js';
 import { CIDRSet } from './cidrset.js';
+import type { Node } from '../../api/kinds.js';
 
 export { CIDRSet } from './cidrset.js';
 
-function podCIDROf(node: KubeObject): string | undefined {
+function podCIDROf(node: Node): string | undefined {
   return node.spec?.podCIDR || node.spec?.podCIDRs?.[0] || undefined;
 }
 
 export class NodeIPAMController extends QueueController {
-  private readonly nodes: SharedInformer;
+  private readonly nodes: SharedInformer<Node>;
   private readonly set: CIDRSet;
   private readonly recorder: EventRecorder;
   /** The block this controller counts as each node's, by node name. */

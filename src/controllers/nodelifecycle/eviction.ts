@@ -1,14 +1,14 @@
 // When a pod on a node with NoExecute taints must go: at once for a taint it does not
 // tolerate, else when the shortest matching tolerationSeconds since the taint ran out, never
 // when every matching toleration is unbounded.
-import type { KubeObject } from '../../api/object.js';
 import { TaintNodeNotReady, TaintNodeUnreachable, tolerates, type Taint, type Toleration } from './taints.js';
+import type { Pod } from '../../api/kinds.js';
 
 /**
  * The tolerations Kubernetes' DefaultTolerationSeconds admission would have added: pods that
  * do not tolerate not-ready/unreachable NoExecute get them for `defaultMs`.
  */
-export function effectiveTolerations(pod: KubeObject, defaultMs: number): Toleration[] {
+export function effectiveTolerations(pod: Pod, defaultMs: number): Toleration[] {
   const own = (pod.spec?.tolerations ?? []) as Toleration[];
   const out = [...own];
   for (const key of [TaintNodeNotReady, TaintNodeUnreachable]) {
@@ -23,7 +23,7 @@ export function effectiveTolerations(pod: KubeObject, defaultMs: number): Tolera
  * says since when each taint has been on the node; the clock for a pod starts no earlier
  * than the pod itself.
  */
-export function evictionTime(pod: KubeObject, taints: Taint[], defaultMs: number, taintStart: (t: Taint) => number): number | null {
+export function evictionTime(pod: Pod, taints: Taint[], defaultMs: number, taintStart: (t: Taint) => number): number | null {
   if (!taints.length) return null;
   const tolerations = effectiveTolerations(pod, defaultMs);
   const created = Date.parse(pod.metadata.creationTimestamp ?? '') || 0;

@@ -1,13 +1,14 @@
 // Node health: when the kubelet last showed signs of life, and the status a silent node gets.
-import type { Fields, KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { condition } from './taints.js';
+import type { Lease, Node, Pod } from '../../api/kinds.js';
+import type { NodeStatus } from 'kubernetes-types/core/v1.js';
 
 /** The conditions a kubelet reports and the controller turns Unknown when it goes silent. */
 export const nodeConditionTypes = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
 /** The signs of life the controller watches: Lease renewTime and the Ready heartbeat. */
-export function heartbeats(node: KubeObject, lease: KubeObject | undefined): { renew?: string; heartbeat?: string } {
+export function heartbeats(node: Node, lease: Lease | undefined): { renew?: string; heartbeat?: string } {
   return { renew: lease?.spec?.renewTime, heartbeat: condition(node, 'Ready')?.lastHeartbeatTime };
 }
 
@@ -21,10 +22,10 @@ export function latestHeartbeat(h: { renew?: string; heartbeat?: string }): numb
  * A copy of the node's status with every kubelet-reported condition Unknown, as Kubernetes
  * does when the kubelet stops posting: heartbeats stay as they were, transitions are now.
  */
-export function statusUnknown(node: KubeObject, now: number): Fields {
+export function statusUnknown(node: Node, now: number): NodeStatus {
   const stamp = rfc3339(new Date(now));
-  const status = structuredClone(node.status ?? {}) as Fields;
-  const conditions: Fields[] = status.conditions ?? [];
+  const status: NodeStatus = structuredClone(node.status ?? {});
+  const conditions = status.conditions ?? [];
   for (const type of nodeConditionTypes) {
     const c = conditions.find((x) => x.type === type);
     if (!c) {
@@ -40,6 +41,6 @@ export function statusUnknown(node: KubeObject, now: number): Fields {
   return status;
 }
 
-export function hasCondition(obj: KubeObject, type: string, status: string): boolean {
-  return condition(obj, type)?.status === status;
+export function hasCondition(obj: Node | Pod, type: string, status: string): boolean {
+  return (obj.status?.conditions ?? []).find((c: { type: string }) => c.type === type)?.status === status;
 }

@@ -4,13 +4,15 @@
 // NoExecute taints are evicted when their tolerations run out. See DESIGN.md.
 //
 // One queue holds two kinds of keys: a node name (no "/") and a pod's "namespace/name".
-import type { Fields, KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { isNotFound, resources, splitKey, type EventRecorder, type SharedInformer } from '../../client/index.js';
 import { QueueController, type Controller, type ControllerContext, type ReconcileResult } from '../framework.js';
 import { heartbeats, latestHeartbeat, statusUnknown } from './health.js';
 import { evictionTime } from './eviction.js';
 import { condition, noExecuteTaints, readyStatus, reconcileTaints, type Taint } from './taints.js';
+import type { Lease, Node, Pod } from '../../api/kinds.js';
+import { nullTime } from '../../api/kinds.js';
+import type { PodCondition } from 'kubernetes-types/core/v1.js';
 
 export const nodeLeaseNamespace = 'kube-node-lease';
 
@@ -26,9 +28,9 @@ interface NodeHealth {
 const taintID = (node: string, t: Taint) => `${node}|${t.key}|${t.effect}`;
 
 export class NodeLifecycleController extends QueueController {
-  private readonly nodes: SharedInformer;
-  private readonly pods: SharedInformer;
-  private readonly leases: SharedInformer;
+  private readonly nodes: SharedInformer<Node>;
+  private readonly pods: SharedInformer<Pod>;
+  private readonly leases: SharedInformer<Lease>;
   private readonly recorder: EventRecorder;
   private readonly health = new Map<string, NodeHealth>();
   /** First sight of a NoExecute taint that carries no timeAdded. */
@@ -51,9 +53,9 @@ export class NodeLifecycleController extends QueueController {
       },
       onDelete: (n) => this.enqueue(n),
     });
-    const onLease = (l: KubeObject) => { if (l.metadata.namespace === nodeLeaseNamespace) this.enqueue(l.metadata.name as string); };
+    const onLease = (l: Lease) => { if (l.metadata.namespace === nodeLeaseNamespace) this.enqueue(l.metadata.name as string); };
     this.leases.addEventHandler({ onAdd: onLease, onUpdate: (_o, n) => onLease(n), onDelete: onLease });
-    const onPod = (p: KubeObject) => { if (p.spec?.nodeName) this.enqueue(p); };
+    const onPod = (p: Pod) => { if (p.spec?.nodeName) this.enqueue(p); };
     this.pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, n) => onPod(n), onDelete: (p) => this.enqueue(p) });
   }
 
@@ -68,7 +70,7 @@ export class NodeLifecycleController extends QueueController {
 
   // ---- nodes -------------------------------------------------------------------------
 
-  private observe(name: string, node: KubeObject, now: number): NodeHealth {
+  private observe(name: string, node: Node, now: number): NodeHealth {
     const seen = heartbeats(node, this.leases.lister.get(nodeLeaseNamespace, name));
     let h = this.health.get(name);
     if (!h) {
@@ -176,11 +178,11 @@ export class NodeLifecycleController extends QueueController {
     this.log.info('pod evicted', { pod: key, node: nodeName, taints: taints.map((t) => `${t.key}:${t.effect}`) });
   }
 
-  private async setPodCondition(pod: KubeObject, c: Fields, now: number): Promise<void> {
+  private async setPodCondition(pod: Pod, c: PodCondition, now: number): Promise<void> {
     const next = structuredClone(pod);
-    const conditions: Fields[] = (next.status ??= {}).conditions ??= [];
+    const conditions = (next.status ??= {}).conditions ??= [];
     const old = conditions.find((x) => x.type === c.type);
-    const entry = { ...c, lastProbeTime: null, lastTransitionTime: rfc3339(new Date(now)) };
+    const entry = { ...c, lastProbeTime: nullTime, lastTransitionTime: rfc3339(new Date(now)) };
     if (old) Object.assign(old, entry);
     else conditions.push(entry);
     try {
@@ -190,7 +192,7 @@ export class NodeLifecycleController extends QueueController {
     }
   }
 
-  private async deletePod(namespace: string, name: string, pod: KubeObject, gracePeriodSeconds?: number): Promise<void> {
+  private async deletePod(namespace: string, name: string, pod: Pod, gracePeriodSeconds?: number): Promise<void> {
     try {
       await this.ctx.clients.resource(resources.pods).delete(namespace, name, { gracePeriodSeconds, preconditions: { uid: pod.metadata.uid } });
     } catch (e) {

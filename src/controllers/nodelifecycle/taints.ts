@@ -1,7 +1,8 @@
 // Taints and tolerations: which taints a node's Ready condition calls for, and whether a
 // pod tolerates a taint (core/v1 ToleratesTaint semantics).
-import type { Fields, KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
+import type { Node, Pod } from '../../api/kinds.js';
+import type { NodeCondition, PodCondition } from 'kubernetes-types/core/v1.js';
 
 export const TaintNodeNotReady = 'node.kubernetes.io/not-ready';
 export const TaintNodeUnreachable = 'node.kubernetes.io/unreachable';
@@ -21,12 +22,14 @@ export interface Toleration {
   tolerationSeconds?: number;
 }
 
-export function condition(obj: KubeObject, type: string): Fields | undefined {
-  return ((obj.status?.conditions ?? []) as Fields[]).find((c) => c.type === type);
+export function condition(obj: Node, type: string): NodeCondition | undefined;
+export function condition(obj: Pod, type: string): PodCondition | undefined;
+export function condition(obj: Node | Pod, type: string): NodeCondition | PodCondition | undefined {
+  return (obj.status?.conditions ?? []).find((c: { type: string }) => c.type === type);
 }
 
 /** 'True' | 'False' | 'Unknown', or undefined when the node never reported Ready. */
-export function readyStatus(node: KubeObject): string | undefined {
+export function readyStatus(node: Node): string | undefined {
   return condition(node, 'Ready')?.status;
 }
 
@@ -41,7 +44,7 @@ export function tolerates(t: Toleration, taint: Taint): boolean {
 const managed = new Set([TaintNodeNotReady, TaintNodeUnreachable]);
 
 /** The taint key the node's Ready condition calls for, if any. */
-function readinessTaintKey(node: KubeObject): string | undefined {
+function readinessTaintKey(node: Node): string | undefined {
   const ready = readyStatus(node);
   if (ready === 'False') return TaintNodeNotReady;
   if (ready === 'Unknown') return TaintNodeUnreachable;
@@ -52,7 +55,7 @@ function readinessTaintKey(node: KubeObject): string | undefined {
  * The node's taints with not-ready/unreachable (NoSchedule and NoExecute) matching its Ready
  * condition; undefined when nothing changes. Taints already present keep their timeAdded.
  */
-export function reconcileTaints(node: KubeObject, now: number): Taint[] | undefined {
+export function reconcileTaints(node: Node, now: number): Taint[] | undefined {
   const current = (node.spec?.taints ?? []) as Taint[];
   const key = readinessTaintKey(node);
   const keep = current.filter((t) => !managed.has(t.key) || (t.key === key && (t.effect === 'NoExecute' || t.effect === 'NoSchedule')));
@@ -67,6 +70,6 @@ export function reconcileTaints(node: KubeObject, now: number): Taint[] | undefi
   return same ? undefined : next;
 }
 
-export function noExecuteTaints(node: KubeObject): Taint[] {
+export function noExecuteTaints(node: Node): Taint[] {
   return ((node.spec?.taints ?? []) as Taint[]).filter((t) => t.effect === 'NoExecute');
 }

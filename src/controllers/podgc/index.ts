@@ -6,11 +6,13 @@
 // One queue, three kinds of keys: a pod's "namespace/name", a node name (no "/": the orphan
 // check for pods bound to it), and TERMINATED_KEY (the threshold sweep; "@" is never in a
 // node name).
-import type { Fields, KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { isConflict, isNotFound, resources, type SharedInformer } from '../../client/index.js';
 import { QueueController, type Controller, type ControllerContext, type ReconcileResult } from '../framework.js';
 import { isTerminated, isUnscheduledTerminating, terminatedOverThreshold } from './select.js';
+import type { Node, Pod } from '../../api/kinds.js';
+import { nullTime } from '../../api/kinds.js';
+import type { PodCondition } from 'kubernetes-types/core/v1.js';
 
 export const TERMINATED_KEY = '@terminated';
 const NODE_INDEX = 'nodeName';
@@ -22,8 +24,8 @@ const SWEEP_CONCURRENCY = 16;
 export const orphanCondition = { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByPodGC', message: 'PodGC: node no longer exists' };
 
 export class PodGCController extends QueueController {
-  private readonly pods: SharedInformer;
-  private readonly nodes: SharedInformer;
+  private readonly pods: SharedInformer<Pod>;
+  private readonly nodes: SharedInformer<Node>;
   /** When each missing node was first noticed (the controller's clock): the quarantine start. */
   private readonly missingSince = new Map<string, number>();
 
@@ -110,7 +112,7 @@ export class PodGCController extends QueueController {
    * `condition`, if any) so whoever owns it sees how it ended, then deleted with grace 0.
    * A pod already gone, or replaced by another of the same name, counts as done.
    */
-  private async forceDelete(pod: KubeObject, condition?: Fields): Promise<void> {
+  private async forceDelete(pod: Pod, condition?: PodCondition): Promise<void> {
     const api = this.ctx.clients.resource(resources.pods);
     const { namespace, name, uid } = pod.metadata;
     // Already force-deleted: only finalizers hold it now, and asking again would only loop.
@@ -121,9 +123,9 @@ export class PodGCController extends QueueController {
         const status = (next.status ??= {});
         status.phase = 'Failed';
         if (condition) {
-          const conditions: Fields[] = (status.conditions ??= []);
+          const conditions = (status.conditions ??= []);
           const old = conditions.find((c) => c.type === condition.type);
-          const entry = { ...condition, lastProbeTime: null, lastTransitionTime: old && old.status === condition.status ? old.lastTransitionTime : rfc3339(new Date(this.ctx.clock.now())) };
+          const entry = { ...condition, lastProbeTime: nullTime, lastTransitionTime: old && old.status === condition.status ? old.lastTransitionTime : rfc3339(new Date(this.ctx.clock.now())) };
           if (old) Object.assign(old, entry);
           else conditions.push(entry);
         }

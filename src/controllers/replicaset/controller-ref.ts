@@ -2,38 +2,39 @@
 // ControllerRefManager: a controller claims the objects its selector matches — adopting
 // orphans, releasing those it owns that no longer match — and never touches objects
 // another controller owns.
-import type { KubeObject, OwnerReference } from '../../api/object.js';
+import type { OwnerReference } from '../../api/object.js';
+import type { KindObject } from '../../api/kinds.js';
 import { matches, type Selector } from '../../api/labels.js';
 import { isNotFound, type ResourceAPI } from '../../client/index.js';
 
-export function controllerRef(obj: KubeObject): OwnerReference | undefined {
+export function controllerRef(obj: KindObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((r) => r.controller === true);
 }
 
-export function newControllerRef(owner: KubeObject, apiVersion: string, kind: string): OwnerReference {
+export function newControllerRef(owner: KindObject, apiVersion: string, kind: string): OwnerReference {
   return { apiVersion, kind, name: owner.metadata.name as string, uid: owner.metadata.uid as string, controller: true, blockOwnerDeletion: true };
 }
 
-export interface ClaimOptions {
-  owner: KubeObject;
+export interface ClaimOptions<T extends KindObject> {
+  owner: KindObject;
   ownerAPIVersion: string;
   ownerKind: string;
   selector: Selector;
   /** Objects of this API, to patch ownerReferences on. */
-  api: ResourceAPI;
+  api: ResourceAPI<T>;
   /**
    * Checked once, before the first adoption: the owner as the API server has it now is
    * still the same object and not being deleted (the cache may be behind).
    */
   canAdopt: () => Promise<boolean>;
   /** Whether an orphan may be adopted at all (e.g. not while it is being deleted). */
-  adoptable?: (obj: KubeObject) => boolean;
+  adoptable?: (obj: T) => boolean;
 }
 
 /** The objects `owner` controls after adopting and releasing; writes go through `api`. */
-export async function claim(objects: KubeObject[], o: ClaimOptions): Promise<KubeObject[]> {
+export async function claim<T extends KindObject>(objects: T[], o: ClaimOptions<T>): Promise<T[]> {
   const uid = o.owner.metadata.uid;
-  const owned: KubeObject[] = [];
+  const owned: T[] = [];
   let adoptionAllowed: boolean | undefined;
   for (const obj of objects) {
     const ref = controllerRef(obj);
@@ -58,7 +59,7 @@ export async function claim(objects: KubeObject[], o: ClaimOptions): Promise<Kub
 }
 
 /** Replaces ownerReferences, guarded by the resourceVersion we decided on (conflict → retry). */
-async function patchOwners(api: ResourceAPI, obj: KubeObject, refs: OwnerReference[]): Promise<KubeObject | undefined> {
+async function patchOwners<T extends KindObject>(api: ResourceAPI<T>, obj: T, refs: OwnerReference[]): Promise<T | undefined> {
   try {
     return await api.patch(obj.metadata.namespace, obj.metadata.name as string, 'merge', {
       metadata: { resourceVersion: obj.metadata.resourceVersion, ownerReferences: refs.length ? refs : null },

@@ -2,7 +2,6 @@
 // ReplicaSet, and reports what it sees in status. Writes are gated by expectations so the
 // controller never acts twice on the same stale view while its pod cache catches up.
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '../../api/object.js';
 import { fromLabelSelector, matches } from '../../api/labels.js';
 import { isConflict, isNotFound, objectKey, resources, type EventRecorder, type ResourceAPI, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
@@ -10,9 +9,10 @@ import { claim, controllerRef, newControllerRef } from './controller-ref.js';
 import { Expectations } from './expectations.js';
 import { deletionOrder, isPodActive, isPodReady } from './pod-util.js';
 import { calculateStatus, statusChanged } from './status.js';
+import type { Pod, ReplicaSet } from '../../api/kinds.js';
 
 /** Events name the ReplicaSet by kind even when the cached object came from a list without one. */
-function asReplicaSet(rs: KubeObject): KubeObject {
+function asReplicaSet(rs: ReplicaSet): ReplicaSet {
   return { ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 }
 
@@ -21,8 +21,8 @@ export const burstReplicas = 500;
 
 export class ReplicaSetController extends QueueController {
   readonly expectations: Expectations;
-  private readonly rsInformer: SharedInformer;
-  private readonly podInformer: SharedInformer;
+  private readonly rsInformer: SharedInformer<ReplicaSet>;
+  private readonly podInformer: SharedInformer<Pod>;
   private readonly recorder: EventRecorder;
   private readonly podsAPI: ResourceAPI;
   private readonly rsAPI: ResourceAPI;
@@ -48,21 +48,21 @@ export class ReplicaSetController extends QueueController {
   }
 
   /** The ReplicaSet a controller reference points at, if the cache has that very object. */
-  private owner(pod: KubeObject, ref = controllerRef(pod)): KubeObject | undefined {
+  private owner(pod: Pod, ref = controllerRef(pod)): ReplicaSet | undefined {
     if (!ref || ref.kind !== 'ReplicaSet') return undefined;
     const rs = this.rsInformer.lister.get(pod.metadata.namespace, ref.name);
     return rs && rs.metadata.uid === ref.uid ? rs : undefined;
   }
 
   /** ReplicaSets whose selector matches an orphan pod: candidates to adopt it. */
-  private selecting(pod: KubeObject): KubeObject[] {
+  private selecting(pod: Pod): ReplicaSet[] {
     return this.rsInformer.lister.list(pod.metadata.namespace).filter((rs) => {
       const sel = fromLabelSelector(rs.spec?.selector);
       return sel !== null && sel.length > 0 && matches(sel, pod.metadata.labels);
     });
   }
 
-  private podAdded(pod: KubeObject): void {
+  private podAdded(pod: Pod): void {
     // A pod first seen already terminating must not count as an observed creation.
     if (pod.metadata.deletionTimestamp) return this.podDeleted(pod);
     const rs = this.owner(pod);
@@ -74,7 +74,7 @@ export class ReplicaSetController extends QueueController {
     if (!controllerRef(pod)) for (const r of this.selecting(pod)) this.enqueue(r);
   }
 
-  private podUpdated(old: KubeObject, cur: KubeObject): void {
+  private podUpdated(old: Pod, cur: Pod): void {
     if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
     const labelsChanged = !isDeepStrictEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {});
     const oldRef = controllerRef(old), curRef = controllerRef(cur);
@@ -99,7 +99,7 @@ export class ReplicaSetController extends QueueController {
     if (!curRef && (labelsChanged || refChanged)) for (const r of this.selecting(cur)) this.enqueue(r);
   }
 
-  private podDeleted(pod: KubeObject): void {
+  private podDeleted(pod: Pod): void {
     const rs = this.owner(pod);
     if (!rs) return;
     const key = objectKey(rs);
@@ -146,7 +146,7 @@ export class ReplicaSetController extends QueueController {
     return requeueAfterMs !== undefined ? { requeueAfterMs: requeueAfterMs + 100 } : undefined;
   }
 
-  private async writeStatus(rs: KubeObject, status: object): Promise<void> {
+  private async writeStatus(rs: ReplicaSet, status: object): Promise<void> {
     try {
       await this.rsAPI.updateStatus({ ...rs, status });
     } catch (e) {
@@ -158,7 +158,7 @@ export class ReplicaSetController extends QueueController {
     }
   }
 
-  private async manageReplicas(key: string, rs: KubeObject, pods: KubeObject[]): Promise<{ error?: Error; createError?: Error; deleted?: Set<string> }> {
+  private async manageReplicas(key: string, rs: ReplicaSet, pods: Pod[]): Promise<{ error?: Error; createError?: Error; deleted?: Set<string> }> {
     const want: number = rs.spec?.replicas ?? 1;
     const diff = pods.length - want;
     if (diff < 0) {
@@ -180,10 +180,10 @@ export class ReplicaSetController extends QueueController {
     return {};
   }
 
-  private async createPod(rs: KubeObject): Promise<void> {
+  private async createPod(rs: ReplicaSet): Promise<void> {
     const tmpl = rs.spec?.template ?? {};
     const meta = tmpl.metadata ?? {};
-    const pod: KubeObject = {
+    const pod: Pod = {
       metadata: {
         generateName: `${rs.metadata.name}-`,
         namespace: rs.metadata.namespace,
@@ -192,7 +192,7 @@ export class ReplicaSetController extends QueueController {
         ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
         ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
       },
-      spec: structuredClone(tmpl.spec ?? {}),
+      spec: structuredClone(tmpl.spec ?? { containers: [] }),
     };
     try {
       const created = await this.podsAPI.create(rs.metadata.namespace, pod);
@@ -203,7 +203,7 @@ export class ReplicaSetController extends QueueController {
     }
   }
 
-  private async deletePod(key: string, rs: KubeObject, pod: KubeObject): Promise<Error | undefined> {
+  private async deletePod(key: string, rs: ReplicaSet, pod: Pod): Promise<Error | undefined> {
     try {
       await this.podsAPI.delete(pod.metadata.namespace, pod.metadata.name as string);
       this.recorder.event(asReplicaSet(rs), 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);

@@ -1,25 +1,25 @@
 // Facts about pods the workload controllers agree on: which pods count, which are ready and
 // available, and which to delete first when scaling down.
-import type { KubeObject } from '../../api/object.js';
+import type { Pod } from '../../api/kinds.js';
 
 interface Condition { type: string; status: string; lastTransitionTime?: string }
 
 /** A pod that still counts toward replicas: not finished and not being deleted. */
-export function isPodActive(pod: KubeObject): boolean {
+export function isPodActive(pod: Pod): boolean {
   const phase = pod.status?.phase;
   return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
 }
 
-function readyCondition(pod: KubeObject): Condition | undefined {
+function readyCondition(pod: Pod): Condition | undefined {
   return (pod.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'Ready');
 }
 
-export function isPodReady(pod: KubeObject): boolean {
+export function isPodReady(pod: Pod): boolean {
   return readyCondition(pod)?.status === 'True';
 }
 
 /** When the pod became ready (ms), or undefined when it is not ready. */
-export function readySince(pod: KubeObject): number | undefined {
+export function readySince(pod: Pod): number | undefined {
   const c = readyCondition(pod);
   if (c?.status !== 'True') return undefined;
   const t = c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : NaN;
@@ -27,14 +27,14 @@ export function readySince(pod: KubeObject): number | undefined {
 }
 
 /** Ready for at least minReadySeconds (a ready pod without a transition time counts as available). */
-export function isPodAvailable(pod: KubeObject, minReadySeconds: number, now: number): boolean {
+export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
   const since = readySince(pod);
   if (since === undefined) return false;
   return minReadySeconds <= 0 || since + minReadySeconds * 1000 <= now;
 }
 
 /** Milliseconds until a ready-but-not-yet-available pod becomes available; undefined otherwise. */
-export function msUntilAvailable(pod: KubeObject, minReadySeconds: number, now: number): number | undefined {
+export function msUntilAvailable(pod: Pod, minReadySeconds: number, now: number): number | undefined {
   const since = readySince(pod);
   if (since === undefined || minReadySeconds <= 0) return undefined;
   const left = since + minReadySeconds * 1000 - now;
@@ -43,11 +43,11 @@ export function msUntilAvailable(pod: KubeObject, minReadySeconds: number, now: 
 
 const phaseRank: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
 
-function restarts(pod: KubeObject): number {
+function restarts(pod: Pod): number {
   return ((pod.status?.containerStatuses ?? []) as { restartCount?: number }[]).reduce((n, c) => Math.max(n, c.restartCount ?? 0), 0);
 }
 
-function created(pod: KubeObject): number {
+function created(pod: Pod): number {
   const t = Date.parse(pod.metadata.creationTimestamp ?? '');
   return Number.isNaN(t) ? 0 : t;
 }
@@ -57,7 +57,7 @@ function created(pod: KubeObject): number {
  * unscheduled before scheduled, Pending before Unknown before Running, not ready before
  * ready, ready for less time before longer, more restarts before fewer, newer before older.
  */
-export function deletionOrder(a: KubeObject, b: KubeObject): number {
+export function deletionOrder(a: Pod, b: Pod): number {
   const aBound = a.spec?.nodeName ? 1 : 0, bBound = b.spec?.nodeName ? 1 : 0;
   if (aBound !== bBound) return aBound - bBound;
   const aPhase = phaseRank[a.status?.phase ?? 'Pending'] ?? 0, bPhase = phaseRank[b.status?.phase ?? 'Pending'] ?? 0;

@@ -1,8 +1,8 @@
 // A ReplicaSet's status from the pods it owns, and when to look again for pods that will
 // become available once they have been ready for minReadySeconds.
-import type { KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { isPodAvailable, isPodReady, msUntilAvailable } from './pod-util.js';
+import type { Pod, ReplicaSet } from '../../api/kinds.js';
 
 export interface Condition { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }
 
@@ -16,7 +16,7 @@ export interface ReplicaSetStatus {
 }
 
 /** `createError` is the error from this round's pod creates, if any (→ ReplicaFailure). */
-export function calculateStatus(rs: KubeObject, pods: KubeObject[], now: number, createError?: Error): { status: ReplicaSetStatus; requeueAfterMs?: number } {
+export function calculateStatus(rs: ReplicaSet, pods: Pod[], now: number, createError?: Error): { status: ReplicaSetStatus; requeueAfterMs?: number } {
   const templateLabels: Record<string, string> = rs.spec?.template?.metadata?.labels ?? {};
   const minReady = rs.spec?.minReadySeconds ?? 0;
   let fullyLabeled = 0, ready = 0, available = 0;
@@ -52,8 +52,8 @@ export function calculateStatus(rs: KubeObject, pods: KubeObject[], now: number,
 }
 
 /** Whether `next` differs from what the object reports, so a status write is needed. */
-export function statusChanged(rs: KubeObject, next: ReplicaSetStatus): boolean {
-  const cur = rs.status ?? {};
+export function statusChanged(rs: ReplicaSet, next: ReplicaSetStatus): boolean {
+  const cur: Partial<ReplicaSet['status']> = rs.status ?? {};
   return (cur.replicas ?? 0) !== next.replicas || (cur.fullyLabeledReplicas ?? 0) !== next.fullyLabeledReplicas
     || (cur.readyReplicas ?? 0) !== next.readyReplicas || (cur.availableReplicas ?? 0) !== next.availableReplicas
     || cur.observedGeneration !== next.observedGeneration

@@ -2,13 +2,14 @@
 // gets it back if it is deleted.
 import { isAlreadyExists, resources, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
+import type { Namespace, ServiceAccount } from '../../api/kinds.js';
 
 /** The ServiceAccounts each namespace must have. */
 export const defaultServiceAccounts = ['default'];
 
 export class ServiceAccountController extends QueueController {
-  private namespaces: SharedInformer;
-  private serviceAccounts: SharedInformer;
+  private namespaces: SharedInformer<Namespace>;
+  private serviceAccounts: SharedInformer<ServiceAccount>;
 
   constructor(ctx: ControllerContext) {
     super('serviceaccount', ctx);

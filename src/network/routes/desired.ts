@@ -7,6 +7,7 @@ import {
   ANNOTATION_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, VXLAN_DEVICE, VXLAN_OVERHEAD, VXLAN_PORT, VXLAN_VNI,
   parseMode, vtepMac, type DesiredFdb, type DesiredNeighbour, type DesiredRoute, type DesiredState, type DesiredUnreachable, type EncapsulationMode, type Uplink,
 } from './model.js';
+import type { Node } from '../../api/kinds.js';
 
 /** The fields of a Node that routing depends on. */
 export interface NodeFacts {
@@ -21,7 +22,7 @@ export interface NodeFacts {
 
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 
-export function nodeFacts(node: KubeObject): NodeFacts {
+export function nodeFacts(node: Node): NodeFacts {
   const ann = node.metadata.annotations ?? {};
   const addresses: { type?: string; address?: string }[] = node.status?.addresses ?? [];
   const internal = addresses.find((a) => a.type === 'InternalIP' && a.address && parseIPv4(a.address) !== undefined)?.address;
@@ -60,7 +61,7 @@ export function tunnelAddress(self: NodeFacts): string | undefined {
  * and a router that knows pod blocks (BGP) is out of scope.
  */
 export function desiredRoutes(
-  selfName: string, nodes: readonly KubeObject[], defaultMode: EncapsulationMode, uplink: Uplink, clusterCIDR?: Cidr,
+  selfName: string, nodes: readonly Node[], defaultMode: EncapsulationMode, uplink: Uplink, clusterCIDR?: Cidr,
 ): DesiredState {
   const all = nodes.map(nodeFacts).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const self = all.find((n) => n.name === selfName);

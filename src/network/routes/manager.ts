@@ -3,7 +3,6 @@
 //
 //   Node informer ──(relevant change)──► kick() ──► sync(): one at a time, folded
 //   sync failed ──► retry after backoff (200 ms … 10 s)      every resyncMs ──► sync()
-import type { KubeObject } from '../../api/object.js';
 import { realClock, resources, type ClientsetAPI, type Clock, type SharedInformer } from '../../client/index.js';
 import type { Logger } from '../../log/index.js';
 import { Backoff, SyncRunner } from '../../util/index.js';
@@ -12,6 +11,7 @@ import type { Netlink, NetlinkOp, NetnsPath, OpResult } from '../../netlink/inde
 import { desiredRoutes, nodeFacts } from './desired.js';
 import { diffState, type KernelState } from './diff.js';
 import { ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, type DesiredState, type EncapsulationMode, type Uplink } from './model.js';
+import type { Node } from '../../api/kinds.js';
 
 export interface RoutesManagerOptions {
   netlink: Netlink;
@@ -19,7 +19,7 @@ export interface RoutesManagerOptions {
   netns: NetnsPath;
   nodeName: string;
   /** An informer over all Nodes; the manager adds a handler, the owner starts it. */
-  nodes: SharedInformer;
+  nodes: SharedInformer<Node>;
   /** Publishes this node's VTEP annotations; without it they must be set by someone else. */
   clients?: ClientsetAPI;
   /** `--encapsulation`; a Node's `capstan.io/encapsulation` annotation overrides it for that node. */
@@ -136,7 +136,7 @@ export class RoutesManager {
   }
 
   /** The own VTEP on the own Node, so other nodes can build FDB/neighbour entries for it. */
-  private async publish(self: KubeObject, desired: DesiredState): Promise<void> {
+  private async publish(self: Node, desired: DesiredState): Promise<void> {
     if (!this.o.clients) return;
     const dev = desired.vxlanDevice;
     const want = { [ANNOTATION_TUNNEL_MAC]: dev?.address ? dev.mac : null, [ANNOTATION_TUNNEL_ADDR]: dev?.address ? dev.address.split('/')[0]! : null };
@@ -159,7 +159,7 @@ function findUplink(k: KernelState, ip: string | undefined): Uplink | undefined 
 }
 
 /** What of a Node routing reads; heartbeats (status conditions) change none of it. */
-function relevant(n: KubeObject): string {
+function relevant(n: Node): string {
   const f = nodeFacts(n);
   return JSON.stringify([f.internalIP, n.spec?.podCIDR, f.mode, f.tunnelMac, f.tunnelAddr]);
 }

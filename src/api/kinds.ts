@@ -1,0 +1,42 @@
+// Static types of the built-in kinds, from `kubernetes-types` (generated from Kubernetes'
+// OpenAPI, so they model the JSON wire form: quantities and times are strings, IntOrString
+// is `number | string`). Code outside the API server's generic machinery reads objects
+// through these. Two adjustments for objects that came back from a server or a cache:
+// `metadata` is always present, top-level fields (`status`) are writable so a copy can be
+// edited before an update, and apiVersion/kind are plain strings (the client fills them in).
+import type * as apps from 'kubernetes-types/apps/v1.js';
+import type * as coordination from 'kubernetes-types/coordination/v1.js';
+import type * as core from 'kubernetes-types/core/v1.js';
+import type * as discovery from 'kubernetes-types/discovery/v1.js';
+import type * as meta from 'kubernetes-types/meta/v1.js';
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+export type ObjectMeta = Writable<meta.ObjectMeta>;
+
+/** A kind as stored: writable top-level fields, metadata always present. */
+export type Stored<T> = Writable<Omit<T, 'metadata' | 'apiVersion' | 'kind'>> & { apiVersion?: string; kind?: string; metadata: ObjectMeta };
+
+export type Namespace = Stored<core.Namespace>;
+export type Node = Stored<core.Node>;
+export type Pod = Stored<core.Pod>;
+export type Service = Stored<core.Service>;
+export type Endpoints = Stored<core.Endpoints>;
+export type ConfigMap = Stored<core.ConfigMap>;
+export type Secret = Stored<core.Secret>;
+export type ServiceAccount = Stored<core.ServiceAccount>;
+export type Event = Stored<core.Event>;
+export type Deployment = Stored<apps.Deployment>;
+export type ReplicaSet = Stored<apps.ReplicaSet>;
+export type EndpointSlice = Stored<discovery.EndpointSlice>;
+export type Lease = Stored<coordination.Lease>;
+
+/** An object of any kind whose metadata is typed: what owner-reference and key helpers take. */
+export interface KindObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+/** An unset metav1.Time as Kubernetes writes it (`null`); kubernetes-types has no null. */
+export const nullTime = null as unknown as string;
