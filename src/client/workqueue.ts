@@ -91,8 +91,10 @@ export class WorkQueue {
   /** Marks `key` finished; if it was added meanwhile it goes back in line. */
   done(key: string): void {
     this.processing.delete(key);
-    if (this.dirty.has(key) && !this.shuttingDown) this.queue.push(key), this.wakeOne();
-    else this.dirty.delete(key);
+    if (this.dirty.has(key) && !this.shuttingDown) {
+      this.queue.push(key);
+      this.wakeOne();
+    } else this.dirty.delete(key);
     if (this.shuttingDown && this.processing.size === 0) for (const d of this.drainWaiters.splice(0)) d();
   }
 

@@ -75,7 +75,7 @@ export function serviceRecords(cfg: RecordConfig, svc: KubeObject, slices: KubeO
   const podKeys: string[] = [];
   const seenHost = new Set<string>();
   for (const slice of sortedSlices(slices)) {
-    const ports = (slice.ports ?? []).filter((p: any) => p?.name && p.port);
+    const ports = (slice.ports ?? []).filter((p: { name?: string; port?: number } | null) => p?.name && p.port);
     for (const ep of slice.endpoints ?? []) {
       if (!tolerate && ep.conditions?.ready === false) continue;
       const ref = ep.targetRef;
@@ -105,7 +105,7 @@ export function serviceRecords(cfg: RecordConfig, svc: KubeObject, slices: KubeO
 /** A pod's own records: `a-b-c-d.ns.pod.<zone>` and the PTR back to it. */
 export function podRecords(cfg: RecordConfig, pod: KubeObject): RR[] {
   if (pod.spec?.hostNetwork) return [];
-  const ips: string[] = (pod.status?.podIPs ?? []).map((p: any) => p.ip).filter(Boolean);
+  const ips: string[] = (pod.status?.podIPs ?? []).map((p: { ip?: string }) => p.ip).filter(Boolean);
   if (ips.length === 0 && pod.status?.podIP) ips.push(pod.status.podIP);
   const out: RR[] = [];
   for (const ip of ips) {

@@ -2,6 +2,7 @@
 // the nftables and iptables renderers both start from its result.
 import { createHash } from 'node:crypto';
 import { isIPv4 } from 'node:net';
+import type { ServiceSpec } from 'kubernetes-types/core/v1.js';
 
 export type Protocol = 'tcp' | 'udp' | 'sctp';
 
@@ -43,7 +44,7 @@ export interface ServicePortPlan {
   externalLocal: boolean;
 }
 
-type Obj = { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: any };
+type Obj = { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: ServiceSpec };
 
 interface SlicePort { name?: string; port?: number; protocol?: string }
 interface SliceEndpoint {

@@ -4,7 +4,7 @@
 // unbound content, after the kubelet for Pods bound to a node.
 import t, { type Test } from 'tap';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
-import { clientsetFromKubeconfig, realClock, resources, SharedInformerFactory } from '../../src/client/index.js';
+import { clientsetFromKubeconfig, realClock, SharedInformerFactory } from '../../src/client/index.js';
 import { controllers as registry, type Controller } from '../../src/controllers/index.js';
 import { logger } from '../../src/log/index.js';
 import { startAPIServer } from '../helpers/api.js';

@@ -7,10 +7,11 @@ import { diffTables, diffTablesWith, fromTableState } from '../../src/proxy/nft/
 import { NftBackend } from '../../src/proxy/nft/backend.js';
 import { iptablesRuleset, restoreInput } from '../../src/proxy/iptables/rules.js';
 import { FakeNft, NftTable } from '../../src/nft/index.js';
+import type { ServicePort, ServiceSpec } from 'kubernetes-types/core/v1.js';
 
 const cfg: ProxyConfig = { nodeName: 'node-a', clusterCIDR: '10.244.0.0/16' };
 
-export function svc(name: string, ip: string, extra: Record<string, unknown> = {}, ports: unknown[] = [{ name: 'http', port: 80, targetPort: 'web', protocol: 'TCP' }]) {
+export function svc(name: string, ip: string, extra: ServiceSpec = {}, ports: ServicePort[] = [{ name: 'http', port: 80, targetPort: 'web', protocol: 'TCP' }]) {
   return { metadata: { namespace: 'default', name }, spec: { clusterIP: ip, clusterIPs: [ip], ports, ...extra } };
 }
 
