@@ -102,6 +102,9 @@ t.test('malformed input never crashes the server', async (t) => {
         sock.end(Buffer.concat([Buffer.from([0, 20]), junk.subarray(0, 20), Buffer.from([0, 3, 1, 2, 3]), Buffer.from([0xff, 0xff]), junk]));
       });
       sock.on('error', () => undefined);
+      // Read (and drop) whatever the server answers: an unread reply would hold back 'end',
+      // and so 'close', for ever (seed 1632732918's first frame is a query that gets one).
+      sock.resume();
       sock.on('close', () => resolve());
   });
   // UDP gives no receipt: the counter moving is the sign the server read the junk.
