@@ -134,7 +134,7 @@ async function lintResult() {
   const problems = /(\d+) problems?/.exec(out)?.[1];
   console.log(`not ok - ${name}: ${problems ? `${problems} problem(s)` : `eslint exited ${code}`}`);
   failed++;
-  failures.push(`${name}: ${problems ?? 'eslint failed'}`);
+  failures.push(`${name}: ${problems ? `${problems} problem(s)` : "eslint failed"}`);
 }
 
 function egressResult() {
