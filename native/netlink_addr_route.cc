@@ -84,10 +84,11 @@ int ModifyRoute(Socket& s, const Op& op, Result& r) {
     // Zero protocol/scope/type act as wildcards for deletion, like `ip route del`.
     rtm->rtm_scope = op.scope.value_or(static_cast<uint8_t>(RT_SCOPE_NOWHERE));
     rtm->rtm_protocol = static_cast<uint8_t>(op.protocol.value_or(0));
+    rtm->rtm_type = op.routeType.value_or(static_cast<uint8_t>(RTN_UNSPEC));
   } else {
     rtm->rtm_scope = op.scope.value_or(static_cast<uint8_t>(RT_SCOPE_UNIVERSE));
     rtm->rtm_protocol = static_cast<uint8_t>(op.protocol.value_or(RTPROT_BOOT));
-    rtm->rtm_type = RTN_UNICAST;
+    rtm->rtm_type = op.routeType.value_or(static_cast<uint8_t>(RTN_UNICAST));
   }
   if (op.onlink.value_or(false)) rtm->rtm_flags |= RTNH_F_ONLINK;
   mnl_attr_put_u32(nlh, RTA_TABLE, table);

@@ -87,6 +87,17 @@ std::optional<uint8_t> ScopeArg(const Napi::Object& o, const std::string& ctx) {
   return static_cast<uint8_t>(*n);
 }
 
+// Route types by name; the reject types carry no next hop.
+std::optional<uint8_t> RouteTypeArg(const Napi::Object& o, const std::string& ctx) {
+  auto s = js::OptString(o, "type", ctx);
+  if (!s) return std::nullopt;
+  static const std::map<std::string, uint8_t> names = {
+      {"unicast", RTN_UNICAST}, {"blackhole", RTN_BLACKHOLE}, {"unreachable", RTN_UNREACHABLE}, {"prohibit", RTN_PROHIBIT}};
+  auto it = names.find(*s);
+  if (it == names.end()) Fail(o.Env(), ctx + ".type is not a known route type: " + *s);
+  return it->second;
+}
+
 const std::map<std::string, Kind>& KindNames() {
   static const std::map<std::string, Kind> names = {
       {"linkAddVeth", Kind::LinkAddVeth}, {"linkAddVxlan", Kind::LinkAddVxlan},
@@ -170,6 +181,9 @@ Op ParseOp(Napi::Env env, Napi::Value v, size_t i) {
       op.table = js::OptU32(o, "table", ctx);
       op.protocol = js::OptU32(o, "protocol", ctx);
       if (op.protocol && *op.protocol > 255) Fail(env, ctx + ".protocol must fit in 8 bits");
+      op.routeType = RouteTypeArg(o, ctx);
+      if (op.routeType && *op.routeType != RTN_UNICAST && (op.via || !op.dev.empty()))
+        Fail(env, ctx + ".via and .dev are not allowed on a route of type " + js::RequireString(o, "type", ctx));
       break;
     }
     case Kind::NeighAdd:

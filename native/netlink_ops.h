@@ -33,6 +33,7 @@ struct Op {
   uint8_t prefixLen = 0;
   int family = 0;             // for lists and default routes: 0 (all), AF_INET, AF_INET6
   std::optional<uint8_t> scope;
+  std::optional<uint8_t> routeType;  // RTN_*; absent: unicast (new), any (delete)
   std::optional<bool> up, learning, onlink, nodad;
 };
 

@@ -30,7 +30,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "capstan setup: installing npm dependencies"
   npm ci --no-audit --no-fund >/dev/null
 fi
-if [ -f binding.gyp ] && [ ! -f build/Release/capstan.node ]; then
+# Rebuilt when missing or older than any of its sources (node-gyp rebuild empties build/, so
+# the CNI plugin below is rebuilt after it).
+if [ -f binding.gyp ] && { [ ! -f build/Release/capstan.node ] || [ -n "$(find binding.gyp native -newer build/Release/capstan.node 2>/dev/null | head -n 1)" ]; }; then
   echo "capstan setup: building the native addon"
   npx --no-install node-gyp rebuild >/dev/null
 fi

@@ -3,7 +3,7 @@
 // and a value of the wrong JSON type, or an integer outside its format (int32, int64), is
 // an error that names its path. This runs on every write of every kind.
 import { resolve, type Schema } from './schema.js';
-import { quantityFormatMessage, quantityValue } from './quantity.js';
+import { quantityFormatMessage, quantityValue } from '../util/index.js';
 
 export interface FieldTypeError {
   /** Path in kubectl's notation: spec.template.spec.containers[0].ports[1].containerPort */

@@ -31,9 +31,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-export function clone<T>(v: T): T {
-  return v === undefined ? v : structuredClone(v);
-}
+export { deepCopy as clone } from '../util/index.js';
 
 /** A short rendering of a value for error messages. */
 export function describe(v: unknown): string {

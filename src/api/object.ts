@@ -37,9 +37,7 @@ export interface KubeObject extends Fields {
   metadata: ObjectMeta;
 }
 
-export function deepCopy<T>(v: T): T {
-  return v === undefined ? v : structuredClone(v);
-}
+export { deepCopy } from '../util/index.js';
 
 export function isPlainObject(v: unknown): v is Fields {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -7,7 +7,8 @@
 import type { Fields, KubeObject } from '../api/object.js';
 import { StatusError } from './errors.js';
 import type { Registries, RequestContext } from './registry/index.js';
-import { intToIPv4 } from './registry/core/allocator.js';
+import { formatIPv4 } from '../util/index.js';
+
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -24,7 +25,7 @@ export async function bootstrap(registries: Registries, ctx: RequestContext, api
   const ns = registries.get('', 'namespaces')!;
   for (const name of systemNamespaces) await ensure(() => ns.create({ metadata: { name } }, ctx));
 
-  const firstIP = intToIPv4(registries.serviceIPs.range.first);
+  const firstIP = formatIPv4(registries.serviceIPs.range.first);
   const services = registries.get('', 'services')!;
   await ensure(() => services.create({
     metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },

@@ -10,12 +10,13 @@ import type { Authenticator, UserInfo } from './authn.js';
 import type { Authorizer } from './authz.js';
 import type { AdmissionChain } from './admission.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
-import { badRequest, forbidden, methodNotAllowed, noSuchPath, notAcceptable, unauthorized } from './errors.js';
+import { StatusError, badRequest, forbidden, methodNotAllowed, noSuchPath, notAcceptable, unauthorized } from './errors.js';
 import type { FieldTracker } from './managed-fields.js';
 import type { APIMetrics } from './metrics.js';
 import { acceptable, contentTypes, negotiate } from './negotiate.js';
 import type { Registries } from './registry/index.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { checkPath, rawPath } from './path-check.js';
 import { indentReplies, sendError, sendObject, sendText, toStatusError } from './respond.js';
 import { wantsPretty } from './query.js';
 import { requestContext, type HandlerContext } from './handlers/context.js';
@@ -53,8 +54,9 @@ export function createHandler(deps: HandlerDeps) {
     const url = new URL(req.url ?? '/', 'https://apiserver');
     // A path that does not decode (`%ZZ`) is answered 400 like any other bad request.
     let info: RequestInfo;
-    let badPath: unknown = null;
+    let badPath: unknown = checkPath(rawPath(req.url ?? '/'));
     try {
+      if (badPath) throw badPath;
       info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
     } catch (e) {
       badPath = e;
@@ -63,6 +65,7 @@ export function createHandler(deps: HandlerDeps) {
     if (wantsPretty(url.searchParams, req.headers['user-agent'])) indentReplies(res);
     const accept = negotiate(req.headers.accept);
     try {
+      if (badPath instanceof StatusError) throw badPath;
       if (badPath) throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(badPath as Error).message}`);
       const user = deps.authn.authenticate(req);
       if (!user) throw unauthorized();
@@ -106,8 +109,8 @@ export function createHandler(deps: HandlerDeps) {
     if (isStreamSubresource(info.resource, info.subresource) && !info.group) throw badRequest('Upgrade request required');
     if (info.subresource) return subresourceHandler(h, handlerDeps);
     switch (info.verb) {
-      case 'get': return getResource(h);
-      case 'list': return listResource(h);
+      case 'get': return getResource(h, deps.cache);
+      case 'list': return listResource(h, deps.cache);
       case 'watch':
         deps.metrics.watchers.inc({ group: info.group, resource: info.resource });
         return watchResource(h, deps.cache, deps.bookmarkIntervalMs);
@@ -181,6 +184,8 @@ export function createUpgradeHandler(deps: HandlerDeps) {
   return async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://apiserver');
     try {
+      const refused = checkPath(rawPath(req.url ?? '/'));
+      if (refused) throw refused;
       let info: RequestInfo;
       try {
         info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);

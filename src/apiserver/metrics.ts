@@ -1,6 +1,6 @@
 // Prometheus metrics of the API server, on a registry of its own so several servers in one
 // process (tests) do not collide.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export class APIMetrics {
   readonly registry = new Registry();
@@ -11,6 +11,13 @@ export class APIMetrics {
     registers: [this.registry],
   });
   readonly watchers = new Counter({ name: 'apiserver_watch_requests_total', help: 'Watch requests started.', labelNames: ['group', 'resource'], registers: [this.registry] });
+  readonly storageLists = new Counter({ name: 'apiserver_storage_list_total', help: 'Lists sent to storage, by resource.', labelNames: ['resource'], registers: [this.registry] });
+  /** The server points this at its watch cache. */
+  waitingReads: () => number = () => 0;
+  readonly cacheWaiting = new Gauge({
+    name: 'apiserver_watch_cache_waiting_reads', help: 'Reads waiting for the watch cache to reach their resourceVersion.', registers: [this.registry],
+    collect: () => { this.cacheWaiting.set(this.waitingReads()); },
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

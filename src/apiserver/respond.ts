@@ -46,5 +46,6 @@ export function sendError(res: ServerResponse, err: StatusError, kind: ResponseK
   }
   // The rest of an oversized body is not worth reading: the connection ends with the answer.
   if (err.code === 413) res.setHeader('Connection', 'close');
+  if (err.details?.retryAfterSeconds) res.setHeader('Retry-After', String(err.details.retryAfterSeconds));
   sendObject(res, err.code, err.toStatus(), kind === 'yaml' ? 'yaml' : 'json');
 }

@@ -12,10 +12,12 @@ import { Discovery, resourceInfos } from './discovery.js';
 import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
 import { fieldTracker } from './managed-fields.js';
 import { APIMetrics } from './metrics.js';
+import { CountedStore } from './counted-store.js';
 import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
 import { ConnectionLimits } from './connection-limits.js';
 import { HealthEndpoints, logCheck, pingCheck, shutdownCheck, storeCheck } from './healthz.js';
+import { bindFallbacks } from '../log/fallback.js';
 import '../api/schemas.js';
 
 export interface APIServerOptions {
@@ -69,14 +71,17 @@ export class APIServer {
   private log: Logger;
   private stopping = false;
   private limits?: ConnectionLimits;
+  private metrics = new APIMetrics();
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
-    this.registries = buildRegistries(opts.store, {
+    const store = new CountedStore(opts.store, this.metrics.storageLists);
+    this.registries = buildRegistries(store, {
       serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
       serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
     });
-    this.cache = new WatchCache(opts.store, '/registry/', opts.watchCacheCapacity);
+    this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
+    this.metrics.waitingReads = () => this.cache.waitingReads;
   }
 
   async start(): Promise<{ port: number; address: string }> {
@@ -91,6 +96,9 @@ export class APIServer {
     ]);
     let port = this.opts.port ?? 6443;
     const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
+    // The decoders and stores count their fallbacks on this registry (the last server started
+    // in a process, when tests run several).
+    bindFallbacks('apiserver', this.metrics.registry, this.log);
     const handlerDeps: HandlerDeps = {
       registries: this.registries,
       cache: this.cache,
@@ -100,7 +108,7 @@ export class APIServer {
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
       served,
-      metrics: new APIMetrics(),
+      metrics: this.metrics,
       log: this.log,
       version: kubernetesVersion,
       health: new HealthEndpoints({

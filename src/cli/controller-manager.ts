@@ -10,7 +10,7 @@ import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
 import { LeaderTerms, type Term } from './leader-terms.js';
 import { untilSignal } from './signals.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 
 export interface ControllerManagerHandle {
   stop(): Promise<void>;
@@ -64,7 +64,7 @@ export async function startControllerManager(argv: string[]): Promise<Controller
   // Each term of leadership gets fresh informers and controllers: the last term's queues and
   // watches are shut down, so a new term starts from a relist, like a restarted process.
   const beginTerm = async (): Promise<Term> => {
-    const informers = new SharedInformerFactory(clients, { log, resyncMs: 10 * 60_000 });
+    const informers = new SharedInformerFactory(clients, { log, resyncMs: 10 * 60_000, registry });
     const ctx: ControllerContext = {
       clients, informers, clock: realClock, log, metrics: registry, config,
       recorder: (component) => new EventRecorder(clients.resource(resources.events), { component, host: hostname() }, realClock, log),

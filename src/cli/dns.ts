@@ -13,9 +13,10 @@ import {
 } from '../dns/index.js';
 import { logger } from '../log/index.js';
 import { createNetlink } from '../netlink/index.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
+import { bindFallbacks, fallbacks } from '../log/fallback.js';
 
 export interface DNSCommandHandle {
   dns: DNSHandle;
@@ -58,6 +59,10 @@ export async function startDNSCommand(argv: string[]): Promise<DNSCommandHandle>
   if (!isIP(clusterDNS)) throw new Error(`invalid --cluster-dns ${clusterDNS}`);
   const nodeName = values['node-name'] ?? hostname().toLowerCase();
   const log = logger('dns', { node: nodeName });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  bindFallbacks('dns', registry, log);
+  const fallback = fallbacks('dns', log, registry);
   const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-dns');
 
   const listen: ListenAddress[] = values.listen.split(',').filter(Boolean).map((s) => {
@@ -74,7 +79,8 @@ export async function startDNSCommand(argv: string[]): Promise<DNSCommandHandle>
     try {
       const node = await clients.resource(resources.nodes).get(undefined, nodeName);
       return (node.status?.addresses ?? []).find((a: { type: string }) => a.type === 'InternalIP')?.address;
-    } catch {
+    } catch (e) {
+      fallback('node-address-lookup-failed', { error: e, node: nodeName });
       return undefined;
     }
   };
@@ -90,8 +96,6 @@ export async function startDNSCommand(argv: string[]): Promise<DNSCommandHandle>
   const iface = truthy(values['setup-interface']) ? new ListenInterface(createNetlink('addon'), values['interface-name']) : undefined;
   await iface?.ensure(listen.map((l) => l.host).filter((h) => h !== advertise));
 
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   let dns: DNSHandle;
   try {
     dns = await startDNS({

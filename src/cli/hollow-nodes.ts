@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { startHollowNodes, type HollowNodes } from '../hollow/index.js';
 import { logger } from '../log/index.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 import { untilSignal } from './signals.js';
 
 /** POST /nodes/<name>/stop-heartbeat, POST /nodes/<name>/resume-heartbeat, GET /stats, GET /healthz. */

@@ -10,7 +10,7 @@ import { CRIClient, type CRIMethod } from '../../cri/index.js';
 import { clientsetFromKubeconfig, type Clientset } from '../client/index.js';
 import { Kubelet } from '../kubelet/index.js';
 import { logger } from '../log/index.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 import { untilSignal } from './signals.js';
 
 export interface KubeletHandle {

@@ -13,6 +13,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log/index.js';
+import { Backoff, stopChild } from '../util/index.js';
 
 const capstanBin = fileURLToPath(new URL('../../../bin/capstan.js', import.meta.url));
 
@@ -48,7 +49,7 @@ export async function superviseNetworkAgent(o: SuperviseOptions): Promise<Superv
   let child: ChildProcess | undefined;
   let stopping = false;
   let restarts = 0;
-  let backoff = MIN_BACKOFF_MS;
+  const backoff = new Backoff({ initialMs: MIN_BACKOFF_MS, maxMs: MAX_BACKOFF_MS });
   let timer: NodeJS.Timeout | undefined;
   let exited: Promise<void> = Promise.resolve();
 
@@ -60,7 +61,7 @@ export async function superviseNetworkAgent(o: SuperviseOptions): Promise<Superv
     o.log.info('network agent started', { pid: c.pid, restarts });
     c.on('message', (m) => {
       if (m !== READY_MESSAGE) return;
-      backoff = MIN_BACKOFF_MS;
+      backoff.reset();
       onFirst?.ready();
       onFirst = undefined;
     });
@@ -73,10 +74,10 @@ export async function superviseNetworkAgent(o: SuperviseOptions): Promise<Superv
         return;
       }
       if (stopping) return;
-      if (Date.now() - startedAt > HEALTHY_RUN_MS) backoff = MIN_BACKOFF_MS;
-      (code === 0 ? o.log.info : o.log.warn)('network agent exited; restarting', { pid: c.pid, code, signal, restartInMs: backoff });
-      timer = setTimeout(() => { timer = undefined; restarts++; spawnAgent(); }, backoff);
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      if (Date.now() - startedAt > HEALTHY_RUN_MS) backoff.reset();
+      const delay = backoff.next();
+      (code === 0 ? o.log.info : o.log.warn)('network agent exited; restarting', { pid: c.pid, code, signal, restartInMs: delay });
+      timer = setTimeout(() => { timer = undefined; restarts++; spawnAgent(); }, delay);
     }));
   };
 
@@ -85,10 +86,8 @@ export async function superviseNetworkAgent(o: SuperviseOptions): Promise<Superv
     if (timer) clearTimeout(timer);
     const c = child;
     if (c) {
-      c.kill('SIGTERM');
-      const killer = setTimeout(() => c.kill('SIGKILL'), o.stopGraceMs ?? 15_000);
+      await stopChild(c, o.stopGraceMs ?? 15_000);
       await exited;
-      clearTimeout(killer);
     }
     rmSync(o.pidFile, { force: true });
   };

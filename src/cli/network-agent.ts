@@ -12,8 +12,9 @@ import { autoPodMTU } from '../network/mtu.js';
 import { parseMode } from '../network/routes/index.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 import { READY_MESSAGE } from './network-agent-supervisor.js';
+import { bindFallbacks } from '../log/fallback.js';
 
 export interface NetworkAgentHandle {
   agent: NetworkAgent;
@@ -41,6 +42,8 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'health-port': { type: 'string', default: '9099' },
       encapsulation: { type: 'string', default: 'CrossSubnet' },
+      // Made unreachable, so no pod address without a route follows the default route out.
+      'cluster-cidr': { type: 'string' },
     },
   });
   if (!values['pod-cidr'] && !(values.kubeconfig && values['node-name'])) {
@@ -52,6 +55,9 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
   const mtu = values.mtu === 'auto' ? await autoPodMTU(netlink, values.netns ?? null, encapsulation) : Number(values.mtu);
   if (!Number.isInteger(mtu) || mtu < 576) throw new Error(`invalid --mtu ${values.mtu}`);
   const log = logger('network-agent', values['node-name'] ? { node: values['node-name'] } : {});
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  bindFallbacks('network-agent', registry, log);
   const clients: Clientset | undefined = values.kubeconfig ? clientsetFromKubeconfig(values.kubeconfig, 'capstan-network-agent') : undefined;
   const endpoint = values['container-runtime-endpoint']?.replace(/^unix:\/\//, '');
   const cri = endpoint ? new CRIClient({ socket: endpoint }) : undefined;
@@ -69,11 +75,10 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
     gcIntervalMs: parseDuration(values['gc-interval']),
     gcGraceMs: parseDuration(values['gc-grace']),
     encapsulation,
+    clusterCIDR: values['cluster-cidr'],
     log,
   });
   await agent.start();
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const port = Number(values['health-port']);
   const health = port >= 0 ? await startHealthServer({ address: values['bind-address'], port, registry, ready: () => agent.ready() }) : undefined;
   return {

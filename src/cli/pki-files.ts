@@ -5,7 +5,8 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createCA, ensureServingCert, issueCert, loadOrCreate, type KeyPair } from '../pki/index.js';
-import { cidrRange, intToIPv4 } from '../apiserver/registry/core/allocator.js';
+import { cidrRange } from '../apiserver/registry/core/allocator.js';
+import { formatIPv4 } from '../util/index.js';
 import { writeKubeconfig } from '../client/kubeconfig.js';
 
 export interface ClusterPKI {
@@ -21,7 +22,7 @@ export function ensureClusterPKI(dataDir: string, addresses: string[], serviceRa
   const dir = join(dataDir, 'pki');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const ca = loadOrCreate(dir, 'ca', () => createCA('capstan-ca'));
-  const serviceIP = intToIPv4(cidrRange(serviceRange).first);
+  const serviceIP = formatIPv4(cidrRange(serviceRange).first);
   const ips = [...new Set(['127.0.0.1', ...addresses, serviceIP])];
   const serving = ensureServingCert(dir, 'apiserver', ca, ips, ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local']);
   const admin = loadOrCreate(dir, 'admin', () => issueCert(ca, { commonName: 'kubernetes-admin', organizations: ['system:masters'], usage: 'client' }));

@@ -13,7 +13,8 @@ import type { ProxyBackend } from '../proxy/backend.js';
 import type { ProxyConfig } from '../proxy/model.js';
 import { startHealthServer } from './health-server.js';
 import { untilSignal } from './signals.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
+import { bindFallbacks, fallbacks, type Fallbacks } from '../log/fallback.js';
 
 export interface ProxyHandle {
   proxier: Proxier;
@@ -47,23 +48,24 @@ function hostPort(text: string): { address: string; port: number } {
   return { address: text.slice(0, i) || '0.0.0.0', port: Number(text.slice(i + 1)) };
 }
 
-function nftDriver(choice: string): NftDriver {
+function nftDriver(choice: string, fallback: Fallbacks): NftDriver {
   if (choice === 'addon' || choice === 'nft') return createNftDriver(choice);
   if (choice !== 'auto') throw new Error(`--nft-driver must be auto, addon or nft`);
   try {
     return createNftDriver('addon');
-  } catch {
-    return createNftDriver('nft'); // no addon built: the same ruleset through `nft -f`
+  } catch (e) {
+    fallback('nft-addon-unavailable', { error: e }); // no addon built: the same ruleset through `nft -f`
+    return createNftDriver('nft');
   }
 }
 
-export function backendFor(values: { 'proxy-mode'?: string; 'nft-driver'?: string; 'nft-retire'?: string }, cfg: ProxyConfig, netns: string | null): ProxyBackend {
+export function backendFor(values: { 'proxy-mode'?: string; 'nft-driver'?: string; 'nft-retire'?: string }, cfg: ProxyConfig, netns: string | null, fallback: Fallbacks = fallbacks('proxy')): ProxyBackend {
   const mode = values['proxy-mode'] ?? 'nftables';
   if (mode === 'iptables') return new IptablesBackend(cfg, netns);
   if (mode !== 'nftables') throw new Error(`--proxy-mode must be nftables or iptables`);
   const retire = values['nft-retire'] ?? 'auto';
   if (retire !== 'auto' && retire !== 'expiry' && retire !== 'delete') throw new Error('--nft-retire must be auto, expiry or delete');
-  return new NftBackend(nftDriver(values['nft-driver'] ?? 'auto'), cfg, netns, undefined, retire === 'auto' ? {} : { retire });
+  return new NftBackend(nftDriver(values['nft-driver'] ?? 'auto', fallback), cfg, netns, undefined, { fallback, ...(retire === 'auto' ? {} : { retire }) });
 }
 
 /** Starts the proxy; `clients` replaces --kubeconfig (tests run it against an in-process server). */
@@ -77,14 +79,16 @@ export async function startProxy(argv: string[], clients?: ClientsetAPI & { clos
     ...(values['nodeport-addresses'] ? { nodePortAddresses: values['nodeport-addresses'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
   };
   const netns = values.netns ?? null;
-  const backend = backendFor(values, cfg, netns);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  bindFallbacks('proxy', registry, log);
+  bindFallbacks('nft', registry, log);
+  const backend = backendFor(values, cfg, netns, fallbacks('proxy', log, registry));
   if (!clients) {
     if (!values.kubeconfig) throw new Error('--kubeconfig is required');
     clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-proxy');
   }
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const informers = new SharedInformerFactory(clients, { log, resyncMs: 0 });
+  const informers = new SharedInformerFactory(clients, { log, resyncMs: 0, registry });
   const proxier = new Proxier({
     services: informers.informerFor(resources.services),
     slices: informers.informerFor(resources.endpointslices),

@@ -12,7 +12,7 @@ import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
 import { LeaderTerms, type Term } from './leader-terms.js';
 import { untilSignal } from './signals.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/index.js';
 
 export interface SchedulerHandle {
   scheduler: Scheduler;
@@ -51,7 +51,7 @@ export async function startScheduler(argv: string[]): Promise<SchedulerHandle> {
   // leadership schedules with the standby's informers and queue; when it ends they are shut
   // down and a fresh standby starts, so the next term begins from a relist.
   const standby = () => {
-    const informers = new SharedInformerFactory(clients, { log, resyncMs: 0 });
+    const informers = new SharedInformerFactory(clients, { log, resyncMs: 0, registry });
     const scheduler = new Scheduler({
       clients, informers, log, recorder, registry: new Registry(),
       schedulerName: values['scheduler-name'],

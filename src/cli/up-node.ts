@@ -15,6 +15,9 @@ import { startDNSCommand } from './dns.js';
 import { networkInterfaces } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { issueCert, loadOrCreate, certificateIPs, type KeyPair } from '../pki/index.js';
+import { fallbacks } from '../log/fallback.js';
+
+const fallback = fallbacks('node');
 
 /** The kubelet's serving certificate, for every IPv4 address of this host (reissued if one is new). */
 function kubeletServingCert(dataDir: string, ca: KeyPair, nodeName: string): { cert: string; key: string; ca: string } {
@@ -44,7 +47,7 @@ export interface NodeOptions {
   nodeIP?: string;
   /** Parent cgroup of the node's pods; several nodes on one machine need one each. */
   cgroupRoot?: string;
-  /** The cluster's pod network, for the proxy's masquerading (default 10.244.0.0/16). */
+  /** The cluster's pod network, for the proxy's masquerading and the agent's unreachable route (default 10.244.0.0/16). */
   clusterCIDR?: string;
 }
 
@@ -59,7 +62,7 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
   const nodeName = (o.nodeName ?? hostname()).toLowerCase();
   const cgroupRoot = o.cgroupRoot ?? CGROUP_ROOT;
   const stops: (() => Promise<void>)[] = [];
-  const stopAll = async () => { for (const stop of stops.reverse()) await stop().catch(() => undefined); };
+  const stopAll = async () => { for (const stop of stops.reverse()) await stop().catch((e: unknown) => fallback('stop-failed-continuing', { error: e })); };
   try {
     // Pod networking: capstan's CNI plugin served by the network agent, unless the user
     // brings a CNI configuration of their own (then the kubelet falls back to ptp on it).
@@ -77,7 +80,7 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
       const agent = await superviseNetworkAgent({
         args: ['--kubeconfig', o.kubeconfig, '--node-name', nodeName,
           '--cni-bin-dir', cniBinDir, '--cni-conf-dir', cniConfDir, '--socket', join(o.dataDir, 'cni.sock'),
-          '--state-dir', join(o.dataDir, 'network'), '--health-port=-1'],
+          '--state-dir', join(o.dataDir, 'network'), '--health-port=-1', '--cluster-cidr', o.clusterCIDR ?? '10.244.0.0/16'],
         pidFile: join(o.dataDir, NETWORK_AGENT_PID_FILE),
         log: logger('node', { node: nodeName }),
       });

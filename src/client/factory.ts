@@ -1,5 +1,6 @@
 // One informer per resource per process, shared by every controller that asks, so a
 // controller-manager running ten controllers keeps one cache of Pods, not ten.
+import type { Registry } from 'prom-client';
 import type { Logger } from '../log/index.js';
 import type { Clock } from './clock.js';
 import { SharedInformer } from './informer.js';
@@ -10,7 +11,7 @@ export class SharedInformerFactory {
   private informers = new Map<string, SharedInformer>();
   private started = false;
 
-  constructor(private clients: ClientsetAPI, private opts: { resyncMs?: number; clock?: Clock; log?: Logger } = {}) {}
+  constructor(private clients: ClientsetAPI, private opts: { resyncMs?: number; clock?: Clock; log?: Logger; registry?: Registry } = {}) {}
 
   informerFor(type: ResourceType, opts: { fieldSelector?: string; labelSelector?: string } = {}): SharedInformer {
     const key = `${type.group}/${type.resource}?${opts.fieldSelector ?? ''}&${opts.labelSelector ?? ''}`;

@@ -6,6 +6,7 @@ import type { KubeObject } from '../api/object.js';
 import type { Logger } from '../log/index.js';
 import { isGone } from './errors.js';
 import type { ResourceAPI } from './typed.js';
+import { Backoff } from '../util/index.js';
 import { realClock, type Clock } from './clock.js';
 
 export interface ReflectorSink {
@@ -28,7 +29,7 @@ export class Reflector {
   private stopped = false;
   private current?: { close(): void };
   private lastRV = '';
-  private backoffMs = 100;
+  private readonly backoff = new Backoff({ initialMs: 100, maxMs: 10_000 });
   private wake?: () => void;
 
   constructor(private client: ResourceAPI, private sink: ReflectorSink, private opts: ReflectorOptions = {}) {}
@@ -44,13 +45,13 @@ export class Reflector {
       try {
         if (!this.lastRV) await this.relist();
         await this.watchOnce();
-        this.backoffMs = 100;
+        this.backoff.reset();
       } catch (e) {
         if (this.stopped) break;
         if (isGone(e)) this.lastRV = '';
         else this.opts.log?.warn('list/watch failed', { resource: this.client.type.resource, error: (e as Error).message });
-        await new Promise<void>((r) => { this.wake = r; clock.setTimeout(r, this.backoffMs); });
-        this.backoffMs = Math.min(this.backoffMs * 2, 10_000);
+        const delay = this.backoff.next();
+        await new Promise<void>((r) => { this.wake = r; clock.setTimeout(r, delay); });
       }
     }
   }

@@ -1,8 +1,12 @@
 // A work queue of keys, after client-go's workqueue: a key waiting is stored once however
 // often it is added (dirty set), a key being processed is never handed to a second worker
 // (processing set; re-adds wait until done), retries back off exponentially per key, and
-// shutdown lets workers drain what is in flight.
+// shutdown lets workers drain what is in flight. Given a registry and a name, it reports
+// upstream's workqueue_* metrics there (workqueue-metrics.ts).
+import type { Registry } from 'prom-client';
+import { KeyedBackoff } from '../util/index.js';
 import { realClock, type Clock } from './clock.js';
+import { QueueMetrics } from './workqueue-metrics.js';
 
 export interface RateLimiter {
   /** How long to wait before retrying `key` this time. */
@@ -13,18 +17,18 @@ export interface RateLimiter {
 
 /** Per-key exponential backoff: base × 2^failures, capped. */
 export class ExponentialRateLimiter implements RateLimiter {
-  private failures = new Map<string, number>();
-  constructor(private baseMs = 5, private maxMs = 1000 * 1000) {}
+  private readonly backoff: KeyedBackoff;
+  constructor(baseMs = 5, maxMs = 1000 * 1000) {
+    this.backoff = new KeyedBackoff({ initialMs: baseMs, maxMs });
+  }
   when(key: string): number {
-    const n = this.failures.get(key) ?? 0;
-    this.failures.set(key, n + 1);
-    return Math.min(this.baseMs * 2 ** n, this.maxMs);
+    return this.backoff.next(key);
   }
   forget(key: string): void {
-    this.failures.delete(key);
+    this.backoff.forget(key);
   }
   retries(key: string): number {
-    return this.failures.get(key) ?? 0;
+    return this.backoff.failures(key);
   }
 }
 
@@ -36,17 +40,22 @@ export class WorkQueue {
   private timers = new Map<string, { at: number; handle: unknown }>();
   private shuttingDown = false;
   private drainWaiters: (() => void)[] = [];
+  private metrics?: QueueMetrics;
 
-  constructor(private clock: Clock = realClock, readonly rateLimiter: RateLimiter = new ExponentialRateLimiter()) {}
+  constructor(private clock: Clock = realClock, readonly rateLimiter: RateLimiter = new ExponentialRateLimiter(), metrics?: { name: string; registry: Registry }) {
+    if (metrics) this.metrics = new QueueMetrics(metrics.name, metrics.registry, clock, () => this.dirty.size);
+  }
 
   add(key: string): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    this.metrics?.added(key);
     if (this.processing.has(key)) return;
     const w = this.waiters.shift();
     if (w) {
       this.dirty.delete(key);
       this.processing.add(key);
+      this.metrics?.started(key);
       w(key);
     } else {
       this.queue.push(key);
@@ -56,6 +65,7 @@ export class WorkQueue {
   /** Adds `key` after `ms`; an earlier pending delayed add for the same key wins. */
   addAfter(key: string, ms: number): void {
     if (this.shuttingDown) return;
+    this.metrics?.retried();
     if (ms <= 0) return this.add(key);
     const at = this.clock.now() + ms;
     const existing = this.timers.get(key);
@@ -82,6 +92,7 @@ export class WorkQueue {
     if (key !== undefined) {
       this.dirty.delete(key);
       this.processing.add(key);
+      this.metrics?.started(key);
       return Promise.resolve(key);
     }
     if (this.shuttingDown) return Promise.resolve(undefined);
@@ -90,6 +101,7 @@ export class WorkQueue {
 
   /** Marks `key` finished; if it was added meanwhile it goes back in line. */
   done(key: string): void {
+    this.metrics?.finished(key);
     this.processing.delete(key);
     if (this.dirty.has(key) && !this.shuttingDown) {
       this.queue.push(key);
@@ -104,6 +116,7 @@ export class WorkQueue {
     const key = this.queue.shift()!;
     this.dirty.delete(key);
     this.processing.add(key);
+    this.metrics?.started(key);
     w(key);
   }
 
@@ -114,6 +127,7 @@ export class WorkQueue {
   /** Stops accepting keys; waiting workers get undefined; resolves when in-flight work is done. */
   shutDown(): Promise<void> {
     this.shuttingDown = true;
+    this.metrics?.close();
     for (const { handle } of this.timers.values()) this.clock.clearTimeout(handle);
     this.timers.clear();
     this.queue = [];

@@ -1,11 +1,13 @@
 // What every controller shares: a context (clients, shared informers, events, clock, config)
 // and a queue-driven run loop that owns requeue policy, so a controller is its event
 // handlers (which only enqueue keys) and one level-based `reconcile(key)`.
-import { randomBytes } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../api/object.js';
 import type { Logger } from '../log/index.js';
 import { objectKey, type ClientsetAPI, type Clock, type EventRecorder, type SharedInformerFactory } from '../client/index.js';
 import { WorkQueue } from '../client/workqueue.js';
+import { metricOn } from '../log/metrics.js';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 export interface ControllerConfig {
@@ -61,29 +63,39 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
-let metrics: { reconciles: Counter; duration: Histogram } | undefined;
-function controllerMetrics(registry?: Registry) {
-  if (!registry) return undefined;
-  metrics ??= {
-    reconciles: new Counter({ name: 'capstan_controller_reconcile_total', help: 'Reconciles by controller and result.', labelNames: ['controller', 'result'], registers: [registry] }),
-    duration: new Histogram({ name: 'capstan_controller_reconcile_duration_seconds', help: 'Reconcile latency by controller.', labelNames: ['controller'], registers: [registry], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5] }),
+// On the registry each context brings (a new leadership term may bring the same one again).
+function controllerMetrics(registry: Registry): { reconciles: Counter; duration: Histogram } {
+  return {
+    reconciles: metricOn(registry, 'capstan_controller_reconcile_total', () => new Counter({ name: 'capstan_controller_reconcile_total', help: 'Reconciles by controller and result.', labelNames: ['controller', 'result'], registers: [registry] })),
+    duration: metricOn(registry, 'capstan_controller_reconcile_duration_seconds', () => new Histogram({ name: 'capstan_controller_reconcile_duration_seconds', help: 'Reconcile latency by controller.', labelNames: ['controller'], registers: [registry], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5] })),
   };
-  return metrics;
 }
+
+// The logger of the reconcile running in this async context, as controller-runtime hands one
+// through ctx: every line a reconcile logs carries its controller, key and reconcileID.
+const reconcileScope = new AsyncLocalStorage<{ controller: QueueController; log: Logger }>();
 
 /**
  * A controller driven by a work queue of object keys. Subclasses register informer handlers
  * that call `enqueue`, and implement `reconcile(key)`, which must re-read state from listers,
- * be idempotent, and throw to be retried with backoff.
+ * be idempotent, and throw to be retried with backoff. Inside `reconcile` (and whatever it
+ * awaits), `this.log` carries the key and a reconcileID; outside, the controller name only.
  */
 export abstract class QueueController implements Controller {
   readonly queue: WorkQueue;
-  protected readonly log: Logger;
+  private readonly baseLog: Logger;
+  private readonly metrics?: { reconciles: Counter; duration: Histogram };
   private workers: Promise<void>[] = [];
 
   constructor(readonly name: string, protected ctx: ControllerContext) {
-    this.queue = new WorkQueue(ctx.clock);
-    this.log = ctx.log.with({ controller: name });
+    this.queue = new WorkQueue(ctx.clock, undefined, ctx.metrics && { name, registry: ctx.metrics });
+    this.baseLog = ctx.log.with({ controller: name });
+    this.metrics = ctx.metrics && controllerMetrics(ctx.metrics);
+  }
+
+  protected get log(): Logger {
+    const scope = reconcileScope.getStore();
+    return scope?.controller === this ? scope.log : this.baseLog;
   }
 
   abstract reconcile(key: string): Promise<ReconcileResult | void>;
@@ -100,17 +112,17 @@ export abstract class QueueController implements Controller {
   async processNext(): Promise<boolean> {
     const key = await this.queue.get();
     if (key === undefined) return false;
-    const m = controllerMetrics(this.ctx.metrics);
+    const m = this.metrics;
     const started = process.hrtime.bigint();
-    const reconcileID = randomBytes(4).toString('hex');
+    const log = this.baseLog.with({ key, reconcileID: randomUUID() });
     try {
-      const result = await this.reconcile(key);
+      const result = await reconcileScope.run({ controller: this, log }, () => this.reconcile(key));
       this.queue.forget(key);
       if (result?.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
       m?.reconciles.inc({ controller: this.name, result: 'success' });
     } catch (e) {
       m?.reconciles.inc({ controller: this.name, result: 'error' });
-      this.log.warn('reconcile failed, will retry', { key, reconcileID, retries: this.queue.rateLimiter.retries(key), error: (e as Error).message });
+      log.warn('reconcile failed, will retry', { retries: this.queue.rateLimiter.retries(key), error: (e as Error).message });
       this.queue.addRateLimited(key);
     } finally {
       m?.duration.observe({ controller: this.name }, Number(process.hrtime.bigint() - started) / 1e9);

@@ -6,6 +6,7 @@ import { randomInt } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { connect, isIPv6 } from 'node:net';
+import { fallbacks } from '../log/fallback.js';
 
 export interface Upstream {
   host: string;
@@ -161,10 +162,13 @@ export function upstreamsFromResolvConf(text: string, exclude: Set<string>): Ups
   return out;
 }
 
+const fallback = fallbacks('dns');
+
 export function readResolvConf(path: string, exclude: Set<string>): Upstream[] {
   try {
     return upstreamsFromResolvConf(readFileSync(path, 'utf8'), exclude);
-  } catch {
+  } catch (e) {
+    fallback('resolv-conf-unreadable-no-upstreams', { error: e, path });
     return [];
   }
 }

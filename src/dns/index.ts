@@ -58,7 +58,7 @@ export async function startDNS(opts: DNSOptions): Promise<DNSHandle> {
     zone.set('static/ns', glue);
   }
   const ownFactory = !opts.informers;
-  const informers = opts.informers ?? new SharedInformerFactory(opts.clients, { log: opts.log });
+  const informers = opts.informers ?? new SharedInformerFactory(opts.clients, { log: opts.log, registry: opts.registry });
   const sources = new ZoneSources(informers, zone, { domain, ttl, podRecords: pods !== 'disabled' });
   const cache = new ResponseCache(opts.cacheSize ?? 10_000);
   const metrics = new DNSMetrics(opts.registry, () => cache.size, () => zone.size);

@@ -24,7 +24,7 @@ export class ListenInterface {
 
   async teardown(): Promise<void> {
     for (const a of this.added.splice(0)) {
-      await this.netlink.apply(null, [{ op: 'addrDel', dev: this.dev, address: a }]).catch(() => undefined);
+      await this.netlink.apply(null, [{ op: 'addrDel', dev: this.dev, address: a }]).catch(() => undefined); // gone with its link already
     }
   }
 }

@@ -39,7 +39,7 @@ export function parseQuery(buf: Buffer): ParseResult {
   let packet: Packet;
   try {
     packet = dnsPacket.decode(buf);
-  } catch {
+  } catch { // not silent: the caller answers FORMERR and counts reason "decode"
     return { ok: false, reply: headerOnly(id, flags, RCODES.FORMERR), reason: 'decode' };
   }
   const qs = packet.questions ?? [];

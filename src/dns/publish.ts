@@ -7,6 +7,7 @@ import { isIPv6 } from 'node:net';
 import type { KubeObject } from '../api/object.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
+import { SyncRunner } from '../util/index.js';
 
 export const SERVICE_NAMESPACE = 'kube-system';
 export const SERVICE_NAME = 'kube-dns';
@@ -62,8 +63,10 @@ export function desiredSlice(o: { nodeName: string; address: string; port: numbe
 
 export class KubeDNSPublisher {
   private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
+  private readonly runner = new SyncRunner(
+    () => this.sync().catch((err) => this.opts.log.warn('kube-dns publish failed', { error: (err as Error).message })),
+    { startNow: true },
+  );
 
   constructor(private opts: PublisherOptions) {}
 
@@ -75,13 +78,7 @@ export class KubeDNSPublisher {
 
   /** Runs `sync` soon; calls while one runs fold into one more run. */
   kick(): void {
-    if (this.running) { this.again = true; return; }
-    this.running = this.sync()
-      .catch((err) => this.opts.log.warn('kube-dns publish failed', { error: (err as Error).message }))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) { this.again = false; this.kick(); }
-      });
+    this.runner.request(0);
   }
 
   async sync(): Promise<void> {
@@ -92,7 +89,7 @@ export class KubeDNSPublisher {
   /** Stops the timer and withdraws this node's endpoints, so the proxy stops sending here. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.race([this.running, new Promise((r) => setTimeout(r, 5000).unref())]);
+    await Promise.race([this.runner.stop(), new Promise((r) => setTimeout(r, 5000).unref())]);
     try {
       // Bounded: an unreachable API server must not hold up the node's shutdown.
       let timer: NodeJS.Timeout | undefined;
@@ -138,7 +135,7 @@ export class KubeDNSPublisher {
         await api.create(SERVICE_NAMESPACE, want);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
-        this.again = true;
+        this.runner.request(0);
       }
       return;
     }
@@ -152,7 +149,7 @@ export class KubeDNSPublisher {
       await api.update({ ...want, metadata: { ...have.metadata, labels: { ...have.metadata.labels, ...want.metadata.labels } } });
     } catch (err) {
       if (!isConflict(err)) throw err;
-      this.again = true;
+      this.runner.request(0);
     }
   }
 }

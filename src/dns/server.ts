@@ -13,6 +13,7 @@ import { inZone, normalize } from './names.js';
 import type { Resolution, Resolver } from './resolver.js';
 import { dnsPacket } from './wire.js';
 import type { RR, Zone } from './zone.js';
+import { fallbacks, type Fallbacks } from '../log/fallback.js';
 
 export interface ListenAddress {
   host: string;
@@ -41,9 +42,11 @@ export class DNSServer {
   private tcp: Server[] = [];
   private conns = new Set<TCPSocket>();
   readonly bound: { udp: ListenAddress[]; tcp: ListenAddress[] } = { udp: [], tcp: [] };
+  private readonly fallback: Fallbacks;
 
   constructor(private opts: DNSServerOptions) {
     opts.zone.onChange(() => opts.cache.clear());
+    this.fallback = fallbacks('dns', opts.log);
   }
 
   async listen(addrs: ListenAddress[]): Promise<void> {
@@ -175,7 +178,8 @@ export class DNSServer {
       const p = dnsPacket.decode(r.reply);
       const extra = (p.answers ?? []).filter((a) => a.type !== 'OPT') as RR[];
       return { ...res, answers: [...res.answers, ...extra] };
-    } catch {
+    } catch (e) {
+      this.fallback('upstream-reply-undecodable', { error: e, name });
       return res;
     }
   }

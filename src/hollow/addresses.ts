@@ -7,13 +7,7 @@
 // stays clear of 127.0.0.1 (localhost), 127.0.1.1 (Debian's hostname line in /etc/hosts)
 // and 127.0.0.53/54 (systemd-resolved's stubs), which all live in 127.0.0.0/16.
 
-function ipv4ToInt(s: string): number {
-  return s.split('.').reduce((n, p) => n * 256 + Number(p), 0);
-}
-
-function intToIPv4(n: number): string {
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-}
+import { cidrOf, formatIPv4, parseIPv4 } from '../util/index.js';
 
 /** How many hollow nodes get distinct addresses: 254 in each of 127.1.0–255. */
 export const maxHollowNodes = 254 * 256;
@@ -35,21 +29,21 @@ export class PodIPPool {
 
   constructor(readonly cidr: string) {
     const [ip, len] = cidr.split('/');
+    const addr = parseIPv4(ip);
     const prefix = Number(len);
-    if (!/^\d+\.\d+\.\d+\.\d+$/.test(ip) || !(prefix >= 0 && prefix <= 30)) throw new Error(`unsupported pod CIDR "${cidr}"`);
-    const size = 2 ** (32 - prefix);
-    const base = ipv4ToInt(ip) - (ipv4ToInt(ip) % size);
-    this.first = base + 2;
-    this.last = base + size - 2;
+    if (addr === undefined || !(prefix >= 0 && prefix <= 30)) throw new Error(`unsupported pod CIDR "${cidr}"`);
+    const block = cidrOf(addr, prefix);
+    this.first = block.base + 2;
+    this.last = block.base + block.size - 2;
     this.next = this.first;
   }
 
   /** The pod's address: the one it already has when that is free and in range, else the next free one. */
   assign(podKey: string, current?: string): string | undefined {
     const held = this.byPod.get(podKey);
-    if (held !== undefined) return intToIPv4(held);
-    if (current && /^\d+\.\d+\.\d+\.\d+$/.test(current)) {
-      const n = ipv4ToInt(current);
+    if (held !== undefined) return formatIPv4(held);
+    const n = current === undefined ? undefined : parseIPv4(current);
+    if (n !== undefined) {
       if (n >= this.first && n <= this.last && !this.used.has(n)) return this.take(podKey, n);
     }
     const span = this.last - this.first + 1;
@@ -65,7 +59,7 @@ export class PodIPPool {
   private take(podKey: string, n: number): string {
     this.byPod.set(podKey, n);
     this.used.add(n);
-    return intToIPv4(n);
+    return formatIPv4(n);
   }
 
   release(podKey: string): void {

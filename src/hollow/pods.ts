@@ -9,6 +9,7 @@ import type { KubeObject } from '../api/object.js';
 import { isNotFound, WorkQueue, type Clock, type EventRecorder, type ResourceAPI, type SharedInformer } from '../client/index.js';
 import { objectKey } from '../client/index.js';
 import type { Logger } from '../log/index.js';
+import { KeyedBackoff } from '../util/index.js';
 import { PodIPPool } from './addresses.js';
 import { missingVolume } from './volumes.js';
 import { isPendingShown, isRunningAndReady, pendingStatus, runningStatus } from './pod-status.js';
@@ -36,13 +37,14 @@ export class HollowPods {
   private pools = new Map<string, PodIPPool>();
   private podNode = new Map<string, string>();
   private terminatingSince = new Map<string, number>();
-  private mountFailures = new Map<string, number>();
+  private readonly mountBackoff: KeyedBackoff;
   private recorders = new Map<string, EventRecorder>();
   private workers: Promise<void>[] = [];
   started = 0;
   deleted = 0;
 
   constructor(private d: HollowPodsDeps) {
+    this.mountBackoff = new KeyedBackoff({ initialMs: d.mountRetryMs, maxMs: d.mountRetryMs * 8 });
     this.queue = new WorkQueue(d.clock);
     d.podInformer.addIndexer('nodeName', (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []));
     const onPod = (p: KubeObject) => { if (p.spec?.nodeName && d.owns(p.spec.nodeName)) this.queue.add(objectKey(p)); };
@@ -97,7 +99,7 @@ export class HollowPods {
     if (node) this.pools.get(node)?.release(key);
     this.podNode.delete(key);
     this.terminatingSince.delete(key);
-    this.mountFailures.delete(key);
+    this.mountBackoff.forget(key);
   }
 
   private recorder(node: string): EventRecorder {
@@ -139,11 +141,9 @@ export class HollowPods {
       if (missing) {
         this.recorder(node).event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${missing.volume}" : ${missing.message}`);
         if (!isPendingShown(pod, hostIP)) await this.d.pods.patch(namespace, name as string, 'merge', { status: pendingStatus(pod, hostIP, now) }, 'status');
-        const failures = (this.mountFailures.get(key) ?? 0) + 1;
-        this.mountFailures.set(key, failures);
-        return this.d.mountRetryMs * 2 ** Math.min(failures - 1, 3);
+        return this.mountBackoff.next(key);
       }
-      this.mountFailures.delete(key);
+      this.mountBackoff.forget(key);
     }
     let podIP = hostIP;
     if (!pod.spec?.hostNetwork) {

@@ -9,7 +9,7 @@ export const PTP_CONFIG_NAME = '10-capstan-ptp.conflist';
 export function hasCNIConfig(confDir: string): boolean {
   try {
     return readdirSync(confDir).some((f) => /\.(conf|conflist|json)$/.test(f) && f !== PTP_CONFIG_NAME);
-  } catch {
+  } catch { // no conf dir: no CNI config
     return false;
   }
 }

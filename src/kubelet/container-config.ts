@@ -10,7 +10,8 @@ import {
   CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, GRACE_PERIOD_ANNOTATION, INIT_CONTAINER_ANNOTATION,
   RESTART_COUNT_ANNOTATION, TERMINATION_MESSAGE_PATH_ANNOTATION, containerLogPath,
 } from './labels.js';
-import { bytes, containerHash, milliCPU } from './pod-spec.js';
+import { milliValue, value } from '../util/index.js';
+import { containerHash } from './pod-spec.js';
 import { podRuntimeLabels } from './sandbox-config.js';
 import { MountError } from './volumes.js';
 
@@ -21,16 +22,16 @@ const MIN_SHARES = 2;
 export function linuxResources(container: Fields): LinuxContainerResources {
   const req: Fields = container.resources?.requests ?? {};
   const lim: Fields = container.resources?.limits ?? {};
-  const reqCPU = milliCPU(req.cpu ?? lim.cpu);
+  const reqCPU = milliValue(req.cpu ?? lim.cpu, 0);
   const out: LinuxContainerResources = {
     cpu_shares: Math.max(MIN_SHARES, Math.floor((reqCPU * 1024) / 1000)),
   };
-  const limCPU = milliCPU(lim.cpu);
+  const limCPU = milliValue(lim.cpu, 0);
   if (limCPU > 0) {
     out.cpu_period = CPU_PERIOD_US;
     out.cpu_quota = Math.max(1000, Math.floor((limCPU * CPU_PERIOD_US) / 1000));
   }
-  const mem = bytes(lim.memory);
+  const mem = value(lim.memory, 0);
   if (mem > 0) out.memory_limit_in_bytes = mem;
   return out;
 }

@@ -2,7 +2,7 @@
 // wins), values with $(VAR) expansion against what came before, ConfigMap/Secret key refs,
 // the downward API (fieldRef, resourceFieldRef).
 import type { Fields, KubeObject } from '../api/object.js';
-import { quantityValue } from '../api/quantity.js';
+import { quantityValue } from '../util/index.js';
 
 export interface ObjectSource {
   /** The object, or undefined when it does not exist; other failures throw. */

@@ -25,7 +25,7 @@ export interface PressureSample {
 const readTrim = (p: string) => {
   try {
     return readFileSync(p, 'utf8').trim();
-  } catch {
+  } catch { // a machine without the file (e.g. no /etc/machine-id) reports it empty, as the kubelet does
     return '';
   }
 };

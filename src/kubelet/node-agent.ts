@@ -8,6 +8,7 @@ import { rfc3339, rfc3339Micro } from '../api/time.js';
 import type { CRIRuntime } from '../../cri/index.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type Clock, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
+import { Backoff } from '../util/index.js';
 import type { MachineInfo, PressureSample } from './machine.js';
 
 export const KUBELET_VERSION = 'v1.32.0-capstan';
@@ -123,7 +124,8 @@ export class NodeAgent {
       'kubernetes.io/hostname': this.o.nodeName, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': this.o.machine.architecture,
       'beta.kubernetes.io/os': 'linux', 'beta.kubernetes.io/arch': this.o.machine.architecture,
     };
-    for (let delay = 500; ; delay = Math.min(delay * 2, 7_000)) {
+    const backoff = new Backoff({ initialMs: 500, maxMs: 7_000 });
+    for (;;) {
       try {
         let node: KubeObject;
         try {
@@ -144,6 +146,7 @@ export class NodeAgent {
         return this.node;
       } catch (e) {
         this.o.log.warn('node registration failed, retrying', { error: (e as Error).message });
+        const delay = backoff.next();
         await new Promise((r) => this.o.clock.setTimeout(() => r(undefined), delay));
       }
     }

@@ -2,7 +2,7 @@
 // pod's cgroup parent, restart decisions.
 import { createHash } from 'node:crypto';
 import type { Fields, KubeObject } from '../api/object.js';
-import { quantityValue } from '../api/quantity.js';
+import { quantityValue, stableStringify } from '../util/index.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
@@ -40,17 +40,9 @@ export function podCgroupParent(cgroupRoot: string, pod: KubeObject): string {
   return `${cgroupRoot.replace(/\/+$/, '')}/kubepods${tier}/pod${pod.metadata.uid}`;
 }
 
-function stable(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stable((v as Fields)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
 /** A hash of the container's spec: a running container whose hash differs is restarted. */
 export function containerHash(container: Fields): string {
-  return createHash('sha256').update(stable(container)).digest('hex').slice(0, 16);
+  return createHash('sha256').update(stableStringify(container)).digest('hex').slice(0, 16);
 }
 
 /** Grace period for a deletion: the one the API set on deletion, else the spec's, else 30 s. */
@@ -65,15 +57,4 @@ export function gracePeriodSeconds(pod: KubeObject): number {
 export function shouldRestart(pod: KubeObject, exitCode: number): boolean {
   const policy = restartPolicyOf(pod);
   return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
-}
-
-/** Milli-CPU of a quantity ("250m" → 250), 0 when absent or malformed. */
-export function milliCPU(q: unknown): number {
-  const v = quantityValue(q);
-  return v === null ? 0 : Math.ceil(v * 1000 - 1e-9);
-}
-
-export function bytes(q: unknown): number {
-  const v = quantityValue(q);
-  return v === null ? 0 : Math.floor(v);
 }

@@ -10,7 +10,9 @@ import { isNotFound, type CRIRuntime } from '../../cri/index.js';
 import { isNotFound as apiNotFound, isConflict, type Clock, type ClientsetAPI, type EventRecorder } from '../client/index.js';
 import { resources } from '../client/index.js';
 import type { Logger } from '../log/index.js';
-import { Backoff, goDuration } from './backoff.js';
+import { fallbacks, type Fallbacks } from '../log/fallback.js';
+import { formatSeconds, stableStringify } from '../util/index.js';
+import { Backoff } from './backoff.js';
 import { containerConfig } from './container-config.js';
 import { ConfigError, containerEnv, type ObjectSource, type PodRuntimeFacts } from './env.js';
 import { writeHostsFile } from './hosts.js';
@@ -72,11 +74,6 @@ export interface SyncResult {
 
 const SANDBOX_RETRY_MS = 5_000;
 
-function stable(v: unknown): string {
-  return JSON.stringify(v, (_k, val) => (val && typeof val === 'object' && !Array.isArray(val)
-    ? Object.fromEntries(Object.keys(val).sort().map((k) => [k, val[k]])) : val));
-}
-
 export class PodSyncer {
   readonly backoff: Backoff;
   private lifecycle: LifecycleDeps;
@@ -84,9 +81,11 @@ export class PodSyncer {
   // containerd shares the CPU between concurrent sandbox starts, so 50 at once all finish
   // late; a bound lets the first pods finish early without slowing the last.
   private starts?: Semaphore;
+  private readonly fallback: Fallbacks;
 
   constructor(private d: SyncDeps) {
     this.backoff = new Backoff(() => d.clock.now());
+    this.fallback = fallbacks('kubelet', d.log);
     if (d.settings.parallelPodStarts) this.starts = new Semaphore(d.settings.parallelPodStarts);
     this.lifecycle = { runtime: d.runtime, runner: d.runner, recorder: d.recorder, clock: d.clock };
   }
@@ -267,7 +266,7 @@ export class PodSyncer {
         const b = this.backoff.get(key);
         mem.waiting.set(spec.name, {
           reason: 'CrashLoopBackOff',
-          message: `back-off ${goDuration(b)} restarting failed container=${spec.name} pod=${podDescription(pod)}`,
+          message: `back-off ${formatSeconds(b)} restarting failed container=${spec.name} pod=${podDescription(pod)}`,
         });
         this.d.recorder?.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${podDescription(pod)}`);
         ctx.waits.push(previous.finishedAt + b);
@@ -345,7 +344,7 @@ export class PodSyncer {
       this.lifecycle, pod, c, specs.find((s) => s.name === c.name), grace, `Stopping container ${c.name}`, ip)));
     mem.waiting.clear();
     const final = await this.d.reader.read(uid);
-    await this.writeStatus(pod, computePodStatus(this.statusInput(pod, final, mem)), mem).catch(() => undefined);
+    await this.writeStatus(pod, computePodStatus(this.statusInput(pod, final, mem)), mem).catch((e: unknown) => this.fallback('final-status-write-failed', { error: e, pod: `${pod.metadata.namespace}/${pod.metadata.name}` }));
     await this.removeEverything(pod, final);
     try {
       await this.d.clients.resource(resources.pods).delete(pod.metadata.namespace, pod.metadata.name as string, {
@@ -415,7 +414,7 @@ export class PodSyncer {
   }
 
   private async writeStatus(pod: KubeObject, status: Fields, mem: PodMemory): Promise<void> {
-    const text = stable(status);
+    const text = stableStringify(status);
     if (text === mem.lastStatus) return;
     try {
       await this.d.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', { status }, 'status');

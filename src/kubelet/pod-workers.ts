@@ -3,19 +3,12 @@
 // else the resync period) on the injected clock. Different pods sync concurrently.
 import type { Clock } from '../client/index.js';
 import type { Logger } from '../log/index.js';
+import { SyncRunner } from '../util/index.js';
 
 export interface WorkerResult { requeueAfterMs?: number; done?: boolean }
 
-interface Entry {
-  running: boolean;
-  dirty: boolean;
-  timer?: unknown;
-  dueAt?: number;
-}
-
 export class PodWorkers {
-  private entries = new Map<string, Entry>();
-  private inflight = new Set<Promise<void>>();
+  private entries = new Map<string, SyncRunner>();
   private stopped = false;
 
   constructor(
@@ -29,56 +22,30 @@ export class PodWorkers {
   /** Wakes the pod's worker now, or after `delayMs` (an earlier wake-up wins). */
   enqueue(uid: string, delayMs = 0): void {
     if (this.stopped) return;
-    let e = this.entries.get(uid);
-    if (!e) {
-      e = { running: false, dirty: false };
-      this.entries.set(uid, e);
+    let w = this.entries.get(uid);
+    if (!w) {
+      const runner: SyncRunner = new SyncRunner(() => this.run(uid, runner), { clock: this.clock, startNow: true });
+      this.entries.set(uid, runner);
+      w = runner;
     }
-    if (delayMs > 0) {
-      const at = this.clock.now() + delayMs;
-      if (e.dueAt !== undefined && e.dueAt <= at) return;
-      if (e.timer !== undefined) this.clock.clearTimeout(e.timer);
-      e.dueAt = at;
-      e.timer = this.clock.setTimeout(() => {
-        e!.timer = undefined;
-        e!.dueAt = undefined;
-        this.enqueue(uid);
-      }, delayMs);
-      return;
-    }
-    if (e.running) {
-      e.dirty = true;
-      return;
-    }
-    if (e.timer !== undefined) {
-      this.clock.clearTimeout(e.timer);
-      e.timer = undefined;
-      e.dueAt = undefined;
-    }
-    const p = this.run(uid, e).finally(() => this.inflight.delete(p));
-    this.inflight.add(p);
+    w.request(delayMs);
   }
 
-  private async run(uid: string, e: Entry): Promise<void> {
-    e.running = true;
-    let result: WorkerResult = {};
-    do {
-      e.dirty = false;
-      try {
-        result = await this.syncFn(uid);
-      } catch (err) {
-        this.log.warn('pod sync failed', { uid, error: (err as Error).message });
-        result = { requeueAfterMs: this.errorRetryMs };
-      }
-    } while ((e.dirty || result.requeueAfterMs === 0) && !result.done && !this.stopped);
-    e.running = false;
+  private async run(uid: string, w: SyncRunner): Promise<void> {
+    let result: WorkerResult;
+    try {
+      result = await this.syncFn(uid);
+    } catch (err) {
+      this.log.warn('pod sync failed', { uid, error: (err as Error).message });
+      result = { requeueAfterMs: this.errorRetryMs };
+    }
     if (this.stopped) return;
     if (result.done) {
-      if (this.entries.get(uid) === e) this.entries.delete(uid);
-      if (e.dirty) this.enqueue(uid);
+      // Finished for good, unless woken meanwhile: then the same worker syncs once more.
+      if (!w.requestedAgain && this.entries.get(uid) === w) this.entries.delete(uid);
       return;
     }
-    this.enqueue(uid, result.requeueAfterMs ?? this.resyncMs);
+    w.request(result.requeueAfterMs ?? this.resyncMs);
   }
 
   has(uid: string): boolean {
@@ -91,12 +58,11 @@ export class PodWorkers {
 
   /** Resolves when no sync is running (tests). */
   async settle(): Promise<void> {
-    while (this.inflight.size) await Promise.all([...this.inflight]);
+    while ([...this.entries.values()].some((w) => w.running)) await Promise.all([...this.entries.values()].map((w) => w.idle()));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const e of this.entries.values()) if (e.timer !== undefined) this.clock.clearTimeout(e.timer);
-    await Promise.allSettled([...this.inflight]);
+    await Promise.allSettled([...this.entries.values()].map((w) => w.stop()));
   }
 }

@@ -6,6 +6,7 @@ import type { Fields, KubeObject } from '../api/object.js';
 import type { DNSConfig, PodSandboxConfig, PortMapping } from '../../cri/index.js';
 import { CONFIG_SOURCE_ANNOTATION, MANAGED_LABEL, MANAGED_VALUE, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, podLogDirectory } from './labels.js';
 import { podCgroupParent } from './pod-spec.js';
+import { fallbacks } from '../log/fallback.js';
 
 export interface SandboxSettings {
   clusterDNS: string[];
@@ -27,10 +28,13 @@ export function parseResolvConf(text: string): DNSConfig {
   return { servers, searches, options };
 }
 
+const fallback = fallbacks('kubelet');
+
 function readResolvConf(path: string): DNSConfig {
   try {
     return parseResolvConf(readFileSync(path, 'utf8'));
-  } catch {
+  } catch (e) {
+    fallback('resolv-conf-unreadable-pod-dns-empty', { error: e, path });
     return { servers: [], searches: [], options: [] };
   }
 }

@@ -5,7 +5,7 @@
 import { rmSync, existsSync } from 'node:fs';
 import { cgroupPids, removeCgroup, unmountUnder } from '../kubelet/containerd/index.js';
 import { deleteNetns, netnsPids } from './network.js';
-import { alive, signal, startTime, terminate } from './processes.js';
+import { alive, killNow, startTime, terminate } from '../util/index.js';
 import { readState, type LabState } from './state.js';
 
 export interface DownReport { problems: string[] }
@@ -41,8 +41,7 @@ async function teardown(state: LabState, log: (s: string) => void, problems: str
     const left = cgroupPids(cg);
     if (left.length) {
       log(`killing ${left.length} pod process(es) in cgroup ${cg}`);
-      for (const p of left) signal(p, 'SIGKILL');
-      for (const until = Date.now() + 5000; Date.now() < until && left.some(alive);) await new Promise((r) => setTimeout(r, 100));
+      await killNow(left);
     }
     const busy = removeCgroup(cg);
     if (busy.length) problems.push(`cgroup busy: ${busy.join(', ')}`);

@@ -15,7 +15,7 @@ export function sysctl(netns: string, key: string, value: string): void {
 export function listNetns(): string[] {
   try {
     return execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').map((l) => l.split(' ')[0]).filter(Boolean);
-  } catch {
+  } catch { // no namespaces yet (ip netns list fails before /run/netns exists)
     return [];
   }
 }
@@ -33,7 +33,7 @@ export function deleteNetns(name: string): void {
 export function netnsPids(name: string): number[] {
   try {
     return execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
-  } catch {
+  } catch { // the namespace is gone: no processes in it
     return [];
   }
 }

@@ -23,51 +23,12 @@ export function spawnInNetns(netns: string, args: string[], log: string, inherit
   }
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped by a parent that is gone or busy) counts as gone.
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/** The process's start time, to tell it from a later process that got the same PID. */
-export function startTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-export function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch { /* gone */ }
-}
-
-/** SIGTERM, wait up to graceMs for all, then SIGKILL the rest and wait a little more. */
-export async function terminate(pids: number[], graceMs: number): Promise<void> {
-  for (const p of pids) signal(p, 'SIGTERM');
-  const wait = async (ms: number) => {
-    for (const until = Date.now() + ms; Date.now() < until && pids.some(alive);) await new Promise((r) => setTimeout(r, 100));
-  };
-  await wait(graceMs);
-  for (const p of pids.filter(alive)) signal(p, 'SIGKILL');
-  await wait(5000);
-}
+export { alive, signal, startTime, terminate } from '../util/index.js';
 
 export function tail(file: string, lines = 30): string {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
+  } catch { // no log written: nothing to show
     return '';
   }
 }

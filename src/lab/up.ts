@@ -50,7 +50,7 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
     await build(state, o, log);
   } catch (e) {
     log(`lab up failed, tearing down: ${(e as Error).message}`);
-    await labDown(dir, log).catch(() => undefined);
+    await labDown(dir, log).catch((err: Error) => log(`tearing down failed too (run \`capstan lab down\`): ${err.message}`));
     throw e;
   }
   return state;
@@ -118,7 +118,7 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
       const now = `${ready.length}/${t.nodes.length} nodes Ready`;
       if (now !== last) { log(now); last = now; }
       return t.nodes.every((n) => ready.includes(n.name));
-    } catch {
+    } catch { // the API server is not answering yet: poll again
       return false;
     }
   });

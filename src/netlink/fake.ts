@@ -1,4 +1,4 @@
-import type { AddrInfo, BatchOptions, LinkInfo, NeighInfo, NetlinkDriver, NetlinkOp, NetnsPath, OpResult, RouteInfo } from './types.js';
+import { RTN, type AddrInfo, type BatchOptions, type LinkInfo, type NeighInfo, type NetlinkDriver, type NetlinkOp, type NetnsPath, type OpResult, type RouteInfo } from './types.js';
 import { errnoOf } from './errors.js';
 
 interface FakeNamespace {
@@ -150,15 +150,19 @@ export class FakeNetlink implements NetlinkDriver {
         const family = op.dst === 'default' ? (op.family ?? (op.via ? familyOf(op.via) : 4)) : familyOf(splitCidr(op.dst)[0]);
         const dst = op.dst === 'default' ? 'default' : splitCidr(op.dst).join('/');
         const table = op.table ?? 254;
-        const i = ns.routes.findIndex((r) => r.dst === dst && r.table === table && r.family === family && (op.metric === undefined || r.metric === op.metric));
+        const type = RTN[op.type ?? 'unicast'];
+        const i = ns.routes.findIndex((r) => r.dst === dst && r.table === table && r.family === family && (op.metric === undefined || r.metric === op.metric)
+          && (op.op !== 'routeDel' || op.type === undefined || r.type === type));
         if (op.op === 'routeDel') {
           if (i < 0) throw new Failure('ESRCH');
           ns.routes.splice(i, 1);
           return { status: 'ok' };
         }
         if (i >= 0 && op.op === 'routeAdd') throw new Failure('EEXIST');
+        // Like the kernel: a reject route has no next hop.
+        if (type !== RTN.unicast && (op.via || op.dev)) throw new Failure('EINVAL');
         const scope = op.scope === undefined ? 0 : typeof op.scope === 'number' ? op.scope : SCOPES[op.scope]!;
-        const route: RouteInfo = { family, dst, table, protocol: op.protocol ?? 3, scope, type: 1, onlink: op.onlink ?? false };
+        const route: RouteInfo = { family, dst, table, protocol: op.protocol ?? 3, scope, type, onlink: op.onlink ?? false };
         if (op.via) route.via = op.via;
         if (op.dev) route.dev = op.dev;
         if (op.metric !== undefined) route.metric = op.metric;

@@ -120,7 +120,9 @@ function command(op: NetlinkOp): [string, string[]] {
     case 'routeDel': {
       const verb = { routeAdd: 'add', routeReplace: 'replace', routeDel: 'del' }[op.op];
       const fam = op.dst === 'default' && op.family === 6 && !op.via ? ['-6'] : [];
-      return ['ip', [...fam, 'route', verb, op.dst, ...opt(op.via, 'via', op.via!), ...opt(op.dev, 'dev', op.dev!),
+      // `ip` takes the type as a word before the destination.
+      const type = op.type ? [op.type] : [];
+      return ['ip', [...fam, 'route', verb, ...type, op.dst, ...opt(op.via, 'via', op.via!), ...opt(op.dev, 'dev', op.dev!),
         ...(op.onlink ? ['onlink'] : []), ...scopeWord(op.scope), ...opt(op.metric, 'metric', String(op.metric)),
         ...opt(op.table, 'table', String(op.table)), ...opt(op.protocol, 'proto', String(op.protocol))]];
     }

@@ -38,7 +38,16 @@ export interface RouteOp {
   table?: number;
   /** rtm_protocol tag; capstan marks its own routes with one so it can find and clean them. */
   protocol?: number;
+  /**
+   * rtm_type (default 'unicast'). The reject types take neither `via` nor `dev`: traffic
+   * matching them is dropped ('blackhole') or refused with ICMP host ('unreachable') or
+   * admin ('prohibit') unreachable, a local sender getting EHOSTUNREACH / EACCES at once.
+   * On routeDel it narrows the match; absent, any type matches.
+   */
+  type?: RouteType;
 }
+
+export type RouteType = 'unicast' | 'blackhole' | 'unreachable' | 'prohibit';
 
 export interface LinkInfo {
   index: number;
@@ -120,3 +129,5 @@ export interface NetlinkDriver {
 export const NUD_PERMANENT = 0x80;
 export const RT_SCOPE = { universe: 0, site: 200, link: 253, host: 254, nowhere: 255 } as const;
 export const RTPROT = { kernel: 2, boot: 3, static: 4 } as const;
+/** `RouteInfo.type` numbers (RTN_*) of the route types `RouteOp.type` names. */
+export const RTN: Record<RouteType, number> = { unicast: 1, blackhole: 6, unreachable: 7, prohibit: 8 };

@@ -45,6 +45,8 @@ export interface NetworkAgentOptions {
   gcGraceMs?: number;
   /** Routes to other nodes' blocks (with clients + nodeName): the default mode (CrossSubnet). */
   encapsulation?: EncapsulationMode;
+  /** The cluster's pod network: made unreachable next to the own block (with clients + nodeName). */
+  clusterCIDR?: string;
   /** How long start() waits for the Node cache before serving anyway (default 5 s). */
   syncTimeoutMs?: number;
   log: Logger;
@@ -84,7 +86,11 @@ export class NetworkAgent {
       this.nodes = this.informers.informerFor(resources.nodes);
       const changed = (n: KubeObject) => { if (n.metadata.name === o.nodeName) this.syncNode(); };
       this.nodes.addEventHandler({ onAdd: changed, onUpdate: (_, n) => changed(n), onDelete: changed });
-      this.routes = new RoutesManager({ netlink: o.netlink, netns: o.hostNetns, nodeName: o.nodeName, nodes: this.nodes, clients: o.clients, mode: o.encapsulation, log: o.log });
+      const clusterCIDR = o.clusterCIDR !== undefined ? parseCidr(o.clusterCIDR) : undefined;
+      if (o.clusterCIDR !== undefined && !clusterCIDR) throw new Error(`invalid cluster CIDR ${o.clusterCIDR}`);
+      this.routes = new RoutesManager({
+        netlink: o.netlink, netns: o.hostNetns, nodeName: o.nodeName, nodes: this.nodes, clients: o.clients, mode: o.encapsulation, clusterCIDR, log: o.log,
+      });
     }
   }
 
@@ -143,7 +149,7 @@ export class NetworkAgent {
   private readCachedBlock(): Cidr | undefined {
     try {
       return parseCidr(readFileSync(join(this.o.stateDir, 'podcidr'), 'utf8'));
-    } catch {
+    } catch { // first start on this node: no block cached yet
       return undefined;
     }
   }

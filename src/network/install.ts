@@ -75,7 +75,7 @@ export async function pluginBinary(opts: { cc?: string } = {}): Promise<string> 
 const isOurs = (path: string): boolean => {
   try {
     return readFileSync(path).includes(WIRE_MAGIC);
-  } catch {
+  } catch { // a file we cannot read is not ours to replace
     return false;
   }
 };

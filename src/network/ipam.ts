@@ -134,7 +134,7 @@ export class IPAM {
     try {
       const n = Number(readFileSync(this.cursorPath(block), 'utf8').trim());
       return Number.isInteger(n) ? n : undefined;
-    } catch {
+    } catch { // no cursor saved for this block yet: start at its beginning
       return undefined;
     }
   }

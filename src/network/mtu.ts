@@ -3,10 +3,12 @@
 // segments into the tunnel would otherwise lose them until path MTU discovery catches up.
 import type { Netlink, NetnsPath } from '../netlink/index.js';
 import { VXLAN_OVERHEAD, type EncapsulationMode } from './routes/model.js';
+import { fallbacks } from '../log/fallback.js';
 const FALLBACK_MTU = 1500;
+const fallback = fallbacks('network-agent');
 
 export async function autoPodMTU(netlink: Netlink, netns: NetnsPath, mode: EncapsulationMode): Promise<number> {
-  const uplink = await defaultRouteMTU(netlink, netns).catch(() => undefined);
+  const uplink = await defaultRouteMTU(netlink, netns).catch((e: unknown) => { fallback('uplink-mtu-unknown-using-1500', { error: e }); return undefined; });
   const mtu = uplink ?? FALLBACK_MTU;
   return mode === 'Never' ? mtu : mtu - VXLAN_OVERHEAD;
 }

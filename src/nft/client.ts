@@ -1,5 +1,8 @@
 import type { Applied, NftDriver, NftOp, TableRef, TableState } from './types.js';
 import { NftError } from './errors.js';
+import { fallbacks } from '../log/fallback.js';
+
+const fallback = fallbacks('nft');
 
 /** A driver bound to one namespace and one of capstan's tables. */
 export class NftTable {
@@ -30,7 +33,7 @@ export class NftTable {
 
   /** The namespace's ruleset generation, or undefined when the driver cannot tell. */
   async generation(): Promise<number | undefined> {
-    return this.driver.generation ? this.driver.generation(this.netns).catch(() => undefined) : undefined;
+    return this.driver.generation ? this.driver.generation(this.netns).catch((e: unknown) => { fallback('generation-unreadable', { error: e }); return undefined; }) : undefined;
   }
 
   /** Removes the table if present ("add then delete" in one transaction never fails on absence). */

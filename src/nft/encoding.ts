@@ -1,6 +1,6 @@
 // Kernel-side numbers and byte layouts behind the vocabulary: families, hooks, verdict
 // codes, nft's datatype ids, and how each key type sits in a register.
-import { isIPv4, isIPv6 } from 'node:net';
+import { formatIP as ipText, ipBytes as parseIP } from '../util/index.js';
 import type { Family, Field, KeyType, Value, Verdict } from './types.js';
 
 export const FAMILY: Record<Family, number> = { inet: 1, ip: 2, ip6: 10 };
@@ -48,8 +48,6 @@ export function keyLen(types: KeyType[]): number {
 
 export const align4 = (n: number): number => (n + 3) & ~3;
 
-const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
 /** Dotted quad → 4 bytes, or undefined if it is not one (a hand-rolled parse: big proxy
  *  tables encode hundreds of thousands of addresses per sync). */
 function ipv4Into(text: string, out: Uint8Array, off: number): boolean {
@@ -70,37 +68,12 @@ function ipv4Into(text: string, out: Uint8Array, off: number): boolean {
 export function ipBytes(text: string): Uint8Array {
   const fast = new Uint8Array(4);
   if (ipv4Into(text, fast, 0)) return fast;
-  const m = V4.exec(text);
-  if (m) {
-    const b = Uint8Array.of(+m[1]!, +m[2]!, +m[3]!, +m[4]!);
-    if (+m[1]! > 255 || +m[2]! > 255 || +m[3]! > 255 || +m[4]! > 255) throw new TypeError(`not an IP address: ${text}`);
-    return b;
-  }
-  if (isIPv4(text)) return Uint8Array.from(text.split('.').map(Number));
-  if (!isIPv6(text)) throw new TypeError(`not an IP address: ${text}`);
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const groups = (s: string | undefined) => (s ? s.split(':') : []);
-  const h = groups(head), t = groups(tail);
-  const all = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
-  const out = new Uint8Array(16);
-  all.forEach((g, i) => { const v = parseInt(g, 16); out[i * 2] = v >> 8; out[i * 2 + 1] = v & 255; });
-  return out;
+  const b = parseIP(text);
+  if (!b) throw new TypeError(`not an IP address: ${text}`);
+  return b;
 }
 
-export function ipText(b: Uint8Array): string {
-  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
-  const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(((b[i]! << 8) | b[i + 1]!).toString(16));
-  // Compress the longest run of zero groups, as inet_ntop does.
-  let best = -1, bestLen = 0;
-  for (let i = 0; i < 8; i++) {
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLen && j - i > 1) { best = i; bestLen = j - i; }
-  }
-  if (best < 0) return groups.join(':');
-  return `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
-}
+export { ipText };
 
 const u32le = (n: number): Uint8Array => Uint8Array.of(n & 255, (n >>> 8) & 255, (n >>> 16) & 255, (n >>> 24) & 255);
 const u16be = (n: number): Uint8Array => Uint8Array.of((n >> 8) & 255, n & 255);

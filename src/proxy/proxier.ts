@@ -5,6 +5,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { execa } from 'execa';
 import { realClock, type Clock, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
+import { SyncRunner } from '../util/index.js';
 import type { ProxyBackend, SyncResult } from './backend.js';
 import { buildPlans, serviceNameLabel, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
 
@@ -49,8 +50,9 @@ export class Proxier {
   private readonly metrics: ProxyMetrics;
   private dirty = true;
   private fullDue = true;
-  private running: Promise<void> | undefined;
-  private timer: unknown;
+  private readonly runner: SyncRunner;
+  /** A garbage collection of dying elements in progress: syncs wait for it. */
+  private collecting: Promise<void> | undefined;
   private periodic: unknown;
   private collector: unknown;
   private lastSyncAt = -Infinity;
@@ -72,6 +74,7 @@ export class Proxier {
     this.minSyncMs = o.minSyncPeriodMs ?? 1000;
     this.syncPeriodMs = o.syncPeriodMs ?? 30_000;
     this.metrics = new ProxyMetrics(o.registry);
+    this.runner = new SyncRunner(() => this.runSync(), { clock: this.clock });
     o.slices.addIndexer(SERVICE_INDEX, (sl) => {
       const svc = sl.metadata.labels?.[serviceNameLabel];
       return svc ? [`${sl.metadata.namespace ?? ''}/${svc}`] : [];
@@ -94,17 +97,18 @@ export class Proxier {
   /** Starts syncing once both caches have synced. */
   start(): void {
     this.stopped = false;
-    this.schedule(0);
+    this.runner.resume();
+    this.runner.request(0);
     this.schedulePeriodic();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.clock.clearTimeout(this.timer);
     this.clock.clearTimeout(this.periodic);
     this.clock.clearTimeout(this.collector);
     this.collector = undefined;
-    await this.running;
+    await this.runner.stop();
+    await this.collecting;
   }
 
   healthy(): boolean {
@@ -121,37 +125,28 @@ export class Proxier {
     if (!key) return;
     this.dirtyKeys.add(key);
     this.dirty = true;
-    this.schedule(Math.max(0, this.lastSyncAt + this.minSyncMs - this.clock.now()));
+    this.runner.request(this.minSyncDelay);
   }
+
+  /** Until min-sync-period has passed since the last successful sync (computed when scheduled). */
+  private readonly minSyncDelay = (): number => this.lastSyncAt + this.minSyncMs - this.clock.now();
 
   private schedulePeriodic(): void {
     this.periodic = this.clock.setTimeout(() => {
       this.fullDue = true;
-      this.schedule(0);
+      this.runner.request(0);
       if (!this.stopped) this.schedulePeriodic();
     }, this.syncPeriodMs);
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped || this.timer !== undefined) return;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
-      void this.runSync();
-    }, ms);
-  }
-
   private async runSync(): Promise<void> {
-    if (this.running) {
-      await this.running;
-      if (this.dirty || this.fullDue) this.schedule(this.minSyncMs);
-      return;
-    }
+    await this.collecting;
+    if (this.stopped) return;
     if (!this.o.services.hasSynced() || !this.o.slices.hasSynced()) {
-      this.schedule(100);
+      this.runner.request(100);
       return;
     }
-    this.running = this.syncOnce().finally(() => { this.running = undefined; });
-    await this.running;
+    await this.syncOnce();
   }
 
   private async syncOnce(): Promise<void> {
@@ -190,11 +185,11 @@ export class Proxier {
       this.o.log.error('sync failed', { full, error: (e as Error).message });
       this.dirty = true;
       if (full) this.fullDue = true;
-      this.schedule(this.minSyncMs);
+      this.runner.request(this.minSyncMs);
     } finally {
       for (const w of this.waiters.splice(0)) w();
     }
-    if (this.dirty && !this.stopped) this.schedule(Math.max(0, this.lastSyncAt + this.minSyncMs - this.clock.now()));
+    if (this.dirty) this.runner.request(this.minSyncDelay);
   }
 
   private scheduleCollect(): void {
@@ -203,12 +198,12 @@ export class Proxier {
   }
 
   private async runCollect(): Promise<void> {
-    while (this.running) await this.running;
+    await this.runner.idle();
     this.collector = undefined;
     if (this.stopped || !this.o.backend.collect) return;
-    this.running = this.o.backend.collect().then((done) => { if (!done) this.scheduleCollect(); }, () => this.scheduleCollect())
-      .finally(() => { this.running = undefined; });
-    await this.running;
+    this.collecting = this.o.backend.collect().then((done) => { if (!done) this.scheduleCollect(); }, () => this.scheduleCollect())
+      .finally(() => { this.collecting = undefined; });
+    await this.collecting;
   }
 
   /** Plans of the services rebuilt since the last successful sync, and the ids they dropped. */

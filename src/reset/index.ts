@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve, basename } from 'node:path';
 import { cgroupHierarchies, cgroupPids, removeCgroup, unmountUnder } from '../kubelet/containerd/index.js';
-import { alive, signal, terminate } from '../lab/processes.js';
+import { killNow, terminate } from '../util/index.js';
 import { dataDirProcesses, otherNodeInThisNetns, type ProcessInfo } from './processes.js';
 import { removeNodeNetwork, removePodVeths } from './network.js';
 
@@ -26,7 +26,7 @@ export function isCapstanDataDir(dir: string): boolean {
   if (existsSync(join(dir, 'admin.kubeconfig'))) return true;
   try {
     return readFileSync(join(dir, 'containerd', 'config.toml'), 'utf8').startsWith('# Written by capstan');
-  } catch {
+  } catch { // no capstan containerd config: not a node's data dir
     return false;
   }
 }
@@ -34,7 +34,7 @@ export function isCapstanDataDir(dir: string): boolean {
 /** The cgroups of the dir's containers, from the OCI bundles in its containerd state (cgroupfs paths). */
 function containerCgroups(dir: string): string[] {
   const base = join(dir, 'containerd', 'state', 'io.containerd.runtime.v2.task');
-  const subdirs = (d: string) => { try { return readdirSync(d); } catch { return []; } };
+  const subdirs = (d: string) => { try { return readdirSync(d); } catch { return []; } }; // no state dir: no bundles
   const out = new Set<string>();
   for (const ns of subdirs(base)) {
     for (const id of subdirs(join(base, ns))) {
@@ -52,17 +52,12 @@ function processCgroup(pid: number): string | undefined {
   try {
     const paths = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').map((l) => l.slice(l.indexOf(':', l.indexOf(':') + 1) + 1)).filter((p) => p.startsWith('/') && p !== '/');
     return paths.find((p) => !p.split('/').includes('..'));
-  } catch {
+  } catch { // the process is gone
     return undefined;
   }
 }
 
 const describe = (p: ProcessInfo) => `${p.pid} (${p.args.slice(0, 3).map((a) => basename(a)).join(' ')})`;
-
-async function killNow(pids: number[], waitMs = 5000): Promise<void> {
-  for (const p of pids) signal(p, 'SIGKILL');
-  for (const until = Date.now() + waitMs; Date.now() < until && pids.some(alive);) await new Promise((r) => setTimeout(r, 50));
-}
 
 /** rmdir, never recursive: a parent another node still uses is left alone. */
 function pruneEmptyParents(path: string): void {

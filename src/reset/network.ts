@@ -15,7 +15,7 @@ const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { encoding:
 function linkMac(name: string): string | undefined {
   try {
     return (JSON.parse(run('ip', ['-j', 'link', 'show', 'dev', name])) as { address?: string }[])[0]?.address;
-  } catch {
+  } catch { // no such link
     return undefined;
   }
 }

@@ -31,7 +31,7 @@ function processInfo(pid: number): ProcessInfo | undefined {
     let cwd = '/';
     try { cwd = readlinkSync(`/proc/${pid}/cwd`); } catch { /* gone meanwhile */ }
     return { pid, ppid: Number(rest[1]), args, cwd };
-  } catch {
+  } catch { // the process is gone
     return undefined;
   }
 }
@@ -87,7 +87,7 @@ export function dataDirProcesses(dir: string, table = processTable()): DataDirPr
 
 /** Whether any capstan node component not of `dir` runs in this network namespace. */
 export function otherNodeInThisNetns(dir: string, table = processTable()): ProcessInfo | undefined {
-  const netns = (pid: number | 'self') => { try { return readlinkSync(`/proc/${pid}/ns/net`); } catch { return undefined; } };
+  const netns = (pid: number | 'self') => { try { return readlinkSync(`/proc/${pid}/ns/net`); } catch { return undefined; } }; // gone meanwhile
   const here = netns('self');
   const nodeCommands = new Set(['up', 'node', 'network-agent', 'proxy', 'kubelet', 'dns']);
   return table.find((p) => {

@@ -5,6 +5,6 @@ export { SchedulerCache } from './cache.js';
 export { NodeInfo } from './nodeinfo.js';
 export { newPodInfo, type PodInfo } from './podinfo.js';
 export { Algorithm, FitError, fitMessage, numFeasibleNodesToFind } from './algorithm.js';
-export { parseQuantity, milliValue, value } from './quantity.js';
+export { parseQuantity, milliValue, value } from '../util/index.js';
 export { podRequests } from './resources.js';
 export * as plugins from './plugins/index.js';

@@ -4,7 +4,7 @@
 import type { KubeObject } from '../api/object.js';
 import type { PodInfo } from './podinfo.js';
 import { emptyResources, type Resources } from './resources.js';
-import { milliValue, value } from './quantity.js';
+import { milliValue, value } from '../util/index.js';
 
 export interface Taint {
   key: string;

@@ -9,6 +9,7 @@
 //
 // Contract: one consumer pops; `done(uid)` (or addUnschedulable/addBackoff) ends every pop.
 import type { Clock } from '../client/index.js';
+import { backoffDelay } from '../util/index.js';
 import { KeyedHeap } from './heap.js';
 import type { PodInfo } from './podinfo.js';
 
@@ -75,8 +76,7 @@ export class SchedulingQueue {
   }
 
   backoffDurationMs(q: QueuedPod): number {
-    const exp = Math.max(0, q.attempts - 1);
-    return Math.min(this.maxBackoffMs, this.initialBackoffMs * 2 ** Math.min(exp, 30));
+    return backoffDelay({ initialMs: this.initialBackoffMs, maxMs: this.maxBackoffMs }, Math.max(0, q.attempts - 1));
   }
 
   private backoffExpiry(q: QueuedPod): number {

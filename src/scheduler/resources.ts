@@ -3,7 +3,7 @@
 // that as a maximum, plus pod overhead), and the "non-zero" requests that scoring uses so
 // pods without requests still spread (kube-scheduler's 100m CPU / 200Mi defaults).
 import type { KubeObject } from '../api/object.js';
-import { milliValue, value } from './quantity.js';
+import { milliValue, value } from '../util/index.js';
 
 export interface Resources {
   milliCPU: number;

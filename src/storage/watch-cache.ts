@@ -1,10 +1,20 @@
-// The watch cache: one store watch over all of /registry/ feeding a bounded, revision-ordered
-// history. API watches are served from here, never by opening a store watch each, so a
-// thousand watchers cost one etcd stream. A watcher asking for history older than the cache
-// holds gets CompactedError (the API answers 410 Expired and the client relists).
-import { CompactedError, type Store, type WatchEvent, type Watcher } from './store.js';
+// The watch cache: one store watch over all of /registry/ feeding the current state of every
+// key and a bounded, revision-ordered history. API watches are served from here, never by
+// opening a store watch or listing the store each, so a thousand watchers cost one etcd stream
+// and one list at start-up (after kube-apiserver's cacher). A watcher asking for history older
+// than the cache holds gets CompactedError (the API answers 410 Expired and the client relists).
+import { Backoff } from '../util/index.js';
+import { CompactedError, type KeyValue, type ListResult, type Store, type WatchEvent, type Watcher } from './store.js';
+import { fallbacks } from '../log/fallback.js';
+
+const fallback = fallbacks('apiserver');
 
 export type Listener = (ev: WatchEvent) => void;
+
+interface Waiter {
+  revision: number;
+  done: (fresh: boolean) => void;
+}
 
 export class WatchCache {
   private events: WatchEvent[] = [];
@@ -12,17 +22,32 @@ export class WatchCache {
   /** Every event with a revision greater than this is in `events` (or still to come). */
   private oldest = 0;
   private latest = 0;
+  /**
+   * The state as of `latest`: per directory (a key up to its last `/`), the newest PUT of each
+   * live key. Entries are the events themselves, so watchers share one decoding of each.
+   */
+  private state = new Map<string, Map<string, WatchEvent>>();
   private listeners = new Set<{ prefix: string; after: number; fn: Listener }>();
+  private waiters = new Set<Waiter>();
   private watcher?: Watcher;
   private closed = false;
 
   constructor(private store: Store, private prefix = '/registry/', private capacity = 20_000) {}
 
   async start(): Promise<void> {
-    const rev = await this.store.currentRevision();
-    this.oldest = rev;
-    this.latest = rev;
-    await this.watchFrom(rev);
+    await this.load();
+    await this.watchFrom(this.latest);
+  }
+
+  /** One list of the whole prefix; the watch continues from its revision. */
+  private async load(): Promise<void> {
+    const { items, revision } = await this.store.list(this.prefix);
+    this.state.clear();
+    for (const kv of items) {
+      this.apply({ type: 'PUT', key: kv.key, value: kv.value, revision: kv.modRevision, createRevision: kv.createRevision });
+    }
+    this.events = []; this.head = 0;
+    this.oldest = this.latest = revision;
   }
 
   private async watchFrom(rev: number): Promise<void> {
@@ -32,31 +57,55 @@ export class WatchCache {
   /** The store watch broke (etcd member restart): resume after the last event seen. */
   private async recover(err: Error): Promise<void> {
     if (this.closed) return;
-    await this.watcher?.cancel().catch(() => undefined);
-    if (err instanceof CompactedError) {
-      // History we never saw is gone: everyone must relist.
-      this.events = []; this.head = 0;
-      this.latest = this.oldest = await this.store.currentRevision();
-      for (const l of this.listeners) l.fn({ type: 'DELETE', key: '', value: Buffer.alloc(0), revision: -1, createRevision: 0 });
-      this.listeners.clear();
-    }
-    for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5000)) {
+    await this.watcher?.cancel().catch(() => undefined); // the watch is already broken; cancelling only frees it
+    // History we never saw is gone: reload the state, and every watcher must relist.
+    let reload = err instanceof CompactedError;
+    const backoff = new Backoff({ initialMs: 100, maxMs: 5000 });
+    while (!this.closed) {
       try {
+        if (reload) {
+          await this.load();
+          reload = false;
+          for (const l of this.listeners) l.fn({ type: 'DELETE', key: '', value: Buffer.alloc(0), revision: -1, createRevision: 0 });
+          this.listeners.clear();
+          this.wake();
+        }
         await this.watchFrom(this.latest);
         return;
-      } catch {
+      } catch (e) {
+        const delay = backoff.next();
+        fallback('storage-rewatch-failed-retrying', { error: e, retryMs: delay });
         await new Promise((r) => setTimeout(r, delay));
       }
     }
   }
 
+  /** The revision the cached state reflects. */
   get revision(): number {
     return this.latest;
+  }
+
+  /** Reads waiting in `waitUntil` for the cache to catch up. */
+  get waitingReads(): number {
+    return this.waiters.size;
+  }
+
+  private apply(ev: WatchEvent): void {
+    const dir = ev.key.slice(0, ev.key.lastIndexOf('/') + 1);
+    let entries = this.state.get(dir);
+    if (ev.type === 'PUT') {
+      if (!entries) this.state.set(dir, (entries = new Map()));
+      entries.set(ev.key, ev);
+    } else if (entries) {
+      entries.delete(ev.key);
+      if (entries.size === 0) this.state.delete(dir);
+    }
   }
 
   private push(ev: WatchEvent): void {
     if (ev.revision <= this.latest) return;
     this.latest = ev.revision;
+    this.apply(ev);
     this.events.push(ev);
     if (this.events.length - this.head > this.capacity) {
       this.oldest = this.events[this.head].revision;
@@ -66,6 +115,60 @@ export class WatchCache {
     for (const l of this.listeners) {
       if (ev.revision > l.after && ev.key.startsWith(l.prefix)) l.fn(ev);
     }
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of this.waiters) if (w.revision <= this.latest) w.done(true);
+  }
+
+  /**
+   * The current state under `prefix` (as PUT events, in no particular order) and the revision
+   * it reflects. Subscribing from that revision in the same turn misses and repeats nothing.
+   */
+  snapshot(prefix: string): { items: WatchEvent[]; revision: number } {
+    const items: WatchEvent[] = [];
+    for (const [dir, entries] of this.state) {
+      if (dir.startsWith(prefix)) {
+        for (const ev of entries.values()) items.push(ev);
+      } else if (prefix.startsWith(dir)) {
+        for (const ev of entries.values()) if (ev.key.startsWith(prefix)) items.push(ev);
+      }
+    }
+    return { items, revision: this.latest };
+  }
+
+  /** The cached value of `key`, as Store.get answers it. */
+  async get(key: string): Promise<KeyValue | null> {
+    const ev = this.state.get(key.slice(0, key.lastIndexOf('/') + 1))?.get(key);
+    return ev ? toKeyValue(ev) : null;
+  }
+
+  /**
+   * The cached state under `prefix` in key order, from just after `startAfter`, as Store.list
+   * answers it but in one piece: `limit` is not applied (`more` is false), and the revision is
+   * always the cache's own — the caller cuts pages, and continues from storage.
+   */
+  async list(prefix: string, opts: { startAfter?: string } = {}): Promise<ListResult> {
+    const { items, revision } = this.snapshot(prefix);
+    const after = opts.startAfter ?? '';
+    const kvs = items.filter((ev) => ev.key > after).map(toKeyValue);
+    kvs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { items: kvs, revision, more: false };
+  }
+
+  /** Resolves true once the cache has reached `revision`, false if `timeoutMs` passes first. */
+  waitUntil(revision: number, timeoutMs: number): Promise<boolean> {
+    if (revision <= this.latest) return Promise.resolve(true);
+    if (this.closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        revision,
+        done: (fresh) => { clearTimeout(timer); this.waiters.delete(waiter); resolve(fresh); },
+      };
+      const timer = setTimeout(() => waiter.done(false), timeoutMs);
+      this.waiters.add(waiter);
+    });
   }
 
   /**
@@ -87,6 +190,11 @@ export class WatchCache {
   async stop(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
+    for (const w of this.waiters) w.done(false);
     await this.watcher?.cancel();
   }
+}
+
+function toKeyValue(ev: WatchEvent): KeyValue {
+  return { key: ev.key, value: ev.value, modRevision: ev.revision, createRevision: ev.createRevision };
 }

@@ -45,6 +45,31 @@ t.test('two API servers on a 3-member etcd cluster', async (t) => {
     t.equal((await ca.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'shared' } })).status, 409, 'AlreadyExists across servers');
   });
 
+  await t.test('a read with a resourceVersion from the other server waits until this one has caught up', async (t) => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    // Ahead of everything: this server's cache, and etcd itself, until the write below.
+    const target = Number((await cb.get(path)).body.metadata.resourceVersion) + 1;
+    const listed = cb.get(`${path}?resourceVersion=${target}`);
+    const got = cb.get(`${path}/from-a?resourceVersion=${target}`);
+    const waiting = async () => Number(/^apiserver_watch_cache_waiting_reads (\d+)$/m.exec((await cb.get('/metrics')).text)?.[1] ?? 0);
+    for (const deadline = Date.now() + 2500; (await waiting()) < 2;) {
+      if (Date.now() > deadline) return t.fail('the reads on B never waited for its cache');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const created = await ca.post(path, { metadata: { name: 'from-a' } });
+    t.equal(created.status, 201);
+    t.ok(Number(created.body.metadata.resourceVersion) >= target);
+    const list = await listed;
+    t.equal(list.status, 200);
+    t.ok(Number(list.body.metadata.resourceVersion) >= target, 'not older than asked');
+    t.ok(list.body.items.some((o: any) => o.metadata.name === 'from-a'), 'the write through the other server is in the list');
+    t.equal((await got).status, 200);
+    // A client that wrote through A at once reads through B with that resourceVersion.
+    const next = await ca.post(path, { metadata: { name: 'from-a-2' } });
+    const read = await cb.get(`${path}/from-a-2?resourceVersion=${next.body.metadata.resourceVersion}`);
+    t.equal(read.status, 200);
+  });
+
   await t.test('ClusterIPs are unique across servers', async (t) => {
     const ips = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
       const c = i % 2 ? ca : cb;

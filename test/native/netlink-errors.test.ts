@@ -44,6 +44,9 @@ t.test('addon: bad arguments are TypeErrors, not crashes', { skip: !isRoot && 'n
     [{ op: 'linkAddVxlan', name: 'v', vni: 1 << 24 }],
     [{ op: 'sysctlWrite', path: '../../etc/passwd', value: 'x' }],
     [{ op: 'routeAdd', dst: '10.0.0.0/8', metric: -1 }],
+    [{ op: 'routeAdd', dst: '10.0.0.0/8', type: 'nat' }],
+    [{ op: 'routeAdd', dst: '10.0.0.0/8', type: 'unreachable', dev: 'lo' }],
+    [{ op: 'routeAdd', dst: '10.0.0.0/8', type: 'blackhole', via: '127.0.0.2' }],
     [null],
     'not an array',
   ];

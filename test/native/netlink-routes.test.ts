@@ -1,4 +1,4 @@
-// Addresses (v4 and v6) and routes with table, metric, protocol tag and replace/delete,
+// Addresses (v4 and v6) and routes with table, metric, protocol tag, type and replace/delete,
 // read back identically through each driver.
 import t from 'tap';
 import { createNetlink, FakeNetlink, type Netlink } from '../../src/netlink/index.js';
@@ -36,15 +36,58 @@ async function behaviour(t: import('tap').Test, nl: Netlink, netns: string) {
   t.match((await nl.links(netns)).find((l) => l.name === 'renamed0'), { up: false }, 'renamed and down');
 }
 
+// Reject routes: no next hop, the type read back as RTN_* (blackhole 6, unreachable 7,
+// prohibit 8); replace changes the type in place; a typed delete matches only that type.
+async function rejectRoutes(t: import('tap').Test, nl: Netlink, netns: string) {
+  await nl.apply(netns, [
+    { op: 'linkAddVeth', name: 'r0', peerName: 'r1' },
+    { op: 'linkSet', name: 'r0', up: true },
+    { op: 'addrAdd', dev: 'r0', address: '10.20.0.1/24' },
+    { op: 'routeReplace', dst: '10.40.0.0/16', type: 'unreachable', protocol: 81 },
+    { op: 'routeAdd', dst: '10.41.0.0/24', type: 'blackhole', protocol: 81 },
+    { op: 'routeAdd', dst: '10.42.0.0/24', type: 'prohibit', table: 100, protocol: 81 },
+    { op: 'routeAdd', dst: '10.43.0.0/24', type: 'unicast', via: '10.20.0.2', dev: 'r0', protocol: 81 },
+  ]);
+  const got = (await nl.routes(netns, 4, { protocol: 81 })).map((r) => ({ dst: r.dst, type: r.type, table: r.table, dev: r.dev, via: r.via }));
+  t.same(got.sort((a, b) => (a.dst < b.dst ? -1 : 1)), [
+    { dst: '10.40.0.0/16', type: 7, table: 254, dev: undefined, via: undefined },
+    { dst: '10.41.0.0/24', type: 6, table: 254, dev: undefined, via: undefined },
+    { dst: '10.42.0.0/24', type: 8, table: 100, dev: undefined, via: undefined },
+    { dst: '10.43.0.0/24', type: 1, table: 254, dev: 'r0', via: '10.20.0.2' },
+  ], 'each type read back, the reject ones without device or gateway');
+  await nl.apply(netns, [
+    { op: 'routeReplace', dst: '10.40.0.0/16', via: '10.20.0.2', dev: 'r0', protocol: 81 },
+    { op: 'routeReplace', dst: '10.43.0.0/24', type: 'unreachable', protocol: 81 },
+  ]);
+  const after = await nl.routes(netns, 4, { protocol: 81 });
+  t.match(after.find((r) => r.dst === '10.40.0.0/16'), { type: 1, dev: 'r0', via: '10.20.0.2' }, 'unreachable → unicast in place');
+  t.match(after.find((r) => r.dst === '10.43.0.0/24'), { type: 7 }, 'unicast → unreachable in place');
+  t.equal(after.filter((r) => r.dst === '10.43.0.0/24').length, 1, 'replaced, not added');
+  const [wrong] = await nl.batch(netns, [{ op: 'routeDel', dst: '10.41.0.0/24', type: 'unreachable' }]);
+  t.match(wrong, { status: 'error', code: 'ESRCH' }, 'a delete of another type does not match the blackhole route');
+  await nl.apply(netns, [
+    { op: 'routeDel', dst: '10.41.0.0/24', type: 'blackhole' },
+    { op: 'routeDel', dst: '10.42.0.0/24', table: 100 },
+    { op: 'routeDel', dst: '10.43.0.0/24', protocol: 81 },
+  ]);
+  t.same((await nl.routes(netns, 4, { protocol: 81 })).map((r) => r.dst), ['10.40.0.0/16'], 'typed and untyped deletes');
+}
+
 for (const impl of ['addon', 'ip', 'ip-batch'] as const) {
   t.test(`addresses and routes with ${impl}`, { skip: !isRoot && 'needs root' }, async (t) => {
     const ns = await newNamespace(t, 'rt');
     await behaviour(t, createNetlink(impl), ns.path);
   });
+  t.test(`blackhole, unreachable and prohibit routes with ${impl}`, { skip: !isRoot && 'needs root' }, async (t) => {
+    const ns = await newNamespace(t, 'rj');
+    await rejectRoutes(t, createNetlink(impl), ns.path);
+  });
 }
 
-t.test('addresses and routes with the fake', async (t) => {
-  const fake = new FakeNetlink();
-  fake.addNamespace('/run/netns/x');
-  await behaviour(t, createNetlink(fake), '/run/netns/x');
-});
+for (const [name, run] of [['addresses and routes', behaviour], ['blackhole, unreachable and prohibit routes', rejectRoutes]] as const) {
+  t.test(`${name} with the fake`, async (t) => {
+    const fake = new FakeNetlink();
+    fake.addNamespace('/run/netns/x');
+    await run(t, createNetlink(fake), '/run/netns/x');
+  });
+}

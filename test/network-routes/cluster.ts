@@ -5,6 +5,7 @@ import { FakeClientset, SharedInformerFactory, realClock, resources, type Clock 
 import type { KubeObject } from '../../src/api/object.js';
 import { logger } from '../../src/log/index.js';
 import type { Netlink } from '../../src/netlink/index.js';
+import type { Cidr } from '../../src/network/cidr.js';
 import { RoutesManager, type EncapsulationMode } from '../../src/network/routes/index.js';
 
 export interface ManagedNode {
@@ -16,6 +17,7 @@ export interface ManagedNode {
 
 export async function startCluster(t: { teardown(fn: () => unknown): void }, o: {
   nodes: KubeObject[]; netns: Record<string, string>; netlink: Netlink; clock?: Clock; mode?: EncapsulationMode; resyncMs?: number; quiet?: boolean;
+  clusterCIDR?: Cidr;
 }) {
   const clock = o.clock ?? realClock;
   const fake = new FakeClientset(clock);
@@ -26,7 +28,7 @@ export async function startCluster(t: { teardown(fn: () => unknown): void }, o: 
     const informers = new SharedInformerFactory(fake, { clock, resyncMs: 0 });
     const nodes = informers.informerFor(resources.nodes);
     const log = logger('routes', { node: name }, o.quiet === false ? (l) => process.stderr.write(l) : () => undefined);
-    const manager = new RoutesManager({ netlink: o.netlink, netns: o.netns[name]!, nodeName: name, nodes, clients: fake, mode: o.mode, clock, resyncMs: o.resyncMs, log });
+    const manager = new RoutesManager({ netlink: o.netlink, netns: o.netns[name]!, nodeName: name, nodes, clients: fake, mode: o.mode, clusterCIDR: o.clusterCIDR, clock, resyncMs: o.resyncMs, log });
     informers.start();
     managed.push({ name, netns: o.netns[name]!, manager, informers });
   }

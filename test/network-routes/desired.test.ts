@@ -2,6 +2,7 @@
 // and the diff against kernel lists (minimal ops, only capstan's entries touched).
 import t from 'tap';
 import { node } from './cluster.js';
+import { parseCidr } from '../../src/network/cidr.js';
 import type { KubeObject } from '../../src/api/object.js';
 import {
   ANNOTATION_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, ROUTE_PROTOCOL, VXLAN_DEVICE,
@@ -110,7 +111,11 @@ function kernelFrom(s: DesiredState, extra: Partial<KernelState> = {}): KernelSt
   }
   return {
     links, addrs,
-    routes: s.routes.map((r) => ({ family: 4 as const, dst: r.dst, via: r.via, dev: r.dev, table: 254, protocol: ROUTE_PROTOCOL, scope: 0, type: 1, onlink: r.onlink })),
+    routes: [
+      // As the kernel reports a reject route: type 7, no device, no gateway.
+      ...s.unreachable.map((u) => ({ family: 4 as const, dst: u.dst, table: 254, protocol: ROUTE_PROTOCOL, scope: 0, type: 7, onlink: false })),
+      ...s.routes.map((r) => ({ family: 4 as const, dst: r.dst, via: r.via, dev: r.dev, table: 254, protocol: ROUTE_PROTOCOL, scope: 0, type: 1, onlink: r.onlink })),
+    ],
     neighs: s.neighbours.map((n) => ({ dev: VXLAN_DEVICE, index: 3, address: n.address, lladdr: n.lladdr, state: 0x80, flags: 0 })),
     fdb: s.fdb.map((f) => ({ dev: VXLAN_DEVICE, index: 3, address: f.dst, lladdr: f.lladdr, state: 0x80, flags: 2 })),
     ...extra,
@@ -120,10 +125,11 @@ function kernelFrom(s: DesiredState, extra: Partial<KernelState> = {}): KernelSt
 const full = desiredRoutes('n1', [n1, n2, n3], 'CrossSubnet', uplink);
 
 t.test('diff: from nothing, device first, routes last', async (t) => {
-  const ops = diffState(full, kernelFrom({ routes: [], neighbours: [], fdb: [], skipped: [] }));
-  t.same(ops.map((o) => o.op), ['linkAddVxlan', 'linkSet', 'addrAdd', 'neighReplace', 'fdbReplace', 'routeReplace', 'routeReplace']);
+  const ops = diffState(full, kernelFrom({ routes: [], unreachable: [], neighbours: [], fdb: [], skipped: [] }));
+  t.same(ops.map((o) => o.op), ['linkAddVxlan', 'linkSet', 'addrAdd', 'neighReplace', 'fdbReplace', 'routeReplace', 'routeReplace', 'routeReplace']);
   t.match(ops[0], { op: 'linkAddVxlan', vni: 4096, port: 4789, local: '10.0.1.11', dev: 'eth0', learning: false, mtu: 1450 });
-  t.match(ops[6], { dst: '10.244.3.0/24', via: '10.244.3.1', dev: VXLAN_DEVICE, onlink: true, protocol: ROUTE_PROTOCOL });
+  t.same(ops[5], { op: 'routeReplace', dst: '10.244.1.0/24', type: 'unreachable', table: 254, protocol: ROUTE_PROTOCOL });
+  t.match(ops[7], { dst: '10.244.3.0/24', via: '10.244.3.1', dev: VXLAN_DEVICE, onlink: true, protocol: ROUTE_PROTOCOL });
 });
 
 t.test('diff: in sync → no ops; foreign routes and other protocols are left alone', async (t) => {
@@ -174,4 +180,66 @@ t.test('diff: a remote VTEP MAC change replaces neighbour and FDB, drops the old
 t.test('diff: Never → the device goes (its routes with it), direct routes stay', async (t) => {
   const never = desiredRoutes('n1', [n1, n2, n3], 'Never', uplink);
   t.same(diffState(never, kernelFrom(full)), [{ op: 'linkDel', name: VXLAN_DEVICE }]);
+});
+
+// Unreachable routes: the own block (an address without a pod) and the cluster CIDR (blocks
+// of nodes without a route) must not follow the default route out of the node.
+const cluster = parseCidr('10.244.0.0/16')!;
+
+t.test('desired: the own block is unreachable; with a cluster CIDR, that too, in any order of Nodes', async (t) => {
+  t.same(full.unreachable, [{ dst: '10.244.1.0/24', why: 'own block' }]);
+  const hollow = node('h1', '127.0.0.2', '10.244.9.0/24');
+  const results = permutations([n1, n2, n3, hollow]).map((p) => desiredRoutes('n1', p, 'CrossSubnet', uplink, cluster));
+  for (const r of results) t.same(r, results[0], 'same result whatever the order');
+  const s = results[0]!;
+  t.same(s.unreachable, [{ dst: '10.244.1.0/24', why: 'own block' }, { dst: '10.244.0.0/16', why: 'cluster CIDR' }]);
+  t.same(s.routes.map((r) => r.dst), ['10.244.2.0/24', '10.244.3.0/24'], 'routed blocks are more specific than the cluster CIDR');
+  t.match(s.skipped, [{ node: 'h1', reason: /loopback/ }], 'the hollow node\'s block is left to the unreachable cluster CIDR');
+});
+
+t.test('desired: no own block → only the cluster CIDR; no own Node → nothing', async (t) => {
+  const s = desiredRoutes('n1', [node('n1', '10.0.1.11', undefined), n2], 'CrossSubnet', uplink, cluster);
+  t.same(s.unreachable, [{ dst: '10.244.0.0/16', why: 'cluster CIDR' }]);
+  t.same(desiredRoutes('n1', [n2], 'CrossSubnet', uplink, cluster).unreachable, []);
+});
+
+t.test('desired: a cluster CIDR equal to the own block or to a routed block is not rejected twice or over the route', async (t) => {
+  const whole = node('n1', '10.0.1.11', '10.244.0.0/16');
+  t.same(desiredRoutes('n1', [whole], 'CrossSubnet', uplink, cluster).unreachable, [{ dst: '10.244.0.0/16', why: 'own block' }]);
+  const s = desiredRoutes('n1', [node('n1', '10.0.1.11', '10.245.0.0/24'), node('n2', '10.0.1.12', '10.244.0.0/16')], 'CrossSubnet', uplink, cluster);
+  t.same(s.routes.map((r) => r.dst), ['10.244.0.0/16']);
+  t.same(s.unreachable, [{ dst: '10.245.0.0/24', why: 'own block' }]);
+});
+
+t.test('desired: a cluster CIDR holding the node\'s own InternalIP is skipped, not made unreachable', async (t) => {
+  const s = desiredRoutes('n1', [n1, n2], 'CrossSubnet', uplink, parseCidr('10.0.0.0/8')!);
+  t.same(s.unreachable, [{ dst: '10.244.1.0/24', why: 'own block' }]);
+  t.match(s.skipped, [{ node: 'n1', reason: /cluster CIDR 10\.0\.0\.0\/8 holds this node's InternalIP/ }]);
+});
+
+t.test('diff: unreachable routes as the kernel reports them are adopted; a moved block or cluster CIDR is replaced', async (t) => {
+  const s = desiredRoutes('n1', [n1, n2, n3], 'CrossSubnet', uplink, cluster);
+  const k = kernelFrom(s);
+  k.routes.push({ family: 4, dst: '10.244.1.0/24', table: 255, protocol: 2, scope: 0, type: 7, onlink: false });
+  t.same(diffState(s, k), [], 'in sync: no ops');
+  const moved = desiredRoutes('n1', [node('n1', '10.0.1.11', '10.244.7.0/24', vtep('n1', '10.244.7.1')), n2, n3], 'CrossSubnet', uplink);
+  t.same(diffState(moved, kernelFrom(s)).filter((o) => o.op.startsWith('route')), [
+    { op: 'routeDel', dst: '10.244.1.0/24', table: 254, protocol: ROUTE_PROTOCOL },
+    { op: 'routeDel', dst: '10.244.0.0/16', table: 254, protocol: ROUTE_PROTOCOL },
+    { op: 'routeReplace', dst: '10.244.7.0/24', type: 'unreachable', table: 254, protocol: ROUTE_PROTOCOL },
+  ]);
+});
+
+t.test('diff: a route of the wrong type is replaced both ways', async (t) => {
+  const s = desiredRoutes('n1', [n1, n2, n3], 'CrossSubnet', uplink, cluster);
+  const k = kernelFrom(s);
+  // The kernel has a node route where an unreachable one belongs, and the reverse.
+  for (const r of k.routes) {
+    if (r.dst === '10.244.0.0/16') Object.assign(r, { type: 1, via: '10.0.1.12', dev: 'eth0' });
+    if (r.dst === '10.244.2.0/24') { Object.assign(r, { type: 7 }); delete r.via; delete r.dev; }
+  }
+  t.same(diffState(s, k), [
+    { op: 'routeReplace', dst: '10.244.0.0/16', type: 'unreachable', table: 254, protocol: ROUTE_PROTOCOL },
+    { op: 'routeReplace', dst: '10.244.2.0/24', via: '10.0.1.12', dev: 'eth0', table: 254, protocol: ROUTE_PROTOCOL },
+  ]);
 });

@@ -8,7 +8,7 @@
 import t from 'tap';
 import { execa } from 'execa';
 import { realClock } from '../../src/client/index.js';
-import { createNetlink } from '../../src/netlink/index.js';
+import { createNetlink, RTN } from '../../src/netlink/index.js';
 import { nodeNetworkOps, podNetworkOps, randomPodMac } from '../../src/network/index.js';
 import { ROUTE_PROTOCOL, VXLAN_DEVICE, vtepMac } from '../../src/network/routes/index.js';
 import { inNs, isRoot, newNamespace, ping, type Namespace } from '../native/fixtures/netns.js';
@@ -71,7 +71,7 @@ t.test('CrossSubnet between three nodes on two segments', { skip: !isRoot && 'ne
   const started = Date.now();
   const c = await startCluster(t, { nodes, netns: Object.fromEntries(names.map((n) => [n, ns[n]!.path])), netlink: nl, clock: realClock, resyncMs: RESYNC_MS });
   const converged = async () => {
-    for (const n of names) if ((await nl.routes(ns[n]!.path, 4, { protocol: ROUTE_PROTOCOL })).length !== 2) return false;
+    for (const n of names) if ((await nl.routes(ns[n]!.path, 4, { protocol: ROUTE_PROTOCOL })).filter((r) => r.type === RTN.unicast).length !== 2) return false;
     return true;
   };
   await eventually(converged, 5000, 'routes on every node');

@@ -4,11 +4,12 @@
 import t from 'tap';
 import { FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { logger } from '../../src/log/index.js';
-import { createNetlink, FakeNetlink, type NetlinkDriver, type NetlinkOp, type NetnsPath, type OpResult, type BatchOptions } from '../../src/netlink/index.js';
+import { createNetlink, FakeNetlink, RTN, type NetlinkDriver, type NetlinkOp, type NetnsPath, type OpResult, type BatchOptions } from '../../src/netlink/index.js';
 import { ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, ROUTE_PROTOCOL, RoutesManager, VXLAN_DEVICE, vtepMac } from '../../src/network/routes/index.js';
 import { node, startCluster } from './cluster.js';
+import { parseCidr } from '../../src/network/cidr.js';
 
-/** The fake with a switch to fail the next N route writes (as a kernel would, per op). */
+/** The fake with a switch to fail the next N batches writing node routes (as a kernel would, per op). */
 class FlakyNetlink implements NetlinkDriver {
   readonly name = 'flaky';
   failRouteWrites = 0;
@@ -16,7 +17,8 @@ class FlakyNetlink implements NetlinkDriver {
   constructor(readonly inner: FakeNetlink) {}
   async batch(netns: NetnsPath, ops: NetlinkOp[], o?: BatchOptions): Promise<OpResult[]> {
     this.batches++;
-    if (this.failRouteWrites > 0 && ops.some((x) => x.op === 'routeReplace')) {
+    // Writes of routes to other nodes (with a next hop); the unreachable ones pass.
+    if (this.failRouteWrites > 0 && ops.some((x) => x.op === 'routeReplace' && x.via)) {
       this.failRouteWrites--;
       return ops.map(() => ({ status: 'error', errno: 101, code: 'ENETUNREACH', message: 'injected' }));
     }
@@ -39,13 +41,15 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
     await netlink.apply(netns[name], [{ op: 'linkAddVeth', name: 'eth0', peerName: 'peer0' }, { op: 'addrAdd', dev: 'eth0', address: `${ip}/24` }]);
   }
   const nodes = [node('n1', ips.n1, '10.244.1.0/24'), node('n2', ips.n2, '10.244.2.0/24'), node('n3', ips.n3, '10.244.3.0/24')];
-  const c = await startCluster(t, { nodes, netns, netlink, clock });
+  const c = await startCluster(t, { nodes, netns, netlink, clock, clusterCIDR: parseCidr('10.244.0.0/16') });
   // Timers fire only when the clock moves; informer events and netlink calls are promises.
   const run = async (ms = 0) => {
     for (let i = 0; i < 20; i++) { clock.step(i === 0 ? ms : 0); await settle(); }
   };
-  const routes = async (n: string) => (await netlink.routes(netns[n]!, 4, { protocol: ROUTE_PROTOCOL })).map((r) => `${r.dst} via ${r.via} dev ${r.dev}`).sort();
-  return { ...c, clock, kernel: fake, flaky, netlink, netns, run, routes };
+  const ours = async (n: string) => netlink.routes(netns[n]!, 4, { protocol: ROUTE_PROTOCOL });
+  const routes = async (n: string) => (await ours(n)).filter((r) => r.type === RTN.unicast).map((r) => `${r.dst} via ${r.via} dev ${r.dev}`).sort();
+  const unreachable = async (n: string) => (await ours(n)).filter((r) => r.type === RTN.unreachable).map((r) => r.dst).sort();
+  return { ...c, clock, kernel: fake, flaky, netlink, netns, run, routes, unreachable };
 }
 
 t.test('every node publishes its VTEP; the others route to it directly or through the tunnel', async (t) => {
@@ -121,13 +125,40 @@ t.test('a restarted manager (new informer, same kernel) changes nothing', async 
   await old.manager.stop();
   await old.informers.stop();
   const informers = new SharedInformerFactory(s.fake, { clock: s.clock, resyncMs: 0 });
-  const m = new RoutesManager({ netlink: s.netlink, netns: s.netns.n1!, nodeName: 'n1', nodes: informers.informerFor(resources.nodes), clients: s.fake, clock: s.clock, log: logger('t', {}, () => undefined) });
+  const m = new RoutesManager({
+    netlink: s.netlink, netns: s.netns.n1!, nodeName: 'n1', nodes: informers.informerFor(resources.nodes), clients: s.fake, clock: s.clock,
+    clusterCIDR: parseCidr('10.244.0.0/16'), log: logger('t', {}, () => undefined),
+  });
   informers.start();
   await informers.waitForCacheSync();
   t.teardown(async () => { await m.stop(); await informers.stop(); });
   const writesBefore = s.fake.actions.length;
   m.start();
   await s.run();
-  t.same(m.last?.ops, [], 'no kernel change after a restart (the VTEP MAC is derived, not random)');
+  t.same(await s.unreachable('n1'), ['10.244.0.0/16', '10.244.1.0/24'], 'the unreachable routes are there to adopt');
+  t.same(m.last?.ops, [], 'no kernel change after a restart (the VTEP MAC is derived, not random; the unreachable routes adopted)');
   t.equal(s.fake.actions.length, writesBefore, 'no Node write either');
+});
+
+t.test('the own block and the cluster CIDR are unreachable; they follow a podCIDR change and stay clear of foreign routes', async (t) => {
+  const s = await setup(t);
+  await s.run();
+  for (const [n, block] of [['n1', '10.244.1.0/24'], ['n2', '10.244.2.0/24'], ['n3', '10.244.3.0/24']] as const) {
+    t.same(await s.unreachable(n), ['10.244.0.0/16', block], `${n}: its own block and the cluster CIDR`);
+  }
+  // Someone else's route in the cluster CIDR (another protocol) is left alone.
+  await s.netlink.apply(s.netns.n1!, [{ op: 'routeAdd', dst: '10.244.200.0/24', via: '10.0.1.1', protocol: 4 }]);
+  // n2's block moves (a Node recreated with another podCIDR): the others re-route, n2 rejects the new one.
+  const n2 = await s.nodesAPI.get(undefined, 'n2');
+  await s.nodesAPI.delete(undefined, 'n2');
+  await s.nodesAPI.create(undefined, { ...n2, metadata: { name: 'n2', annotations: n2.metadata.annotations }, spec: { podCIDR: '10.244.12.0/24' } });
+  await s.run();
+  t.same(await s.unreachable('n2'), ['10.244.0.0/16', '10.244.12.0/24'], 'the old own block is no longer rejected, the new one is');
+  t.same(await s.routes('n1'), ['10.244.12.0/24 via 10.0.1.12 dev eth0', `10.244.3.0/24 via 10.244.3.1 dev ${VXLAN_DEVICE}`]);
+  t.ok((await s.netlink.routes(s.netns.n1!, 4)).some((r) => r.dst === '10.244.200.0/24' && r.protocol === 4), 'the foreign route is untouched');
+  // The own Node loses its podCIDR: only the cluster CIDR stays rejected.
+  const n3 = await s.nodesAPI.get(undefined, 'n3');
+  await s.nodesAPI.update({ ...n3, spec: {} });
+  await s.run();
+  t.same(await s.unreachable('n3'), ['10.244.0.0/16']);
 });

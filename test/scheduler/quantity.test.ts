@@ -1,19 +1,7 @@
-// Kubernetes quantities and pod requests (init containers, sidecars, overhead).
+// Pod requests (init containers, sidecars, overhead).
 import t from 'tap';
-import { milliValue, parseQuantity, value } from '../../src/scheduler/quantity.js';
 import { podRequests } from '../../src/scheduler/resources.js';
 import { pod } from './fixtures.js';
-
-t.test('quantities', async (t) => {
-  const cases: [string, 'milli' | 'value', number][] = [
-    ['100m', 'milli', 100], ['0.1', 'milli', 100], ['1', 'milli', 1000], ['1.5', 'milli', 1500], ['2500m', 'milli', 2500],
-    ['1e3', 'value', 1000], ['1E', 'value', 1e18], ['1k', 'value', 1000], ['1M', 'value', 1e6], ['2G', 'value', 2e9],
-    ['1Ki', 'value', 1024], ['128Mi', 'value', 134217728], ['1.5Gi', 'value', 1610612736], ['1m', 'value', 1], ['0.5m', 'milli', 1],
-    ['110', 'value', 110], ['.5', 'milli', 500], ['+1', 'value', 1],
-  ];
-  for (const [q, kind, want] of cases) t.equal(kind === 'milli' ? milliValue(q) : value(q), want, `${q} (${kind})`);
-  for (const bad of ['', 'abc', '1Kb', '1.2.3', '1 Gi', '--1', '1.5e3m']) t.throws(() => parseQuantity(bad), /quantities must match/, `"${bad}" is rejected`);
-});
 
 t.test('pod requests', async (t) => {
   const cases: { name: string; spec: Parameters<typeof pod>[1]; cpu: number; memory: number; nzCpu: number; nzMem: number }[] = [

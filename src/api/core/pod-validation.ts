@@ -1,7 +1,7 @@
 // Validation of a PodSpec, shared by Pods and pod templates. Paths are relative to `base`.
 import type { Fields } from '../object.js';
 import { duplicate, invalidValue, isDNS1123Label, notSupported, required, validatePort, type FieldError } from '../validation.js';
-import { quantityValue } from '../quantity.js';
+import { quantityValue } from '../../util/index.js';
 
 const restartPolicies = ['Always', 'OnFailure', 'Never'];
 const dnsPolicies = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'];

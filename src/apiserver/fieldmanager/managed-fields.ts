@@ -3,6 +3,7 @@
 // apiVersion for Update entries, so an applier keeps one entry across versions.
 import { FieldSet } from './field-set.js';
 import { isObject, type JsonObject } from '../../api/json.js';
+import { fallbacks } from '../../log/fallback.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -44,6 +45,8 @@ export function decodeManagedFields(obj: unknown): Managers {
   return managers;
 }
 
+const fallback = fallbacks('apiserver');
+
 function decodeEntry(raw: unknown): ManagerEntry | undefined {
   if (!isObject(raw) || typeof raw.manager !== 'string') return undefined;
   if (raw.operation !== 'Apply' && raw.operation !== 'Update') return undefined;
@@ -51,7 +54,8 @@ function decodeEntry(raw: unknown): ManagerEntry | undefined {
   let set: FieldSet;
   try {
     set = raw.fieldsV1 === undefined ? new FieldSet() : FieldSet.fromFieldsV1(raw.fieldsV1);
-  } catch {
+  } catch (e) {
+    fallback('managed-fields-entry-dropped', { error: e, manager: raw.manager });
     return undefined;
   }
   return {

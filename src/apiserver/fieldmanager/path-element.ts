@@ -81,7 +81,7 @@ export function isPathElement(s: string): boolean {
       default:
         return false;
     }
-  } catch {
+  } catch { // not parsable is the answer: not a valid path element
     return false;
   }
 }

@@ -15,6 +15,9 @@ import { partialObjectMetadata, toTable, type IncludeObject } from '../table.js'
 import type { AdmissionChain } from '../admission.js';
 import type { FieldTracker } from '../managed-fields.js';
 import { versioned, type HandlerContext } from './context.js';
+import type { WatchCache } from '../../storage/watch-cache.js';
+import { atExactRevision, freshSource } from '../read-source.js';
+import { getReadAt, listReadAt } from '../resource-version.js';
 
 export interface ResourceHandlerDeps {
   admission: AdmissionChain;
@@ -55,16 +58,23 @@ export function respondObject(h: HandlerContext, code: number, obj: KubeObject):
   sendObject(h.res, code, versioned(h, obj), h.accept);
 }
 
-export async function getResource(h: HandlerContext): Promise<void> {
-  const obj = await h.reg.get(h.info.namespace || undefined, h.info.name);
+/** Without `cache` (subresources) the object is read from storage. */
+export async function getResource(h: HandlerContext, cache?: WatchCache): Promise<void> {
+  const source = cache ? await freshSource(getReadAt(h.query), cache, h.reg.store) : h.reg.store;
+  const obj = await h.reg.get(h.info.namespace || undefined, h.info.name, source);
   respondObject(h, 200, obj);
 }
 
-export async function listResource(h: HandlerContext): Promise<void> {
+export async function listResource(h: HandlerContext, cache: WatchCache): Promise<void> {
   const limitText = h.query.get('limit');
   const limit = limitText ? Number(limitText) : 0;
   if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitText}`);
-  const result = await h.reg.list({ namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined });
+  const at = listReadAt(h.query, limit);
+  const opts = { namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined };
+  const result = at.kind === 'exact'
+    ? await atExactRevision(at.revision, cache, () => h.reg.list({ ...opts, revision: at.revision }))
+    // As upstream, resourceVersion=0 returns the whole cached list whatever the limit.
+    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await freshSource(at, cache, h.reg.store) });
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continueToken) meta.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;

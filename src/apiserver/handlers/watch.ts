@@ -1,6 +1,7 @@
 // Watch: a long-lived chunked response, one JSON event per line, served from the watch cache.
-// resourceVersion unset or "0" starts with ADDED for every current object; otherwise every
-// event after that version is replayed. Selectors filter, and an object moving out of a
+// resourceVersion unset or "0" starts with ADDED for every current object, taken from the
+// cache's state (never a storage list per watcher); otherwise every event after that version
+// is replayed, and a version this server has not reached yet is simply waited for. Selectors filter, and an object moving out of a
 // selector is reported as DELETED, into it as ADDED, as Kubernetes does.
 import { apiVersionOf, type KubeObject } from '../../api/object.js';
 import { fieldsMatch, matches, parseFieldSelector, parseSelector, SelectorParseError } from '../../api/labels.js';
@@ -8,10 +9,12 @@ import { CompactedError, type WatchEvent } from '../../storage/store.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
 import { badRequest, expired } from '../errors.js';
 import { queryBool } from '../query.js';
+import { watchStartAt } from '../resource-version.js';
 import { partialObjectMetadata, toTable } from '../table.js';
 import { versioned, type HandlerContext } from './context.js';
 
 const defaultTimeoutSeconds = 1800;
+const maxTimerMs = 2 ** 31 - 1;
 
 // Every watcher of a resource sees the same events: decode each event once and serialise its
 // object once per version and representation, however many watchers there are.
@@ -45,7 +48,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     (!labelSelector.length || matches(labelSelector, o.metadata.labels)) &&
     (!fieldSelector.length || fieldsMatch(fieldSelector, h.reg.fieldSet(o)));
 
-  const rvText = h.query.get('resourceVersion') ?? '';
+  const startAt = watchStartAt(h.query);
   // timeoutSeconds unset or 0 means the server's default, as in Kubernetes.
   const timeoutText = h.query.get('timeoutSeconds');
   const timeout = timeoutText === null || timeoutText === '' ? defaultTimeoutSeconds : Number(timeoutText);
@@ -59,7 +62,6 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   const encodeObject = (obj: KubeObject): string => JSON.stringify(table
     ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o))
     : metadataOnly ? partialObjectMetadata(versioned(h, obj)) : versioned(h, obj));
-  const encode = (type: string, obj: KubeObject): string => `{"type":"${type}","object":${encodeObject(obj)}}\n`;
   const encodingKey = `${h.reg.def.group}/${h.version.version}/${table ? 'table' : metadataOnly ? 'meta' : 'json'}`;
   const encodeEvent = (type: string, ev: WatchEvent, obj: KubeObject): string => {
     let byKey = encodedByEvent.get(ev);
@@ -70,20 +72,18 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   };
   const filtered = !!name || labelSelector.length > 0 || fieldSelector.length > 0;
 
-  let after: number;
-  const initial: KubeObject[] = [];
-  if (rvText === '' || rvText === '0') {
-    const list = await h.reg.list({ namespace: ns, labelSelector, fieldSelector });
-    after = Number(list.resourceVersion);
-    initial.push(...list.items.filter(selected));
-  } else {
-    after = Number(rvText);
-    if (!Number.isInteger(after) || after < 0) throw badRequest(`invalid resource version: ${rvText}`);
+  // The state and the subscription below are taken in one synchronous step: nothing between.
+  let after = startAt;
+  const initial: WatchEvent[] = [];
+  if (startAt === 0) {
+    const snapshot = cache.snapshot(prefix);
+    after = snapshot.revision;
+    for (const ev of snapshot.items) if (selected(decodedOnce(h, ev))) initial.push(ev);
   }
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
-  for (const o of initial) res.write(encode('ADDED', o));
+  if (initial.length) res.write(initial.map((ev) => encodeEvent('ADDED', ev, decodedOnce(h, ev))).join(''));
 
   let lastRV = after;
   const onEvent = (ev: WatchEvent) => {
@@ -126,7 +126,8 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     throw e;
   }
   if (done) return;
-  timers.push(setTimeout(finish, (timeout || defaultTimeoutSeconds) * 1000));
+  // Node fires a timer above 2^31-1 ms at once; a longer watch ends after that (24.8 days).
+  timers.push(setTimeout(finish, Math.min((timeout || defaultTimeoutSeconds) * 1000, maxTimerMs)));
   if (bookmarks) {
     const tick = () => {
       if (done) return;

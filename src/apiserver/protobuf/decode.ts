@@ -2,6 +2,9 @@
 import { ProtobufDecodeError } from './errors.js';
 import { Reader, WireType } from './reader.js';
 import { parseField, type FieldSpec, type Messages, type Scalar } from './schema.js';
+import { fallbacks } from '../../log/fallback.js';
+
+const fallback = fallbacks('apiserver');
 
 const maxDepth = 64;
 
@@ -73,7 +76,12 @@ export class MessageDecoder {
     while (!r.eof()) {
       const [num, wire] = r.tag();
       const spec = fields.get(num);
-      if (!spec) { r.skip(wire); continue; }
+      if (!spec) {
+        // A field our tables lack (a newer or rarely used one) is dropped, not a failed request.
+        fallback('protobuf-untabled-field-dropped', { once: `${name}.${num}`, message: name, field: num });
+        r.skip(wire);
+        continue;
+      }
       if (spec.map) {
         if (wire !== WireType.Bytes) throw new ProtobufDecodeError(`${name}.${spec.name}: map entry with wire type ${wire}`);
         const [s, e] = r.delimited();

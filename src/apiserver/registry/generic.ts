@@ -9,7 +9,7 @@ import { apiVersionOf, deepCopy } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { invalidValue, validateObjectMeta } from '../../api/validation.js';
 import { fieldsMatch, matches, type FieldRequirement, type Selector } from '../../api/labels.js';
-import { CompactedError, ConflictError, KeyExistsError, NotFoundError, type KeyValue, type Store } from '../../storage/store.js';
+import { CompactedError, ConflictError, KeyExistsError, NotFoundError, type KeyValue, type ListOptions as StoreListOptions, type ListResult as StoreListResult, type Store } from '../../storage/store.js';
 import { alreadyExists, badRequest, conflict, expired, invalid, notFound, StatusError, type FieldError } from '../errors.js';
 import { resourcePrefix, storageKey, type RequestContext, type ResourceDef, type Strategy, type VersionDef } from './types.js';
 
@@ -19,6 +19,18 @@ export interface ListOptions {
   fieldSelector?: FieldRequirement[];
   limit?: number;
   continueToken?: string;
+  /** Read the state as of exactly this revision from storage (resourceVersionMatch=Exact). */
+  revision?: number;
+  /** Where the first page comes from (the watch cache); continuations always read storage. */
+  source?: ListSource;
+}
+
+/**
+ * Something a list can be read from: the store, or the watch cache. A source may return more
+ * items than `limit` asks for; the list cuts them.
+ */
+export interface ListSource {
+  list(prefix: string, opts?: StoreListOptions): Promise<StoreListResult>;
 }
 
 export interface ListResult {
@@ -93,8 +105,9 @@ export class GenericRegistry {
     return this.decode(kv.value, kv.modRevision);
   }
 
-  async get(namespace: string | undefined, name: string): Promise<KubeObject> {
-    const kv = await this.store.get(this.key(namespace, name));
+  /** `source` is the store unless the caller reads from the watch cache. */
+  async get(namespace: string | undefined, name: string, source: Pick<Store, 'get'> = this.store): Promise<KubeObject> {
+    const kv = await source.get(this.key(namespace, name));
     if (!kv) throw notFound(this.def.resource, this.def.group, name);
     return this.decodeKV(kv);
   }
@@ -130,7 +143,8 @@ export class GenericRegistry {
     this.checkFieldSelector(opts.fieldSelector);
     const prefix = this.listPrefix(opts.namespace);
     let startAfter: string | undefined;
-    let revision = 0;
+    let revision = opts.revision ?? 0;
+    let source: ListSource = opts.source ?? this.store;
     if (opts.continueToken) {
       const tok = decodeContinue(opts.continueToken);
       startAfter = prefix + tok.start;
@@ -146,12 +160,14 @@ export class GenericRegistry {
     for (;;) {
       let page;
       try {
-        page = await this.store.list(prefix, { limit: limit ? Math.max(limit - items.length, 100) : 0, startAfter, revision, count });
+        page = await source.list(prefix, { limit: limit ? Math.max(limit - items.length, 100) : 0, startAfter, revision, count });
       } catch (e) {
+        if (e instanceof CompactedError && !opts.continueToken) throw expired('The resourceVersion for the provided list is too old.');
         if (e instanceof CompactedError) throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
         throw e;
       }
       revision = page.revision;
+      source = this.store;
       let i = 0;
       for (; i < page.items.length; i++) {
         const kv = page.items[i];

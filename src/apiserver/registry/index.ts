@@ -16,7 +16,7 @@ import { limitObjectSize } from './size-limit.js';
 
 export * from './types.js';
 export { GenericRegistry } from './generic.js';
-export type { ListOptions, ListResult, DeleteOptions, DeleteResult } from './generic.js';
+export type { ListOptions, ListResult, ListSource, DeleteOptions, DeleteResult } from './generic.js';
 
 export interface RegistryConfig {
   serviceClusterIPRange: string;

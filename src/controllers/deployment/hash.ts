@@ -4,18 +4,10 @@
 // form spelled in an alphabet without vowels (so it never spells words); unlike Kubernetes
 // the input is canonical JSON with sorted keys rather than Go's spew dump, so the values
 // differ but are just as stable.
+import { stableStringify } from '../../util/index.js';
 import { pruneZero } from './util.js';
 
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
 
 export function fnv32a(data: string): number {
   let h = 0x811c9dc5;
@@ -33,7 +25,7 @@ export function safeEncode(s: string): string {
 }
 
 export function podTemplateHash(template: unknown, collisionCount?: number): string {
-  let input = canonical(pruneZero(template) ?? {});
+  let input = stableStringify(pruneZero(template) ?? {});
   if (collisionCount !== undefined && collisionCount !== null) input += `#${collisionCount}`;
   return safeEncode(String(fnv32a(input)));
 }

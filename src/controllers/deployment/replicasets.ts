@@ -83,7 +83,7 @@ export class ReplicaSetOps {
         if (hasDeadline) {
           const status = structuredClone(d.status ?? {}) as DeploymentStatus;
           setCondition(status, newCondition('ReplicaFailure', 'True', reasons.failedCreate, (e as Error).message, this.now()));
-          await this.updateStatus(d, status).catch(() => undefined);
+          await this.updateStatus(d, status).catch(() => undefined); // the create error below is what counts: the retry writes the condition again
         }
         throw e;
       }

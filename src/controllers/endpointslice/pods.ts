@@ -106,8 +106,4 @@ export function podTargetRef(pod: KubeObject): { kind: 'Pod'; namespace: string;
 }
 
 /** A JSON text with object keys sorted, for order-independent comparison and keys. */
-export function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, val) => (val && typeof val === 'object' && !Array.isArray(val)
-    ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : val));
-}
+export { stableStringify as canonical } from '../../util/index.js';

@@ -4,6 +4,7 @@
 import type { KubeObject } from '../../api/object.js';
 import { rfc3339 } from '../../api/time.js';
 import { isNotFound, resources, type SharedInformer } from '../../client/index.js';
+import { backoffDelay } from '../../util/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
 import { deletionConditions, mergeConditions, type NamespaceCondition } from './conditions.js';
 import { deleteContent } from './content.js';
@@ -49,7 +50,7 @@ export class NamespaceController extends QueueController {
       // Kubernetes looks again after half the estimated time; without a kubelet to finish
       // the Pods that estimate never comes true, so the waits also grow.
       const estimateMs = (Math.floor(content.estimateSeconds / 2) + 1) * 1000;
-      const wait = Math.max(estimateMs, Math.min(maxRetryMs, minRetryMs * 2 ** n));
+      const wait = Math.max(estimateMs, backoffDelay({ initialMs: minRetryMs, maxMs: maxRetryMs }, n));
       this.log.info('namespace content remaining', { namespace: name, remaining: Object.fromEntries(content.remaining), retryInMs: wait });
       return { requeueAfterMs: wait };
     }

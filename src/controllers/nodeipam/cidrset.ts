@@ -2,29 +2,13 @@
 // IPv4 only. Allocation continues after the last block handed out (like Kubernetes'
 // cidrset), so a block just released is not the first one given to the next node.
 
-export function parseIPv4(s: string): number {
-  const parts = s.split('.');
-  if (parts.length !== 4) throw new Error(`invalid IPv4 address "${s}"`);
-  let n = 0;
-  for (const p of parts) {
-    const v = Number(p);
-    if (!/^\d{1,3}$/.test(p) || v > 255) throw new Error(`invalid IPv4 address "${s}"`);
-    n = n * 256 + v;
-  }
-  return n;
-}
+import { formatIPv4, parseCidr } from '../../util/index.js';
 
-export function formatIPv4(n: number): string {
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-}
-
-export function parseCIDR(cidr: string): { base: number; prefix: number } {
-  const [ip, len] = cidr.trim().split('/');
-  const prefix = Number(len);
-  if (len === undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) throw new Error(`invalid CIDR "${cidr}"`);
-  const size = 2 ** (32 - prefix);
-  const base = parseIPv4(ip);
-  return { base: base - (base % size), prefix };
+/** The cluster CIDR as a block; host bits are cleared, as Go's net.ParseCIDR does. */
+function parseClusterCIDR(cidr: string): { base: number; prefix: number } {
+  const c = parseCidr(cidr, 'mask');
+  if (!c) throw new Error(`invalid CIDR "${cidr}"`);
+  return c;
 }
 
 export class CIDRSet {
@@ -35,7 +19,7 @@ export class CIDRSet {
   private next = 0;
 
   constructor(readonly clusterCIDR: string, readonly maskSize: number) {
-    const { base, prefix } = parseCIDR(clusterCIDR);
+    const { base, prefix } = parseClusterCIDR(clusterCIDR);
     if (maskSize < prefix || maskSize > 32) throw new Error(`node CIDR mask size ${maskSize} does not fit cluster CIDR ${clusterCIDR}`);
     if (maskSize - prefix > 24) throw new Error(`cluster CIDR ${clusterCIDR} split into /${maskSize} gives too many blocks`);
     this.base = base;
@@ -49,9 +33,8 @@ export class CIDRSet {
 
   /** The block index of `cidr`, or undefined when it is not exactly one of our blocks. */
   indexOf(cidr: string): number | undefined {
-    let parsed;
-    try { parsed = parseCIDR(cidr); } catch { return undefined; }
-    if (parsed.prefix !== this.maskSize || parseIPv4(cidr.split('/')[0]) !== parsed.base) return undefined;
+    const parsed = parseCidr(cidr);
+    if (!parsed || parsed.prefix !== this.maskSize) return undefined;
     const offset = parsed.base - this.base;
     if (offset < 0 || offset % this.blockSize !== 0 || offset / this.blockSize >= this.blocks) return undefined;
     return offset / this.blockSize;

@@ -10,14 +10,14 @@ export function cgroupHierarchies(root = CGROUP_ROOT): string[] {
   let entries: string[];
   try {
     entries = readdirSync(root);
-  } catch {
+  } catch { // no cgroup filesystem mounted here: nothing to walk
     return [];
   }
   if (entries.includes('cgroup.controllers')) return [root]; // unified (v2)
   return entries.map((e) => join(root, e)).filter((d) => {
     try {
       return statSync(d).isDirectory() && statSync(join(d, 'cgroup.procs')).isFile();
-    } catch {
+    } catch { // not a hierarchy (a plain file, or vanished): skip it
       return false;
     }
   });
@@ -28,7 +28,7 @@ function rmdirTree(dir: string): string[] {
   let children: string[];
   try {
     children = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-  } catch {
+  } catch { // removed meanwhile: nothing left busy
     return busy;
   }
   for (const c of children) busy.push(...rmdirTree(join(dir, c)));

@@ -18,7 +18,7 @@ export async function isPinned(file: string): Promise<boolean> {
   try {
     await run('findmnt', ['-n', '--mountpoint', file]);
     return true;
-  } catch {
+  } catch { // findmnt exits 1 for a path that is not a mount point
     return false;
   }
 }

@@ -6,12 +6,16 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { isAbsolute } from 'node:path';
 import { promisify } from 'node:util';
 import { CRIClient } from '../../../cri/index.js';
+import { processArgs, stopChild, terminate } from '../../util/index.js';
 import { containerdConfig, type ContainerdConfigOptions } from './config.js';
 import { containerdPaths, type ContainerdPaths } from './paths.js';
 import { pinMountNamespace, releaseMountNamespace } from './mountns.js';
 import { killTasks } from './shims.js';
 import { removeCgroup } from './cgroups.js';
 import { mountsUnder } from './mounts.js';
+import { fallbacks } from '../../log/fallback.js';
+
+const fallback = fallbacks('kubelet');
 
 const run = promisify(execFile);
 
@@ -72,16 +76,8 @@ function netnsPath(netns: string): string {
 function tail(file: string, lines = 20): string {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
+  } catch { // no log written: nothing to add to the error
     return '';
-  }
-}
-
-function processArgs(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return [];
   }
 }
 
@@ -94,36 +90,16 @@ async function stopStaleDaemon(paths: ContainerdPaths, graceMs: number): Promise
   let pid: number;
   try {
     pid = Number.parseInt(readFileSync(paths.pidFile, 'utf8'), 10);
-  } catch {
+  } catch { // no pid file: no earlier daemon to stop
     return;
   }
-  const args = processArgs(pid);
+  const args = processArgs(pid) ?? [];
   if (!(args[0] ?? '').endsWith('containerd') || args[args.indexOf('--config') + 1] !== paths.config) return;
-  const gone = async (ms: number) => {
-    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
-      if (processArgs(pid).length === 0 || processArgs(pid)[0] === '') return true;
-    }
-    return false;
-  };
-  try {
-    process.kill(pid, 'SIGTERM');
-    if (!(await gone(graceMs))) {
-      process.kill(pid, 'SIGKILL');
-      await gone(5000);
-    }
-  } catch { /* already gone */ }
+  await terminate([pid], graceMs);
 }
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
-async function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (exited(child)) return true;
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => { child.off('exit', onExit); resolve(false); }, ms);
-    const onExit = () => { clearTimeout(timer); resolve(true); };
-    child.once('exit', onExit);
-  });
-}
 
 export async function startContainerd(opts: StartContainerdOptions): Promise<ContainerdHandle> {
   const paths = containerdPaths(opts.root);
@@ -196,11 +172,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
     if (!proc || exited(proc) || proc.pid === undefined) return;
     stopping = true;
     try {
-      proc.kill('SIGTERM');
-      if (!(await waitExit(proc, stopTimeoutMs))) {
-        proc.kill('SIGKILL');
-        await waitExit(proc, 5000);
-      }
+      await stopChild(proc, stopTimeoutMs);
     } finally {
       stopping = false;
     }
@@ -243,7 +215,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
       await killTasks(paths.state, paths.socket);
       for (const cg of d.cgroupParents ?? []) removeCgroup(cg);
       if (opts.isolateMounts) await releaseMountNamespace(paths.mountNamespace);
-      for (const m of mountsUnder(paths.base)) await run('umount', ['-l', m]).catch(() => undefined);
+      for (const m of mountsUnder(paths.base)) await run('umount', ['-l', m]).catch(() => undefined); // a mount that stays makes rmSync below fail loudly
       if (d.removeFiles ?? true) rmSync(paths.base, { recursive: true, force: true });
     },
   };
@@ -251,7 +223,7 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   try {
     await launch();
   } catch (e) {
-    await handle.destroy({ graceful: false, removeFiles: false }).catch(() => undefined);
+    await handle.destroy({ graceful: false, removeFiles: false }).catch((err: unknown) => fallback('containerd-cleanup-after-failed-start-failed', { error: err }));
     throw e;
   }
   return handle;

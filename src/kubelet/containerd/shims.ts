@@ -3,6 +3,7 @@
 // containerd are left alone.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parentPid, processArgs, waitGone } from '../../util/index.js';
 
 export interface TaskProcess {
   namespace: string;
@@ -17,7 +18,7 @@ function readPid(file: string): number | undefined {
   try {
     const n = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
     return Number.isInteger(n) && n > 1 ? n : undefined;
-  } catch {
+  } catch { // no pid file (shim never started, or cleaned up): no shim
     return undefined;
   }
 }
@@ -25,7 +26,7 @@ function readPid(file: string): number | undefined {
 function subdirs(dir: string): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-  } catch {
+  } catch { // the state dir does not exist yet: nothing to adopt
     return [];
   }
 }
@@ -41,40 +42,12 @@ export function listTasks(stateDir: string): TaskProcess[] {
   })));
 }
 
-function cmdline(pid: number): string[] | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return undefined;
-  }
-}
-
-function parentPid(pid: number): number | undefined {
-  try {
-    // "pid (comm) state ppid ..." — comm may hold spaces and parentheses.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A live shim started by the containerd serving `socket` (its -address argument). */
 export function isShimOf(pid: number, socket: string): boolean {
-  const args = cmdline(pid);
+  const args = processArgs(pid);
   if (!args || !args[0]?.includes('containerd-shim')) return false;
   const i = args.indexOf('-address');
   return i >= 0 && args[i + 1] === socket;
-}
-
-/** Alive and not a zombie (an unreaped zombie holds no resources). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -94,7 +67,6 @@ export async function killTasks(stateDir: string, socket: string, waitMs = 5000)
       signalled.push(pid);
     } catch { /* already gone */ }
   }
-  const until = Date.now() + waitMs;
-  while (signalled.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await waitGone(signalled, waitMs, 20);
   return signalled;
 }

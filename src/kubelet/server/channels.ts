@@ -2,6 +2,7 @@
 // remotecommand versions): every binary message starts with a channel byte. v4 carries a
 // Status JSON on the error channel; v5 adds channel 255 to close a channel (stdin) while the
 // others stay open.
+import { fallbacks } from '../../log/fallback.js';
 
 export const CHANNEL = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
 
@@ -24,6 +25,8 @@ export type ClientMessage =
   | { kind: 'close'; channel: number }
   | { kind: 'ignored'; channel: number };
 
+const fallback = fallbacks('kubelet');
+
 /** A message from the client; `protocol` decides whether channel 255 means anything. */
 export function parseClientMessage(msg: Buffer, protocol: string): ClientMessage {
   if (msg.length === 0) return { kind: 'ignored', channel: -1 };
@@ -34,7 +37,8 @@ export function parseClientMessage(msg: Buffer, protocol: string): ClientMessage
     try {
       const size = JSON.parse(data.toString()) as { Width?: unknown; Height?: unknown };
       return { kind: 'resize', width: Number(size.Width ?? 0), height: Number(size.Height ?? 0), raw: data };
-    } catch {
+    } catch (e) {
+      fallback('exec-resize-message-ignored', { error: e });
       return { kind: 'ignored', channel: ch };
     }
   }

@@ -16,6 +16,7 @@ import { ContainerLookupError, findContainer, LABELS } from './containers.js';
 import { bridgeExec } from './exec.js';
 import { LogQueryError, parseLogQuery, readLogFile } from './logs.js';
 import { openRemoteCommand, tcpDialer, type Dialer } from './remote-command.js';
+import { fallbacks } from '../../log/fallback.js';
 
 export { LABELS } from './containers.js';
 export { netnsDialer } from './dial.js';
@@ -49,6 +50,7 @@ export interface KubeletServer {
 
 export async function startKubeletServer(opts: KubeletServerOptions): Promise<KubeletServer> {
   const log = opts.log ?? logger('kubelet-server', { node: opts.nodeName });
+  const fallback = fallbacks('kubelet', log);
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => pickProtocol(offered) });
   const server: Server = createServer({
     cert: opts.tls.certPem, key: opts.tls.keyPem, ca: opts.clientCA,
@@ -110,7 +112,7 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
       res.once('close', resolve);
     });
     const running = async () => {
-      const s = await opts.cri.containerStatus(c.id).catch(() => null);
+      const s = await opts.cri.containerStatus(c.id).catch((e: unknown) => { fallback('log-follow-status-failed-stopping', { error: e }); return null; });
       return s?.status?.state === 'CONTAINER_RUNNING' || s?.status?.state === 'CONTAINER_CREATED';
     };
     await readLogFile(path, q, write, { signal: abort.signal, running, pollMs: opts.logPollMs });

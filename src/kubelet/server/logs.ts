@@ -184,7 +184,7 @@ export async function readLogFile(path: string, opts: LogOptions, out: (chunk: s
         continue;
       }
       // Drained: was the file replaced (rotation, a new container's file) or truncated?
-      const now = await stat(path).catch(() => null);
+      const now = await stat(path).catch(() => null); // removed with its container: keep reading what we hold open
       const mine = await fh.stat();
       if (now && (now.ino !== mine.ino || now.dev !== mine.dev || now.size < offset)) {
         await fh.close();
@@ -204,7 +204,7 @@ export async function readLogFile(path: string, opts: LogOptions, out: (chunk: s
       await sleep(ctl.pollMs ?? 200, ctl.signal);
     }
   } finally {
-    await fh?.close().catch(() => undefined);
+    await fh?.close().catch(() => undefined); // closing a read-only handle loses nothing
   }
 }
 

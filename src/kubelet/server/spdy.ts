@@ -79,7 +79,7 @@ class SharedZlib {
         resolve(Buffer.concat(chunks));
       });
     }));
-    this.chain = next.catch(() => undefined);
+    this.chain = next.catch(() => undefined); // the caller gets the error through `next`; the chain only orders calls
     return next;
   }
   close(): void { this.z.close(); }

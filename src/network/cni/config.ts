@@ -34,7 +34,7 @@ export function sniffVersion(stdin: Buffer): string {
   try {
     const v = (JSON.parse(stdin.toString('utf8')) as { cniVersion?: unknown }).cniVersion;
     return typeof v === 'string' && v ? v : '1.0.0';
-  } catch {
+  } catch { // unparsable stdin is reported by validation; this only picks the error's version
     return '1.0.0';
   }
 }

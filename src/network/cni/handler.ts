@@ -103,7 +103,7 @@ async function add(ctx: CNIHandlerContext, conf: NetConf, env: CNIEnv, netns: st
     }
     await ctx.netlink.apply(netns, ops.pod);
   } catch (e) {
-    await ctx.netlink.batch(ctx.hostNetns, [{ op: 'linkDel', name: hostVeth }]).catch(() => undefined);
+    await ctx.netlink.batch(ctx.hostNetns, [{ op: 'linkDel', name: hostVeth }]).catch(() => undefined); // the veth may not exist yet; the original error is rethrown
     ctx.ipam.release(env.containerID, env.ifName);
     throw e;
   }

@@ -1,10 +1,11 @@
 // Layer 1: what the kernel should hold, as a pure function of the Nodes this agent sees.
 // No I/O, no clock: the same Nodes in any order give the same state.
 import type { KubeObject } from '../../api/object.js';
+import { cidrOf } from '../../util/index.js';
 import { cidrContains, formatCidr, nodeReservedAddress, parseCidr, parseIPv4, type Cidr } from '../cidr.js';
 import {
   ANNOTATION_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, VXLAN_DEVICE, VXLAN_OVERHEAD, VXLAN_PORT, VXLAN_VNI,
-  parseMode, vtepMac, type DesiredFdb, type DesiredNeighbour, type DesiredRoute, type DesiredState, type EncapsulationMode, type Uplink,
+  parseMode, vtepMac, type DesiredFdb, type DesiredNeighbour, type DesiredRoute, type DesiredState, type DesiredUnreachable, type EncapsulationMode, type Uplink,
 } from './model.js';
 
 /** The fields of a Node that routing depends on. */
@@ -42,9 +43,7 @@ function encapsulates(mode: EncapsulationMode, sameSubnet: boolean): boolean {
 }
 
 function sameSubnet(uplink: Uplink, ip: string): boolean {
-  const own = parseIPv4(uplink.address)!;
-  const size = 2 ** (32 - uplink.prefixLen);
-  return cidrContains({ base: own - (own % size), prefix: uplink.prefixLen, size }, parseIPv4(ip)!);
+  return cidrContains(cidrOf(parseIPv4(uplink.address)!, uplink.prefixLen), parseIPv4(ip)!);
 }
 
 /** The tunnel address a node uses and publishes: the first host address of its own block. */
@@ -60,10 +59,12 @@ export function tunnelAddress(self: NodeFacts): string | undefined {
  * path. `Never` across subnets yields no route: the kernel has no on-link next hop for it,
  * and a router that knows pod blocks (BGP) is out of scope.
  */
-export function desiredRoutes(selfName: string, nodes: readonly KubeObject[], defaultMode: EncapsulationMode, uplink: Uplink): DesiredState {
+export function desiredRoutes(
+  selfName: string, nodes: readonly KubeObject[], defaultMode: EncapsulationMode, uplink: Uplink, clusterCIDR?: Cidr,
+): DesiredState {
   const all = nodes.map(nodeFacts).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const self = all.find((n) => n.name === selfName);
-  const state: DesiredState = { routes: [], neighbours: [], fdb: [], skipped: [] };
+  const state: DesiredState = { routes: [], unreachable: [], neighbours: [], fdb: [], skipped: [] };
   if (!self?.internalIP) return state;
   const selfMode = self.mode ?? defaultMode;
   const claimed = new Map<string, string>();
@@ -113,9 +114,28 @@ export function desiredRoutes(selfName: string, nodes: readonly KubeObject[], de
     };
   }
   state.routes = routes.sort((a, b) => cmpIP(a.dst, b.dst));
+  state.unreachable = unreachableBlocks(self, clusterCIDR, routes, uplink, state.skipped);
   state.neighbours = neighbours.sort((a, b) => cmpIP(a.address, b.address));
   state.fdb = fdb.sort((a, b) => (a.lladdr < b.lladdr ? -1 : 1));
   return state;
+}
+
+/**
+ * The own block and the cluster CIDR as reject routes (Calico blackholes its own blocks).
+ * A route to a node whose block is the whole cluster CIDR wins over the reject route; a
+ * cluster CIDR holding the node's own InternalIP is not rejected (it would cut off the
+ * uplink's subnet wherever the uplink's prefix is shorter), and is reported as skipped.
+ */
+function unreachableBlocks(
+  self: NodeFacts, cluster: Cidr | undefined, routes: DesiredRoute[], uplink: Uplink, skipped: DesiredState['skipped'],
+): DesiredUnreachable[] {
+  const out: DesiredUnreachable[] = [];
+  if (self.podCIDR) out.push({ dst: formatCidr(self.podCIDR), why: 'own block' });
+  if (!cluster) return out;
+  const dst = formatCidr(cluster);
+  if (cidrContains(cluster, parseIPv4(uplink.address)!)) skipped.push({ node: self.name, reason: `cluster CIDR ${dst} holds this node's InternalIP: not made unreachable` });
+  else if (!out.some((u) => u.dst === dst) && !routes.some((r) => r.dst === dst)) out.push({ dst, why: 'cluster CIDR' });
+  return out;
 }
 
 const LOOPBACK = parseCidr('127.0.0.0/8')!;

@@ -2,7 +2,7 @@
 // Pure: kernel state comes in as the lists the addon returns. Only capstan's own entries are
 // considered — routes tagged ROUTE_PROTOCOL in the main table, and neighbour/FDB entries on
 // vxlan.capstan (a device capstan owns outright) — so nothing else is ever deleted.
-import { NUD_PERMANENT, type AddrInfo, type LinkInfo, type NeighInfo, type NetlinkOp, type RouteInfo } from '../../netlink/index.js';
+import { NUD_PERMANENT, RTN, type AddrInfo, type LinkInfo, type NeighInfo, type NetlinkOp, type RouteInfo } from '../../netlink/index.js';
 import { MAIN_TABLE, ROUTE_PROTOCOL, VXLAN_DEVICE, type DesiredState, type VxlanDevice } from './model.js';
 
 export interface KernelState {
@@ -15,8 +15,9 @@ export interface KernelState {
 
 /**
  * Ops in an order the kernel accepts in one batch: stale routes out, the device
- * (re)created and up, its address, neighbour/FDB entries, then routes (an on-link route
- * needs its device up). A device whose identity (VNI, port, local, underlay, learning)
+ * (re)created and up, its address, neighbour/FDB entries, then the unreachable routes and
+ * the routes to other nodes (an on-link route needs its device up). A route of the wrong
+ * type for its destination is replaced like one with the wrong next hop. A device whose identity (VNI, port, local, underlay, learning)
  * differs cannot be changed in place: it is deleted and recreated with everything on it.
  */
 export function diffState(desired: DesiredState, kernel: KernelState): NetlinkOp[] {
@@ -27,7 +28,7 @@ export function diffState(desired: DesiredState, kernel: KernelState): NetlinkOp
   const deviceGone = !current || recreate;
   // Routes on a device that is going away vanish with it; no delete for those.
   const ours = kernel.routes.filter((r) => r.protocol === ROUTE_PROTOCOL && r.table === MAIN_TABLE && r.family === 4 && !(deviceGone && r.dev === VXLAN_DEVICE));
-  const wanted = new Map(desired.routes.map((r) => [r.dst, r]));
+  const wanted = new Set([...desired.routes.map((r) => r.dst), ...desired.unreachable.map((u) => u.dst)]);
   for (const r of ours) {
     if (!wanted.has(r.dst)) ops.push({ op: 'routeDel', dst: r.dst, table: MAIN_TABLE, protocol: ROUTE_PROTOCOL, ...(r.metric !== undefined ? { metric: r.metric } : {}) });
   }
@@ -49,9 +50,13 @@ export function diffState(desired: DesiredState, kernel: KernelState): NetlinkOp
     ops.push(...entryOps(desired, deviceGone ? { neighs: [], fdb: [] } : kernel));
   }
   const have = new Map(ours.map((r) => [r.dst, r]));
+  for (const u of desired.unreachable) {
+    if (have.get(u.dst)?.type === RTN.unreachable) continue;
+    ops.push({ op: 'routeReplace', dst: u.dst, type: 'unreachable', table: MAIN_TABLE, protocol: ROUTE_PROTOCOL });
+  }
   for (const r of desired.routes) {
     const h = have.get(r.dst);
-    if (h && h.via === r.via && h.dev === r.dev && h.onlink === r.onlink) continue;
+    if (h && h.type === RTN.unicast && h.via === r.via && h.dev === r.dev && h.onlink === r.onlink) continue;
     ops.push({ op: 'routeReplace', dst: r.dst, via: r.via, dev: r.dev, ...(r.onlink ? { onlink: true } : {}), table: MAIN_TABLE, protocol: ROUTE_PROTOCOL });
   }
   return ops;

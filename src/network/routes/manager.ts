@@ -6,6 +6,8 @@
 import type { KubeObject } from '../../api/object.js';
 import { realClock, resources, type ClientsetAPI, type Clock, type SharedInformer } from '../../client/index.js';
 import type { Logger } from '../../log/index.js';
+import { Backoff, SyncRunner } from '../../util/index.js';
+import type { Cidr } from '../cidr.js';
 import type { Netlink, NetlinkOp, NetnsPath, OpResult } from '../../netlink/index.js';
 import { desiredRoutes, nodeFacts } from './desired.js';
 import { diffState, type KernelState } from './diff.js';
@@ -22,6 +24,8 @@ export interface RoutesManagerOptions {
   clients?: ClientsetAPI;
   /** `--encapsulation`; a Node's `capstan.io/encapsulation` annotation overrides it for that node. */
   mode?: EncapsulationMode;
+  /** `--cluster-cidr`: made unreachable, so blocks of nodes without a route never leave the node. */
+  clusterCIDR?: Cidr;
   clock?: Clock;
   /** Full resync period (drift repair). Default 30 s. */
   resyncMs?: number;
@@ -46,10 +50,8 @@ export interface SyncResult {
 export class RoutesManager {
   private readonly clock: Clock;
   private readonly mode: EncapsulationMode;
-  private timer?: unknown;
-  private running?: Promise<void>;
-  private dirty = false;
-  private failures = 0;
+  private readonly runner: SyncRunner;
+  private readonly backoff: Backoff;
   private started = false;
   private stopped = false;
   private lastSkipped = '[]';
@@ -59,6 +61,8 @@ export class RoutesManager {
   constructor(private readonly o: RoutesManagerOptions) {
     this.clock = o.clock ?? realClock;
     this.mode = o.mode ?? 'CrossSubnet';
+    this.runner = new SyncRunner(() => this.pass(), { clock: this.clock });
+    this.backoff = new Backoff({ initialMs: o.backoffInitialMs ?? 200, maxMs: o.backoffMaxMs ?? 10_000 });
     o.nodes.addEventHandler({
       onAdd: () => this.kick(),
       onUpdate: (a, b) => { if (relevant(a) !== relevant(b)) this.kick(); },
@@ -74,26 +78,11 @@ export class RoutesManager {
   /** Asks for a sync soon; folds with one already pending or running. */
   kick(): void {
     if (!this.started || this.stopped) return;
-    this.dirty = true;
-    if (this.running) return;
-    this.schedule(0);
+    this.runner.request(0);
   }
 
-  private schedule(ms: number): void {
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
-      void this.loop();
-    }, ms);
-  }
-
-  private async loop(): Promise<void> {
-    if (this.running || this.stopped) return;
-    this.dirty = false;
-    this.running = this.syncOnce().then((r) => this.afterSync(r), (e: Error) => this.afterSync(undefined, e));
-    await this.running;
-    this.running = undefined;
-    if (this.dirty && !this.stopped && this.failures === 0) this.schedule(0);
+  private async pass(): Promise<void> {
+    await this.syncOnce().then((r) => this.afterSync(r), (e: Error) => this.afterSync(undefined, e));
   }
 
   private afterSync(r: SyncResult | undefined, e?: Error): void {
@@ -101,13 +90,12 @@ export class RoutesManager {
     this.last = { ops: r?.ops ?? [], failed: r?.failed ?? [], desired: r?.desired, at: this.clock.now(), error };
     if (this.stopped) return;
     if (error) {
-      this.failures++;
-      const delay = Math.min((this.o.backoffInitialMs ?? 200) * 2 ** (this.failures - 1), this.o.backoffMaxMs ?? 10_000);
+      const delay = this.backoff.next();
       this.o.log.warn('route sync failed; will retry', { error, retryInMs: delay });
-      this.schedule(delay);
+      this.runner.retry(delay);
     } else {
-      this.failures = 0;
-      this.schedule(this.dirty ? 0 : r?.waiting ? 1000 : this.o.resyncMs ?? 30_000);
+      this.backoff.reset();
+      this.runner.request(r?.waiting ? 1000 : this.o.resyncMs ?? 30_000);
     }
   }
 
@@ -119,7 +107,7 @@ export class RoutesManager {
     const kernel = await this.readKernel();
     const uplink = findUplink(kernel, ownIP);
     if (!uplink) throw new Error(`no interface holds this node's InternalIP ${ownIP}`);
-    const desired = desiredRoutes(this.o.nodeName, this.o.nodes.lister.list(), this.mode, uplink);
+    const desired = desiredRoutes(this.o.nodeName, this.o.nodes.lister.list(), this.mode, uplink, this.o.clusterCIDR);
     const skipped = JSON.stringify(desired.skipped);
     if (skipped !== this.lastSkipped) {
       this.lastSkipped = skipped;
@@ -130,7 +118,7 @@ export class RoutesManager {
     if (ops.length) {
       const results = await this.o.netlink.batch(this.o.netns, ops, { continueOnError: true });
       results.forEach((res, i) => { if (res.status === 'error') failed.push({ op: ops[i]!, code: res.code }); });
-      this.o.log.info('applied route changes', { ops: ops.length, failed: failed.length, routes: desired.routes.length });
+      this.o.log.info('applied route changes', { ops: ops.length, failed: failed.length, routes: desired.routes.length, unreachable: desired.unreachable.map((u) => u.dst) });
     }
     await this.publish(self, desired);
     return { ops, failed, desired };
@@ -160,8 +148,7 @@ export class RoutesManager {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    await this.running;
+    await this.runner.stop();
   }
 }
 

@@ -63,8 +63,21 @@ export interface VxlanDevice {
   address?: string;
 }
 
+/**
+ * A block whose traffic must not leave the node when no more specific route matches: the
+ * own block (an address without a pod) and the cluster CIDR (blocks of nodes not routed to).
+ * Installed as `unreachable <dst> proto 81`: a sender gets ICMP host-unreachable, a local
+ * connect() EHOSTUNREACH at once, instead of a packet out through the default route.
+ */
+export interface DesiredUnreachable {
+  dst: string;
+  why: 'own block' | 'cluster CIDR';
+}
+
 export interface DesiredState {
   routes: DesiredRoute[];
+  /** Reject routes; the routes above and pod /32s are more specific and win. */
+  unreachable: DesiredUnreachable[];
   neighbours: DesiredNeighbour[];
   fdb: DesiredFdb[];
   vxlanDevice?: VxlanDevice;

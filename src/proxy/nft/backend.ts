@@ -8,6 +8,7 @@ import { diffTablesWith, fromTableState, isDying, opCount } from './diff.js';
 import { buildDesired, countRulesAndElements, elementId, freshTableOps, genSet, RETIRE_DATA_MS, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
 import { IncrementalState, type RetireMode } from './incremental.js';
 import { probeRetireMode } from './probe.js';
+import { fallbacks, type Fallbacks } from '../../log/fallback.js';
 
 export const TABLE_NAME = 'capstan-proxy';
 
@@ -18,11 +19,13 @@ export class NftBackend implements ProxyBackend {
   /** Found out by probing the kernel at the first full sync, unless given. */
   private retireMode: RetireMode | undefined;
   private counts: { rules: number; elements: number; chains: number } | undefined;
+  private readonly fallback: Fallbacks;
 
-  constructor(driver: NftDriver, private readonly cfg: ProxyConfig, netns: string | null = null, name = TABLE_NAME, opts: { retire?: RetireMode } = {}) {
+  constructor(driver: NftDriver, private readonly cfg: ProxyConfig, netns: string | null = null, name = TABLE_NAME, opts: { retire?: RetireMode; fallback?: Fallbacks } = {}) {
     this.table = new NftTable(driver, { family: 'ip', name }, netns);
     this.mode = `nftables/${driver.name}`;
     this.retireMode = opts.retire;
+    this.fallback = opts.fallback ?? fallbacks('proxy');
   }
 
   get settleMs(): number {
@@ -60,8 +63,9 @@ export class NftBackend implements ProxyBackend {
       if (!ops.length) return { operations: 0, rebuilt: false, ...this.counts };
       try {
         await this.apply(ops);
-      } catch {
-        return this.fullSync(plans); // our picture of the kernel was wrong: read back and repair
+      } catch (e) {
+        this.fallback('incremental-apply-failed-full-sync', { error: e }); // our picture of the kernel was wrong: read back and repair
+        return this.fullSync(plans);
       }
       for (const op of ops) if (op.op === 'addElements') this.counts.elements += op.elements.filter((e) => !e.expiresMs).length;
       return { operations: opCount(ops), rebuilt: false, ...this.counts };
@@ -76,7 +80,8 @@ export class NftBackend implements ProxyBackend {
     if (!ops.length) return true;
     try {
       await this.apply(ops);
-    } catch {
+    } catch (e) {
+      this.fallback('collect-deferred', { error: e });
       return false;
     }
     this.state.commitCollect(ops);
@@ -104,14 +109,16 @@ export class NftBackend implements ProxyBackend {
     if (ops.length) {
       try {
         await this.apply(ops);
-      } catch {
+      } catch (e) {
+        this.fallback('diff-apply-failed-keep-unwanted', { error: e });
         try {
           // A chain we meant to delete may still be held by a lapsed element: leave such things to collect().
           ({ ops, unwanted } = diffTablesWith(actual, desired, { keepUnwanted: true }));
           await this.apply(ops);
-        } catch {
+        } catch (e) {
           // The table holds something we cannot diff against: replace it whole in one
           // transaction, so Services keep answering until the commit.
+          this.fallback('diff-apply-failed-table-rebuilt', { error: e });
           ops = [{ op: 'addTable' }, { op: 'deleteTable' }, ...diffTablesWith(undefined, desired).ops];
           await this.apply(ops);
           unwanted = { chains: [], sets: [] };

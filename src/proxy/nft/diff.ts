@@ -3,17 +3,11 @@
 // elements (a rule binding a map walks the elements already in it), and chains are deleted
 // only after the elements and rules that pointed at them are gone.
 import type { Element, Expr, NftOp, SetSpec, TableState } from '../../nft/index.js';
+import { stableStringify as canonical } from '../../util/index.js';
 import { DYING_MS, elementId, LIVE_MS, type DesiredChain, type DesiredSet, type DesiredTable } from './ruleset.js';
 
 /** Key-order-independent JSON, so read-back compares equal to what was written. */
-export function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined).sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
+export { canonical };
 
 const rulesEqual = (a: Expr[][], b: Expr[][]): boolean => a.length === b.length && canonical(a) === canonical(b);
 export const valueOf = (el: Element): string =>

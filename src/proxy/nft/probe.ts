@@ -4,8 +4,11 @@
 import { NftTable, type NftDriver } from '../../nft/index.js';
 import { DYING_MS, LIVE_MS } from './ruleset.js';
 import type { RetireMode } from './incremental.js';
+import { fallbacks } from '../../log/fallback.js';
 
 export const PROBE_TABLE = 'capstan-proxy-probe';
+
+const fallback = fallbacks('proxy');
 
 export async function probeRetireMode(driver: NftDriver, netns: string | null): Promise<RetireMode> {
   const table = new NftTable(driver, { family: 'ip', name: PROBE_TABLE }, netns);
@@ -18,6 +21,6 @@ export async function probeRetireMode(driver: NftDriver, netns: string | null): 
     const left = (await table.list()).sets.find((s) => s.name === 'probe')?.elements[0]?.expiresMs;
     return left !== undefined && left < DYING_MS ? 'expiry' : 'delete';
   } finally {
-    await table.remove().catch(() => undefined);
+    await table.remove().catch((e: unknown) => fallback('probe-table-not-removed', { error: e }));
   }
 }

@@ -200,7 +200,7 @@ export class EtcdStore implements Store {
       if (isCompacted(err)) throw new CompactedError(requestedRevision, requestedRevision);
       if (isRequestTooLarge(err)) throw new ValueTooLargeError((err as Error).message);
       if (isFutureRevision(err)) {
-        throw new FutureRevisionError(requestedRevision, await this.currentRevision().catch(() => 0));
+        throw new FutureRevisionError(requestedRevision, await this.currentRevision().catch(() => 0)); // the revision only decorates the error thrown
       }
       throw err;
     }

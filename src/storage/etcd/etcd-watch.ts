@@ -3,6 +3,7 @@
 // can skip history still being replayed, and it hides compact_revision from a cancellation.
 // Here the resume point is the last event delivered, so a reconnect neither skips nor repeats.
 import type { Etcd3, IWatchResponse, IEvent } from 'etcd3';
+import { Backoff } from '../../util/index.js';
 import { EventQueue } from '../event-queue.js';
 import { CompactedError, StoreError, type WatchEvent } from '../store.js';
 
@@ -20,7 +21,7 @@ export interface WatchRange {
 
 export class EtcdWatch {
   private stream: Stream | null = null;
-  private retryMs = RETRY_MIN_MS;
+  private readonly retry = new Backoff({ initialMs: RETRY_MIN_MS, maxMs: RETRY_MAX_MS });
   private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -56,7 +57,7 @@ export class EtcdWatch {
     const created = new Promise<void>((resolve, reject) => {
       stream.on('data', (res: IWatchResponse) => {
         if (res.created && !res.canceled) {
-          this.retryMs = RETRY_MIN_MS;
+          this.retry.reset();
           resolve();
         }
         this.onResponse(res);
@@ -125,8 +126,7 @@ export class EtcdWatch {
       this.connect().catch(() => {
         if (!this.stream) this.scheduleReconnect();
       });
-    }, this.retryMs);
-    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    }, this.retry.next());
   }
 
   private close(): void {

@@ -1,4 +1,5 @@
 // k8s.io/apimachinery: meta/v1, util/intstr, api/resource.
+import { formatDuration } from '../../../util/index.js';
 import { ProtobufDecodeError } from '../errors.js';
 import { msg, type Messages } from '../schema.js';
 
@@ -9,25 +10,6 @@ function timestamp(o: Record<string, unknown>, fraction: boolean): string | unde
   const iso = new Date(seconds * 1000).toISOString().slice(0, 19);
   return fraction ? `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${iso}Z`;
 }
-
-/** Go's time.Duration.String(), which metav1.Duration marshals to. */
-export function goDuration(ns: number): string {
-  if (ns === 0) return '0s';
-  const sign = ns < 0 ? '-' : '';
-  let n = Math.abs(ns);
-  if (n < 1e9) {
-    const [unit, div] = n < 1e3 ? ['ns', 1] : n < 1e6 ? ['µs', 1e3] : ['ms', 1e6];
-    return `${sign}${trim(n / div)}${unit}`;
-  }
-  const h = Math.floor(n / 3.6e12);
-  n -= h * 3.6e12;
-  const m = Math.floor(n / 6e10);
-  n -= m * 6e10;
-  const s = `${trim(n / 1e9)}s`;
-  return sign + (h ? `${h}h${m}m${s}` : m ? `${m}m${s}` : s);
-}
-
-const trim = (x: number): string => String(Number(x.toFixed(9)));
 
 export const meta: Messages = {
   ObjectMeta: msg({
@@ -56,7 +38,7 @@ export const meta: Messages = {
   }),
   Time: msg({ 1: ['seconds', 'int64'], 2: ['nanos', 'int32'] }, (o) => timestamp(o, false)),
   MicroTime: msg({ 1: ['seconds', 'int64'], 2: ['nanos', 'int32'] }, (o) => timestamp(o, true)),
-  Duration: msg({ 1: ['duration', 'int64'] }, (o) => goDuration(Number(o.duration ?? 0))),
+  Duration: msg({ 1: ['duration', 'int64'] }, (o) => formatDuration(Number(o.duration ?? 0))),
   LabelSelector: msg({ 1: ['matchLabels', 'map<string>'], 2: ['matchExpressions', '[]LabelSelectorRequirement'] }),
   LabelSelectorRequirement: msg({ 1: ['key', 'string!'], 2: ['operator', 'string!'], 3: ['values', '[]string'] }),
   FieldSelectorRequirement: msg({ 1: ['key', 'string!'], 2: ['operator', 'string!'], 3: ['values', '[]string'] }),

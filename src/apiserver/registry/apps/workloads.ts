@@ -100,7 +100,7 @@ const scale: ScaleDef = {
   setReplicas: (o, n) => { o.spec = { ...o.spec, replicas: n }; },
   statusReplicas: (o) => o.status?.replicas ?? 0,
   selector: (o) => {
-    try { return selectorString(fromLabelSelector(o.spec?.selector) ?? []); } catch { return ''; }
+    try { return selectorString(fromLabelSelector(o.spec?.selector) ?? []); } catch { return ''; } // validation rejects such a selector on write
   },
 };
 

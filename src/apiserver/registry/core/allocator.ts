@@ -2,6 +2,7 @@
 // absent, so two API servers on one etcd can never hand out the same IP or port: the store's
 // create-if-absent is the lock.
 import { randomInt } from 'node:crypto';
+import { cidrOf, formatIPv4, parseIPv4 } from '../../../util/index.js';
 import { KeyExistsError, NotFoundError, type Store } from '../../../storage/store.js';
 
 export class RangeFullError extends Error {}
@@ -17,27 +18,14 @@ export interface Range {
   text: string;
 }
 
-export function ipv4ToInt(ip: string): number | null {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
-  if (!m) return null;
-  const parts = m.slice(1).map(Number);
-  if (parts.some((p) => p > 255)) return null;
-  return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
-}
-
-export function intToIPv4(n: number): string {
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-}
-
 /** A service CIDR such as 10.96.0.0/12; the network and broadcast addresses are never handed out. */
 export function cidrRange(cidr: string): Range {
   const [base, bitsText] = cidr.split('/');
   const bits = Number(bitsText);
-  const start = ipv4ToInt(base);
-  if (start === null || !Number.isInteger(bits) || bits < 8 || bits > 30) throw new Error(`invalid service CIDR ${cidr}`);
-  const size = 2 ** (32 - bits);
-  const network = start - (start % size);
-  return { first: network + 1, last: network + size - 2, format: intToIPv4, parse: ipv4ToInt, text: cidr };
+  const start = base === undefined ? undefined : parseIPv4(base);
+  if (start === undefined || !Number.isInteger(bits) || bits < 8 || bits > 30) throw new Error(`invalid service CIDR ${cidr}`);
+  const block = cidrOf(start, bits);
+  return { first: block.base + 1, last: block.base + block.size - 2, format: formatIPv4, parse: (s) => parseIPv4(s) ?? null, text: cidr };
 }
 
 export function portRange(text: string): Range {

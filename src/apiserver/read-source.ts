@@ -1,0 +1,36 @@
+// Where a GET or LIST is read from, after kube-apiserver's cacher delegator: the most recent
+// state from storage; "any" from the watch cache; "not older than N" from the watch cache once
+// it has reached N; "exactly N" from storage's history. Several API servers may share one etcd,
+// so a client can bring a resourceVersion this server's cache has not seen yet: the read waits
+// up to freshnessTimeoutMs for it, then answers 504 Too large resource version.
+import { FutureRevisionError, type Store } from '../storage/store.js';
+import type { WatchCache } from '../storage/watch-cache.js';
+import { freshnessTimeoutMs, tooLargeResourceVersion, type ReadAt } from './resource-version.js';
+import type { ListSource } from './registry/index.js';
+
+/**
+ * The source for a read of `at` that is not exact: the cache when it is fresh enough; storage
+ * when the cache lags behind storage (a read from storage is as new as can be); else the cache
+ * once it catches up, or 504.
+ */
+export async function freshSource(at: ReadAt, cache: WatchCache, store: Store): Promise<ListSource & Pick<Store, 'get'>> {
+  if (at.kind === 'latest' || at.kind === 'exact') return store;
+  if (at.kind === 'any' || cache.revision >= at.revision) return cache;
+  if ((await store.currentRevision()) >= at.revision) return store;
+  if (await cache.waitUntil(at.revision, freshnessTimeoutMs)) return cache;
+  throw tooLargeResourceVersion(at.revision, cache.revision);
+}
+
+/**
+ * Runs a read at an exact revision; a revision storage has not reached yet is waited for like
+ * a "not older than" one.
+ */
+export async function atExactRevision<T>(revision: number, cache: WatchCache, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (!(e instanceof FutureRevisionError)) throw e;
+    if (!(await cache.waitUntil(revision, freshnessTimeoutMs))) throw tooLargeResourceVersion(revision, e.current);
+    return read();
+  }
+}
