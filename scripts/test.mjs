@@ -36,12 +36,14 @@ const UNIT = [
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',
   'test/kubelet/restarts',
+  'test/log/fallback',
   'test/native/nft-vocabulary',
   'test/network-routes/desired',
   'test/patch',
   'test/protobuf/decode',
   'test/proxy/ruleset',
   'test/scheduler/algorithm', 'test/scheduler/plugins', 'test/scheduler/quantity', 'test/scheduler/queue',
+  'test/util',
 ];
 
 const argv = process.argv.slice(2);

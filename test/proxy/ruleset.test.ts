@@ -7,7 +7,7 @@ import { diffTables, diffTablesWith, fromTableState } from '../../src/proxy/nft/
 import { NftBackend } from '../../src/proxy/nft/backend.js';
 import { iptablesRuleset, restoreInput } from '../../src/proxy/iptables/rules.js';
 import { FakeNft, NftTable } from '../../src/nft/index.js';
-import { lcg, testSeeds } from '../helpers/seeds.js';
+import { mulberry32, testSeeds } from '../util/seeded.js';
 import type { ServicePort, ServiceSpec } from 'kubernetes-types/core/v1.js';
 
 const cfg: ProxyConfig = { nodeName: 'node-a', clusterCIDR: '10.244.0.0/16' };
@@ -164,14 +164,14 @@ class CountingNft extends FakeNft {
   }
 }
 
-for (const seed of testSeeds([7], 1)) for (const retire of ['expiry', 'delete'] as const) t.test(`incremental steps always land on the table a full sync would build (random changes, elements retired by ${retire}, seed ${seed}; CAPSTAN_TEST_SEED=${seed} replays it)`, async (t) => {
+for (const seed of testSeeds([7], 1)) for (const retire of ['expiry', 'delete'] as const) t.test(`incremental steps always land on the table a full sync would build (random changes, elements retired by ${retire}, seed ${seed}; SEED=${seed} replays it)`, async (t) => {
   const driver = new CountingNft();
   const backend = new NftBackend(driver, cfg, null, undefined, { retire });
   let deletes = 0;
   const apply = driver.apply.bind(driver);
   driver.apply = async (ns, ref, ops) => { deletes += ops.filter((o) => o.op === 'deleteElements').length; return apply(ns, ref, ops); };
   const table = new NftTable(driver, { family: 'ip', name: 'capstan-proxy' });
-  const next = lcg(seed);
+  const next = mulberry32(seed);
   const rnd = (n: number) => Math.floor(next() * n) % n;
   const mk = (i: number, gen: number) => {
     const eps = Array.from({ length: 1 + rnd(4) }, (_, e) => ({ ip: `10.244.${i}.${(gen * 7 + e) % 250}`, ip2: 0 })).map(({ ip }) => ({ ip: rnd(5) ? ip : '10.244.99.1', port: 8080 }));
