@@ -7,6 +7,7 @@
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CRIClient, type CRIMethod } from '../cri/index.js';
+import type { KubeObject } from '../src/api/object.js';
 import { clientsetFromKubeconfig, resources, SharedInformer } from '../src/client/index.js';
 import { writeAdminKubeconfig } from '../src/cli/pki-files.js';
 import { Kubelet } from '../src/kubelet/index.js';
@@ -53,9 +54,10 @@ async function runOnce(parallelPodStarts: number): Promise<string> {
     let allRunning!: () => void;
     const done = new Promise<void>((r) => { allRunning = r; });
     const watch = new SharedInformer(watcherClients.resource(resources.pods), { fieldSelector: `spec.nodeName=${NODE}` });
-    const seen = (p: any) => {
-      if (p.status?.phase === 'Running' && !runningAt.has(p.metadata.name)) {
-        runningAt.set(p.metadata.name, performance.now());
+    const seen = (p: KubeObject) => {
+      const name = p.metadata.name ?? '';
+      if (p.status?.phase === 'Running' && !runningAt.has(name)) {
+        runningAt.set(name, performance.now());
         if (runningAt.size === PODS) allRunning();
       }
     };

@@ -4,11 +4,12 @@
 set -e
 cd "$(dirname "$0")/.."
 
-# Debian packages the cluster, the native addon and the test suite rely on.
+# Debian packages the cluster, the native addon and the test suite rely on (systemd ships
+# systemd-analyze, which test/systemd uses; file ships file(1), which test/cri/images uses).
 PACKAGES="iproute2 nftables iptables libmnl-dev libnftnl-dev etcd-server etcd-client
   iputils-ping conntrack g++ make python3 python3-kubernetes openssl systemd
   containerd runc containernetworking-plugins busybox-static gcc libc6-dev
-  dnsutils dnsperf dnsmasq-base iperf3 ethtool"
+  dnsutils dnsperf dnsmasq-base iperf3 ethtool file"
 
 missing=""
 for p in $PACKAGES; do

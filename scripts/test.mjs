@@ -5,6 +5,12 @@
 // (egress-guard.mjs): the run's processes live in a cgroup of their own, and an nftables
 // table of the runner's records every packet they send — or the machine forwards — out of
 // a default route's interface. Skipped, with the reason, when it cannot run (not root, no nft).
+// A whole-suite run adds one more, "lint is clean": ESLint (eslint.config.js) over the tree.
+//
+//   node scripts/test.mjs                 the whole suite, the egress guard and the linter
+//   node scripts/test.mjs --unit          the unit tests only (UNIT below): no root, no
+//                                          containerd, no etcd, no sockets to an API server
+//   node scripts/test.mjs dist/test/x.test.js ...   just those files (and the egress guard)
 import { spawn } from 'node:child_process';
 import { startGuard } from './egress-guard.mjs';
 import { readdirSync } from 'node:fs';
@@ -16,8 +22,46 @@ function testFiles(dir) {
     e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : []);
 }
 
-const files = process.argv.slice(2);
-const args = ['run', '--reporter=tap', '--disable-coverage', ...(files.length ? files : testFiles('dist/test').sort())];
+// The unit tests: pure logic against fakes (fake clientset, fake nft, fake clock), run in a
+// minute without root, containerd, etcd or a listening API server. A folder here means every
+// test file in it; a new test file that needs none of those belongs in this list.
+const UNIT = [
+  'test/client/fake', 'test/client/leaderelection', 'test/client/workqueue',
+  'test/cni/ipam',
+  'test/controllers/deployment', 'test/controllers/endpoints', 'test/controllers/endpointslice',
+  'test/controllers/garbagecollector', 'test/controllers/namespace', 'test/controllers/nodelifecycle',
+  'test/controllers/podgc', 'test/controllers/replicaset', 'test/controllers/replicaset-slowstart',
+  'test/controllers/serviceaccount',
+  'test/dns/zone',
+  'test/fieldmanager/fields-v1',
+  'test/hollow/routes',
+  'test/kubelet/restarts',
+  'test/log/fallback',
+  'test/native/nft-vocabulary',
+  'test/network-routes/desired',
+  'test/patch',
+  'test/protobuf/decode',
+  'test/proxy/ruleset',
+  'test/scheduler/algorithm', 'test/scheduler/plugins', 'test/scheduler/quantity', 'test/scheduler/queue',
+  'test/util',
+];
+
+const argv = process.argv.slice(2);
+const unit = argv.includes('--unit');
+const named = argv.filter((a) => a !== '--unit');
+const all = testFiles('dist/test').sort();
+const isUnit = (f) => UNIT.some((u) => f === `dist/${u}.test.js` || f.startsWith(`dist/${u}/`));
+const files = unit ? all.filter(isUnit) : named.length ? named : all;
+if (unit) {
+  const missing = UNIT.filter((u) => !all.some((f) => f === `dist/${u}.test.js` || f.startsWith(`dist/${u}/`)));
+  if (missing.length) {
+    console.error(`scripts/test.mjs: UNIT names what is not built under dist/: ${missing.join(', ')}`);
+    process.exit(1);
+  }
+}
+const args = ['run', '--reporter=tap', '--disable-coverage', ...files];
+// The linter runs beside the tests on a whole-suite run only.
+const lint = !unit && named.length === 0 ? startLint() : undefined;
 const guard = startGuard();
 // The guard's table and cgroup go also when the runner dies of an error or a signal.
 process.on('exit', () => guard.stop?.());
@@ -68,6 +112,33 @@ rl.on('line', (line) => {
     parent.childFailed = true;
   }
 });
+function startLint() {
+  const child = spawn('node_modules/.bin/eslint', ['.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  return new Promise((resolve) => {
+    child.on('error', (e) => resolve({ code: -1, out: e.message }));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+async function lintResult() {
+  if (!lint) return;
+  const name = 'lint is clean (eslint .)';
+  const { code, out } = await lint;
+  if (code === 0) {
+    console.log(`ok - ${name}`);
+    passed++;
+    return;
+  }
+  console.log(out.trim().split('\n').map((l) => `# ${l}`).join('\n'));
+  const problems = /(\d+) problems?/.exec(out)?.[1];
+  console.log(`not ok - ${name}: ${problems ? `${problems} problem(s)` : `eslint exited ${code}`}`);
+  failed++;
+  failures.push(`${name}: ${problems ? `${problems} problem(s)` : "eslint failed"}`);
+}
+
 function egressResult() {
   const name = 'no packet left the machine';
   if (guard.skip) {
@@ -97,8 +168,9 @@ function egressResult() {
   failures.push(`${name}: ${list}`);
 }
 
-child.on('close', (code) => {
+child.on('close', async (code) => {
   egressResult();
+  await lintResult();
   if (failures.length) console.log(`\nFailed:\n  ${failures.join('\n  ')}`);
   if (code !== 0 && failed === 0) failed = 1;
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

@@ -67,7 +67,7 @@ function parseTerm(term: string): Requirement {
   let m: RegExpExecArray | null;
   if ((m = /^!\s*(\S+)$/.exec(term))) return { key: checkKey(m[1]), operator: 'DoesNotExist', values: [] };
   if ((m = /^(\S+?)\s+(in|notin)\s*\((.*)\)$/.exec(term))) {
-    const values = m[3].split(',').map((v) => v.trim()).filter((v, i, all) => v !== '' || all.length === 1);
+    const values = m[3].split(',').map((v) => v.trim()).filter((v, _i, all) => v !== '' || all.length === 1);
     values.forEach(checkValue);
     return { key: checkKey(m[1]), operator: m[2] === 'in' ? 'In' : 'NotIn', values };
   }

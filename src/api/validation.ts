@@ -1,10 +1,14 @@
 // Validators shared by every resource's strategy. They never mutate; each returns field
 // errors with Kubernetes-style paths (`metadata.name`, `spec.template.spec.containers[0].image`).
-import type { FieldError } from '../apiserver/errors.js';
 import { isIP } from 'node:net';
 import type { ObjectMeta } from './object.js';
 
-export type { FieldError };
+/** One validation failure at a field path, as `field.ErrorList` entries. */
+export interface FieldError {
+  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTypeInvalid';
+  field: string;
+  message: string;
+}
 
 export const required = (field: string, message = ''): FieldError => ({ type: 'FieldValueRequired', field, message });
 export const invalidValue = (field: string, value: unknown, message: string): FieldError =>

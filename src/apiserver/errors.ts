@@ -1,5 +1,6 @@
 // API errors as Kubernetes `Status` objects. Every failure a client sees goes through here,
 // so reasons and codes match what kubectl and client libraries expect.
+import type { FieldError } from '../api/validation.js';
 
 export interface StatusCause {
   reason?: string;
@@ -90,12 +91,8 @@ export const timeout = (message: string) => new StatusError(504, 'Timeout', mess
 
 export const serviceUnavailable = (message: string) => new StatusError(503, 'ServiceUnavailable', message);
 
-/** One validation failure at a field path, as `field.ErrorList` entries. */
-export interface FieldError {
-  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTypeInvalid';
-  field: string;
-  message: string;
-}
+/** One validation failure at a field path (defined with the validators in src/api). */
+export type { FieldError };
 
 const typeWords: Record<FieldError['type'], string> = {
   FieldValueRequired: 'Required value',

@@ -103,8 +103,10 @@ export class WorkQueue {
   done(key: string): void {
     this.metrics?.finished(key);
     this.processing.delete(key);
-    if (this.dirty.has(key) && !this.shuttingDown) this.queue.push(key), this.wakeOne();
-    else this.dirty.delete(key);
+    if (this.dirty.has(key) && !this.shuttingDown) {
+      this.queue.push(key);
+      this.wakeOne();
+    } else this.dirty.delete(key);
     if (this.shuttingDown && this.processing.size === 0) for (const d of this.drainWaiters.splice(0)) d();
   }
 

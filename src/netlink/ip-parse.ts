@@ -12,9 +12,23 @@ const NUD: Record<string, number> = { INCOMPLETE: 1, REACHABLE: 2, STALE: 4, DEL
 const named = (table: Record<string, number>, v: unknown, fallback = 0): number =>
   typeof v === 'number' ? v : v === undefined ? fallback : (table[String(v)] ?? (Number(v) || fallback));
 
-type Json = Record<string, any>;
+// What `ip -j` prints, as far as the parsers read it (iproute2's JSON output).
+interface IpLinkJson {
+  ifindex: number; ifname: string; mtu: number; flags?: string[]; operstate: string; address?: string;
+  link_index?: number; link_netnsid?: number;
+  linkinfo?: { info_kind?: string; info_data?: { id: number; port: number; local: string; learning: boolean } };
+}
+interface IpAddrJson {
+  ifindex: number; ifname: string;
+  addr_info?: { family: string; local: string; prefixlen: number; scope?: string | number }[];
+}
+interface IpRouteJson {
+  dst: string; table?: string | number; protocol?: string | number; scope?: string | number; type?: string | number;
+  flags?: string[]; gateway?: string; dev?: string; prefsrc?: string; metric?: number;
+}
+interface IpNeighJson { dev?: string; ifname?: string; dst: string; lladdr?: string; mac?: string; state?: string | string[]; flags?: string[] }
 
-export function parseLinks(json: Json[]): LinkInfo[] {
+export function parseLinks(json: IpLinkJson[]): LinkInfo[] {
   return json.map((l) => {
     const flags: string[] = l.flags ?? [];
     const info: LinkInfo = {
@@ -35,7 +49,7 @@ export function parseLinks(json: Json[]): LinkInfo[] {
   });
 }
 
-export function parseAddrs(json: Json[]): AddrInfo[] {
+export function parseAddrs(json: IpAddrJson[]): AddrInfo[] {
   const out: AddrInfo[] = [];
   for (const l of json) {
     for (const a of l.addr_info ?? []) {
@@ -48,7 +62,7 @@ export function parseAddrs(json: Json[]): AddrInfo[] {
   return out;
 }
 
-export function parseRoutes(json: Json[], family: 4 | 6): RouteInfo[] {
+export function parseRoutes(json: IpRouteJson[], family: 4 | 6): RouteInfo[] {
   return json.map((r) => {
     const full = family === 4 ? 32 : 128;
     const dst = r.dst === 'default' || String(r.dst).includes('/') ? r.dst : `${r.dst}/${full}`;
@@ -64,9 +78,9 @@ export function parseRoutes(json: Json[], family: 4 | 6): RouteInfo[] {
   });
 }
 
-export function parseNeighs(json: Json[]): NeighInfo[] {
+export function parseNeighs(json: IpNeighJson[]): NeighInfo[] {
   return json.map((n) => ({
-    dev: n.dev ?? n.ifname, index: 0, address: n.dst, lladdr: n.lladdr ?? n.mac,
+    dev: n.dev ?? n.ifname ?? '', index: 0, address: n.dst, lladdr: n.lladdr ?? n.mac,
     state: ([] as string[]).concat(n.state ?? []).reduce((s, x) => s | (NUD[String(x).toUpperCase()] ?? 0), 0),
     flags: (n.flags ?? []).includes('self') ? 2 : 0,
   }));

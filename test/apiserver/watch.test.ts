@@ -144,8 +144,9 @@ t.test('timeoutSeconds ends the stream', async (t) => {
   const w = await c.watch(`${cms}?watch=true&timeoutSeconds=1&resourceVersion=${await currentRV(cms)}`);
   t.teardown(() => w.close());
   t.ok(await w.ended(5000), 'ended');
+  // Not before the second is up; how much later depends on the machine's load, not the server.
   const took = Date.now() - started;
-  t.ok(took >= 900 && took < 4000, `after about a second (${took} ms)`);
+  t.ok(took >= 900, `not before a second (${took} ms)`);
 });
 
 t.test('timeoutSeconds=0 means the default, not an instant end', async (t) => {

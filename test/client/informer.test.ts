@@ -63,7 +63,12 @@ t.test('leader election: exactly one of two leads; the other takes over when it 
   const { clients } = await setup(t);
   const leases = clients.resource(resources.leases);
   const leading: string[] = [];
-  const mk = (id: string) => new LeaderElector(leases, {
+  // b's reads of the Lease, counted: each is one attempt of b's to acquire it.
+  let bReads = 0;
+  const countingLeases = Object.assign(Object.create(leases) as typeof leases, {
+    get: async (...args: Parameters<typeof leases.get>) => { const lease = await leases.get(...args); bReads++; return lease; },
+  });
+  const mk = (id: string) => new LeaderElector(id === 'b' ? countingLeases : leases, {
     namespace: 'kube-system', name: 'test-lock', identity: id, leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 200,
     onStartedLeading: () => leading.push(`start ${id}`), onStoppedLeading: () => leading.push(`stop ${id}`),
   });
@@ -71,8 +76,10 @@ t.test('leader election: exactly one of two leads; the other takes over when it 
   a.start();
   await eventually(() => a.isLeader, 5000, 'a leads');
   b.start();
-  await new Promise((r) => setTimeout(r, 800));
+  // Two attempts of b's have seen a's lease (the first one's verdict is in by the second).
+  await eventually(() => bReads >= 2, 5000, 'b tried to acquire the lease');
   t.notOk(b.isLeader, 'b waits while a renews');
+  t.ok(a.isLeader, 'a still leads');
   await a.stop();
   await eventually(() => b.isLeader, 5000, 'b takes over');
   await b.stop();

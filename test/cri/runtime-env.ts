@@ -15,18 +15,24 @@ const run = promisify(execFile);
 
 export const CNI_BIN_DIRS = ['/usr/lib/cni', '/opt/cni/bin'];
 
-/** Why the real-containerd tests cannot run here, or undefined when they can. */
+/**
+ * 'needs root' when the real-containerd tests cannot run as this user (a reason to skip), or
+ * undefined when they can. A missing tool is no reason to skip — scripts/setup.sh installs
+ * every one — so it throws, and the test file fails saying what is missing.
+ */
 export function runtimeUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root';
+  const missing: string[] = [];
   for (const bin of ['containerd', 'runc', 'ctr', 'gcc', 'nsenter', 'unshare', 'ip']) {
     try {
       execFileSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' });
     } catch {
-      return `${bin} not installed`;
+      missing.push(bin);
     }
   }
-  if (!existsSync('/bin/busybox')) return 'busybox-static not installed';
-  if (!CNI_BIN_DIRS.some((d) => existsSync(join(d, 'ptp')))) return 'containernetworking-plugins not installed';
+  if (!existsSync('/bin/busybox')) missing.push('/bin/busybox (busybox-static)');
+  if (!CNI_BIN_DIRS.some((d) => existsSync(join(d, 'ptp')))) missing.push('ptp (containernetworking-plugins)');
+  if (missing.length) throw new Error(`not installed: ${missing.join(', ')}; scripts/setup.sh installs them`);
   return undefined;
 }
 

@@ -7,6 +7,8 @@ import * as dnsPacket from 'dns-packet';
 import { resources } from '../../src/client/index.js';
 import { upstreamsFromResolvConf } from '../../src/dns/index.js';
 import { data, fakeUpstream, startCluster } from './harness.js';
+import { eventually } from '../helpers/kubectl.js';
+import { mulberry32, testSeeds } from '../util/seeded.js';
 
 t.test('forwarding to the upstream, chasing an ExternalName', async (t) => {
   const up = await fakeUpstream(t, '192.0.2.7');
@@ -32,14 +34,14 @@ t.test('forwarding to the upstream, chasing an ExternalName', async (t) => {
 t.test('a silent upstream gives SERVFAIL after the timeout, not a hang', async (t) => {
   const up = await fakeUpstream(t, null);
   const c = await startCluster(t, { upstreams: [{ host: '127.0.0.1', port: up.port }], upstreamTimeoutMs: 500 });
+  // A hang would show as status NONE: dig gives up after +time=3 (harness.ts). The lower
+  // bound only says the server waited for the upstream; a busy machine can only add to it.
   const start = Date.now();
   const r = await c.dig(['example.org']);
   const took = Date.now() - start;
   t.equal(r.status, 'SERVFAIL');
-  t.ok(took >= 450 && took < 2500, `answered after the upstream timeout (${took} ms)`);
-  const tcpStart = Date.now();
+  t.ok(took >= 450, `answered after the upstream timeout (${took} ms)`);
   t.equal((await c.dig(['+tcp', 'example.org'])).status, 'SERVFAIL', 'over TCP too');
-  t.ok(Date.now() - tcpStart < 2500);
 });
 
 t.test('upstreams from resolv.conf leave out the server itself', async (t) => {
@@ -76,34 +78,41 @@ t.test('malformed input never crashes the server', async (t) => {
   t.equal((await udpExchange(c.port, two))!.readUInt16BE(2) & 0xf, 1, 'two questions: FORMERR');
 
   // Fuzz: random bytes, and every truncation of a valid query, with random bit flips.
-  let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-  const s = createSocket('udp4');
-  t.teardown(() => s.close());
-  for (let i = 0; i < 300; i++) {
-    const b = Buffer.alloc(Math.floor(rnd() * 80));
-    for (let j = 0; j < b.length; j++) b[j] = Math.floor(rnd() * 256);
-    s.send(b, c.port, '127.0.0.1');
-  }
-  for (let n = 0; n < good.length; n++) s.send(good.subarray(0, n), c.port, '127.0.0.1');
-  for (let i = 0; i < 300; i++) {
-    const b = Buffer.from(good);
-    b[12 + Math.floor(rnd() * (b.length - 12))] ^= 1 << Math.floor(rnd() * 8);
-    s.send(b, c.port, '127.0.0.1');
-  }
-  // And over TCP: a frame length larger than what follows, then garbage frames.
-  await new Promise<void>((resolve) => {
-    const sock = connect(c.port, '127.0.0.1', () => {
-      const junk = Buffer.alloc(200);
-      for (let j = 0; j < junk.length; j++) junk[j] = Math.floor(rnd() * 256);
-      sock.end(Buffer.concat([Buffer.from([0, 20]), junk.subarray(0, 20), Buffer.from([0, 3, 1, 2, 3]), Buffer.from([0xff, 0xff]), junk]));
-    });
-    sock.on('error', () => undefined);
-    sock.on('close', () => resolve());
+  for (const seed of testSeeds([42])) await t.test(`fuzz, seed ${seed} (SEED=${seed} replays it)`, async (t) => {
+    const rnd = mulberry32(seed);
+    const s = createSocket('udp4');
+    t.teardown(() => s.close());
+    const decodeErrors = malformed(await c.registry.metrics());
+    for (let i = 0; i < 300; i++) {
+      const b = Buffer.alloc(Math.floor(rnd() * 80));
+      for (let j = 0; j < b.length; j++) b[j] = Math.floor(rnd() * 256);
+      s.send(b, c.port, '127.0.0.1');
+    }
+    for (let n = 0; n < good.length; n++) s.send(good.subarray(0, n), c.port, '127.0.0.1');
+    for (let i = 0; i < 300; i++) {
+      const b = Buffer.from(good);
+      b[12 + Math.floor(rnd() * (b.length - 12))] ^= 1 << Math.floor(rnd() * 8);
+      s.send(b, c.port, '127.0.0.1');
+    }
+    // And over TCP: a frame length larger than what follows, then garbage frames.
+    await new Promise<void>((resolve) => {
+      const sock = connect(c.port, '127.0.0.1', () => {
+        const junk = Buffer.alloc(200);
+        for (let j = 0; j < junk.length; j++) junk[j] = Math.floor(rnd() * 256);
+        sock.end(Buffer.concat([Buffer.from([0, 20]), junk.subarray(0, 20), Buffer.from([0, 3, 1, 2, 3]), Buffer.from([0xff, 0xff]), junk]));
+      });
+      sock.on('error', () => undefined);
+      // Read (and drop) whatever the server answers: an unread reply would hold back 'end',
+      // and so 'close', for ever (when a random first frame is a query that gets one).
+      sock.resume();
+      sock.on('close', () => resolve());
   });
-  await new Promise((r) => setTimeout(r, 200));
+  // UDP gives no receipt: the counter moving is the sign the server read the junk.
+  await eventually(async () => malformed(await c.registry.metrics()) > decodeErrors, 15_000, 'the server counted the junk');
   const r = await c.dig(['kubernetes.default.svc.cluster.local']);
   t.equal(r.status, 'NOERROR', 'still answering');
   t.equal(data(r).length, 1);
-  t.match(await c.registry.metrics(), /capstan_dns_malformed_requests_total\{reason="decode"\} [1-9]/);
+  });
 });
+
+const malformed = (metrics: string) => Number(/capstan_dns_malformed_requests_total\{reason="decode"\} (\d+)/.exec(metrics)?.[1] ?? 0);

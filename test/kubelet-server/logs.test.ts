@@ -5,6 +5,7 @@ import t from 'tap';
 import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../helpers/kubectl.js';
 import { EntryReader, LineAssembler, LogQueryError, parseCRILogLine, parseLogQuery, readLogFile, type LogOptions } from '../../src/kubelet/server/logs.js';
 
 t.test('parseCRILogLine', async (t) => {
@@ -122,8 +123,9 @@ t.test('follow ends when the reader goes away', async (t) => {
   writeFileSync(path, LOG);
   const abort = new AbortController();
   let out = '';
-  const done = readLogFile(path, { follow: true, tailLines: 0 }, async (c) => { out += c; }, { signal: abort.signal, running: async () => true, pollMs: 10 });
-  await new Promise((r) => setTimeout(r, 50));
+  let asked = 0; // the follower asks whether the container runs only once it idles at the end
+  const done = readLogFile(path, { follow: true, tailLines: 0 }, async (c) => { out += c; }, { signal: abort.signal, running: async () => { asked++; return true; }, pollMs: 10, runningCheckMs: 10 });
+  await eventually(() => asked > 0, 10_000, 'following');
   abort.abort();
   await done;
   t.equal(out, '');
@@ -133,8 +135,9 @@ t.test('follow waits for a file the runtime has not created yet', async (t) => {
   const path = join(tmp(t), '0.log');
   let out = '';
   let running = true;
-  const done = readLogFile(path, { follow: true }, async (c) => { out += c; }, { signal: new AbortController().signal, running: async () => running, pollMs: 10, runningCheckMs: 10 });
-  await new Promise((r) => setTimeout(r, 50));
+  let asked = 0; // asked while the file is missing: the follower is waiting for it
+  const done = readLogFile(path, { follow: true }, async (c) => { out += c; }, { signal: new AbortController().signal, running: async () => { asked++; return running; }, pollMs: 10, runningCheckMs: 10 });
+  await eventually(() => asked > 0, 10_000, 'waiting for the file');
   writeFileSync(path, '2024-05-01T10:00:00Z stdout F late\n');
   for (let i = 0; i < 300 && !out; i++) await new Promise((r) => setTimeout(r, 10));
   running = false;

@@ -6,6 +6,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
+import { eventually } from '../helpers/kubectl.js';
 import { FakeRuntime } from '../../cri/index.js';
 import { createCA, issueCert, type KeyPair } from '../../src/pki/index.js';
 import { LABELS, startKubeletServer } from '../../src/kubelet/server/index.js';
@@ -41,11 +42,11 @@ t.test('kubelet server', async (t) => {
   const current = await mk(1);
   writeFileSync(join(dir, 'web', 'main', '1.log'), '2024-05-01T10:00:01Z stdout F a\n2024-05-01T10:00:02Z stderr F b\n');
 
-  const get = (path: string, creds: KeyPair | null = client) => new Promise<{ code: number; body: string }>((resolve, reject) => {
+  const get = (path: string, creds: KeyPair | null = client, onData?: (body: string) => void) => new Promise<{ code: number; body: string }>((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: srv.port, path, ca: ca.certPem, ...(creds ? { cert: creds.certPem, key: creds.keyPem } : {}), agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d: string) => { body += d; });
+      res.on('data', (d: string) => { body += d; onData?.(body); });
       res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
     });
     req.on('error', reject);
@@ -87,10 +88,11 @@ t.test('kubelet server', async (t) => {
   });
 
   t.test('follow streams until the container exits', async (t) => {
-    const pending = get('/containerLogs/default/web/main?follow=true');
-    await new Promise((r) => setTimeout(r, 100));
+    let seen = '';
+    const pending = get('/containerLogs/default/web/main?follow=true', client, (body) => { seen = body; });
+    await eventually(() => seen === 'a\nb\n', 10_000, 'what the file held');
     appendFileSync(join(dir, 'web', 'main', '1.log'), '2024-05-01T10:00:03Z stdout F c\n');
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => seen === 'a\nb\nc\n', 10_000, 'the line written while following, before the container exits');
     cri.exitContainer(current, 0);
     t.same(await pending, { code: 200, body: 'a\nb\nc\n' });
   });

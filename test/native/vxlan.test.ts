@@ -7,7 +7,7 @@ import { isRoot, newNamespace, ping, type Namespace } from './fixtures/netns.js'
 
 interface Node { ns: Namespace; uplink: string; ip: string; gw: string; vtepMac: string; tunnelIp: string; block: string }
 
-function wire(router: Namespace, node: Node, routerSide: string): { router: NetlinkOp[]; node: NetlinkOp[] } {
+function wire(node: Node, routerSide: string): { router: NetlinkOp[]; node: NetlinkOp[] } {
   return {
     router: [
       { op: 'linkAddVeth', name: routerSide, peerName: node.uplink, peerNetns: node.ns.path },
@@ -39,7 +39,7 @@ for (const impl of ['addon', 'ip'] as const) {
     const router = await newNamespace(t, 'rtr');
     const a: Node = { ns: await newNamespace(t, 'na'), uplink: 'eth1', ip: '10.10.1.2', gw: '10.10.1.1', vtepMac: '66:aa:00:00:00:01', tunnelIp: '10.244.1.0', block: '10.244.1.0/24' };
     const b: Node = { ns: await newNamespace(t, 'nb'), uplink: 'eth1', ip: '10.10.2.2', gw: '10.10.2.1', vtepMac: '66:bb:00:00:00:02', tunnelIp: '10.244.2.0', block: '10.244.2.0/24' };
-    const wa = wire(router, a, 'ra'), wb = wire(router, b, 'rb');
+    const wa = wire(a, 'ra'), wb = wire(b, 'rb');
     await nl.apply(router.path, [...wa.router, ...wb.router, { op: 'sysctlWrite', path: 'net/ipv4/ip_forward', value: '1' }]);
     await nl.apply(a.ns.path, wa.node);
     await nl.apply(b.ns.path, wb.node);

@@ -2,16 +2,17 @@
 // the diff between tables. No root: the fake nft driver stands in for the kernel.
 import t from 'tap';
 import { buildPlans, type ProxyConfig } from '../../src/proxy/model.js';
-import type { ServicePort } from 'kubernetes-types/core/v1.js';
 import { desiredTable, genSet } from '../../src/proxy/nft/ruleset.js';
 import { diffTables, diffTablesWith, fromTableState } from '../../src/proxy/nft/diff.js';
 import { NftBackend } from '../../src/proxy/nft/backend.js';
 import { iptablesRuleset, restoreInput } from '../../src/proxy/iptables/rules.js';
 import { FakeNft, NftTable } from '../../src/nft/index.js';
+import { mulberry32, testSeeds } from '../util/seeded.js';
+import type { ServicePort, ServiceSpec } from 'kubernetes-types/core/v1.js';
 
 const cfg: ProxyConfig = { nodeName: 'node-a', clusterCIDR: '10.244.0.0/16' };
 
-export function svc(name: string, ip: string, extra: Record<string, unknown> = {}, ports: ServicePort[] = [{ name: 'http', port: 80, targetPort: 'web', protocol: 'TCP' }]) {
+export function svc(name: string, ip: string, extra: ServiceSpec = {}, ports: ServicePort[] = [{ name: 'http', port: 80, targetPort: 'web', protocol: 'TCP' }]) {
   return { metadata: { namespace: 'default', name }, spec: { clusterIP: ip, clusterIPs: [ip], ports, ...extra } };
 }
 
@@ -163,15 +164,15 @@ class CountingNft extends FakeNft {
   }
 }
 
-for (const retire of ['expiry', 'delete'] as const) t.test(`incremental steps always land on the table a full sync would build (random changes, elements retired by ${retire})`, async (t) => {
+for (const seed of testSeeds([7], 1)) for (const retire of ['expiry', 'delete'] as const) t.test(`incremental steps always land on the table a full sync would build (random changes, elements retired by ${retire}, seed ${seed}; SEED=${seed} replays it)`, async (t) => {
   const driver = new CountingNft();
   const backend = new NftBackend(driver, cfg, null, undefined, { retire });
   let deletes = 0;
   const apply = driver.apply.bind(driver);
   driver.apply = async (ns, ref, ops) => { deletes += ops.filter((o) => o.op === 'deleteElements').length; return apply(ns, ref, ops); };
   const table = new NftTable(driver, { family: 'ip', name: 'capstan-proxy' });
-  let seed = 7;
-  const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const next = mulberry32(seed);
+  const rnd = (n: number) => Math.floor(next() * n) % n;
   const mk = (i: number, gen: number) => {
     const eps = Array.from({ length: 1 + rnd(4) }, (_, e) => ({ ip: `10.244.${i}.${(gen * 7 + e) % 250}`, ip2: 0 })).map(({ ip }) => ({ ip: rnd(5) ? ip : '10.244.99.1', port: 8080 }));
     const local = eps.slice(0, rnd(eps.length + 1));

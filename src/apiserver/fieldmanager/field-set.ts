@@ -16,14 +16,12 @@ export class FieldSet {
 
   insert(path: Path): void {
     if (path.length === 0) return;
-    let node: FieldSet = this;
-    for (const pe of path.slice(0, -1)) node = node.child(pe);
+    const node = path.slice(0, -1).reduce<FieldSet>((n, pe) => n.child(pe), this);
     node.members.add(path[path.length - 1]!);
   }
 
   has(path: Path): boolean {
-    let node: FieldSet | undefined = this;
-    for (const pe of path.slice(0, -1)) node = node?.children.get(pe);
+    const node = path.slice(0, -1).reduce<FieldSet | undefined>((n, pe) => n?.children.get(pe), this);
     return node !== undefined && path.length > 0 && node.members.has(path[path.length - 1]!);
   }
 

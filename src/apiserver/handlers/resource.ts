@@ -14,7 +14,7 @@ import { queryBool } from '../query.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from '../table.js';
 import type { AdmissionChain } from '../admission.js';
 import type { FieldTracker } from '../managed-fields.js';
-import { fieldManagerName, versioned, type HandlerContext } from './context.js';
+import { versioned, type HandlerContext } from './context.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
 import { atExactRevision, freshSource } from '../read-source.js';
 import { getReadAt, listReadAt } from '../resource-version.js';

@@ -139,7 +139,6 @@ export class NodeLifecycleController extends QueueController {
     const { namespace, name } = splitKey(key);
     const now = this.ctx.clock.now();
     const ready = readyStatus(node);
-    const pods = this.ctx.clients.resource(resources.pods);
 
     // A pod on a node that is not Ready is not ready either: its kubelet cannot say otherwise.
     if (ready !== undefined && ready !== 'True' && condition(pod, 'Ready')?.status === 'True') {
