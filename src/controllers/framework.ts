@@ -3,7 +3,7 @@
 // handlers (which only enqueue keys) and one level-based `reconcile(key)`.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { KubeObject, ObjectBase } from '../api/object.js';
+import type { ObjectBase } from '../api/object.js';
 import type { Logger } from '../log/index.js';
 import { objectKey, type ClientsetAPI, type Clock, type EventRecorder, type SharedInformerFactory } from '../client/index.js';
 import { WorkQueue } from '../client/workqueue.js';

@@ -7,7 +7,7 @@ import { realClock, type Clock, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import { SyncRunner } from '../util/index.js';
 import type { ProxyBackend, SyncResult } from './backend.js';
-import { buildPlans, serviceNameLabel, type ProxyConfig, type ServicePortPlan, type SliceLike } from './model.js';
+import { buildPlans, serviceNameLabel, type ProxyConfig, type ServicePortPlan } from './model.js';
 import type { EndpointSlice, Service } from '../api/kinds.js';
 
 const SERVICE_INDEX = 'capstan-proxy-service';

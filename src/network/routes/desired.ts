@@ -1,6 +1,5 @@
 // Layer 1: what the kernel should hold, as a pure function of the Nodes this agent sees.
 // No I/O, no clock: the same Nodes in any order give the same state.
-import type { KubeObject } from '../../api/object.js';
 import { cidrOf } from '../../util/index.js';
 import { cidrContains, formatCidr, nodeReservedAddress, parseCidr, parseIPv4, type Cidr } from '../cidr.js';
 import {
