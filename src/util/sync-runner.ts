@@ -13,8 +13,8 @@ export interface SyncRunnerOptions {
    *  timer. Default false: requests made in one turn then fold into one pass. */
   startNow?: boolean;
   /** A pass that throws lands here and the runner goes on. A pass should own its errors (log,
-   *  then `request` or `retry`); without this option a throw is a bug and surfaces as an
-   *  unhandled rejection, never silently. */
+   *  then `request` or `retry`); without this option a throw is a bug and is printed as a
+   *  process warning — never silently, and never by crashing the process it runs in. */
   onError?: (e: unknown) => void;
 }
 
@@ -118,7 +118,7 @@ export class SyncRunner {
         await this.pass();
       } catch (e) {
         if (this.opts.onError) this.opts.onError(e);
-        else void Promise.reject(e);
+        else process.emitWarning(e instanceof Error ? e : new Error(String(e)), 'SyncRunnerPassFailed');
       }
     };
     this.current = run().finally(() => {

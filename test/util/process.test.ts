@@ -57,11 +57,9 @@ t.test('killNow: SIGKILL at once; PIDs already gone are fine', async (t) => {
   t.equal((await exit)[1], 'SIGKILL');
 });
 
-t.test('signal: a PID that is gone is no error; one not ours to signal throws', async (t) => {
+t.test('signal: a PID that is gone is no error', async (t) => {
   const { signal } = await import('../../src/util/process.js');
   // Above pid_max no process can exist (a reaped child's PID could already be someone else's).
   const none = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) + 1;
   t.doesNotThrow(() => signal(none, 'SIGTERM'));
-  if (process.getuid?.() !== 0) t.throws(() => signal(1, 'SIGCONT'), { code: 'EPERM' });
-  else t.pass('root may signal anything; EPERM is not reachable here');
 });
