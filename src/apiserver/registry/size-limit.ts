@@ -2,34 +2,42 @@
 // each value written against maxStoredObjectBytes before the backend sees it, and answers a
 // backend's own refusal (etcd's "request is too large", when its limit is lower) the same
 // way: 413 RequestEntityTooLarge, nothing written.
+import { DelegatingStore } from '../../storage/delegating-store.js';
 import { ValueTooLargeError, type Store } from '../../storage/store.js';
 import { tooLarge } from '../errors.js';
 import { maxStoredObjectBytes } from '../limits.js';
 
 const refusal = (detail: string) => tooLarge(`Request entity too large: ${detail}`);
 
-export function limitObjectSize(store: Store, limit = maxStoredObjectBytes): Store {
-  const check = (value: Buffer) => {
-    if (value.length > limit) throw refusal(`the object is ${value.length} bytes when stored, more than the limit of ${limit}`);
-  };
-  const mapped = async <T>(write: () => Promise<T>): Promise<T> => {
+class SizeLimitedStore extends DelegatingStore {
+  constructor(inner: Store, private readonly limit: number) {
+    super(inner);
+  }
+
+  override create(key: string, value: Buffer): Promise<number> {
+    this.check(value);
+    return this.mapped(() => this.inner.create(key, value));
+  }
+
+  override update(key: string, value: Buffer, expectedRevision: number): Promise<number> {
+    this.check(value);
+    return this.mapped(() => this.inner.update(key, value, expectedRevision));
+  }
+
+  private check(value: Buffer): void {
+    if (value.length > this.limit) throw refusal(`the object is ${value.length} bytes when stored, more than the limit of ${this.limit}`);
+  }
+
+  private async mapped<T>(write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } catch (e) {
       if (e instanceof ValueTooLargeError) throw refusal(`the store refused the object: ${e.message}`);
       throw e;
     }
-  };
-  return {
-    get: (key) => store.get(key),
-    list: (prefix, opts) => store.list(prefix, opts),
-    create: (key, value) => { check(value); return mapped(() => store.create(key, value)); },
-    update: (key, value, expected) => { check(value); return mapped(() => store.update(key, value, expected)); },
-    delete: (key, expected) => store.delete(key, expected),
-    watch: (prefix, after, onEvent, onError) => store.watch(prefix, after, onEvent, onError),
-    currentRevision: () => store.currentRevision(),
-    compact: (revision) => store.compact(revision),
-    checkHealth: (timeoutMs) => store.checkHealth(timeoutMs),
-    close: () => store.close(),
-  };
+  }
+}
+
+export function limitObjectSize(store: Store, limit = maxStoredObjectBytes): Store {
+  return new SizeLimitedStore(store, limit);
 }
