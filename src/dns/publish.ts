@@ -8,7 +8,7 @@ import type { ObjectBase } from '../api/object.js';
 import type { EndpointSlice, Service } from '../api/kinds.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
-import { SyncRunner } from '../util/index.js';
+import { Backoff, SyncRunner } from '../util/index.js';
 
 export const SERVICE_NAMESPACE = 'kube-system';
 export const SERVICE_NAME = 'kube-dns';
@@ -64,10 +64,19 @@ export function desiredSlice(o: { nodeName: string; address: string; port: numbe
 
 export class KubeDNSPublisher {
   private timer?: NodeJS.Timeout;
-  private readonly runner = new SyncRunner(
-    () => this.sync().catch((err) => this.opts.log.warn('kube-dns publish failed', { error: (err as Error).message })),
-    { startNow: true },
-  );
+  // A failed publish is retried soon, backing off, rather than at the next periodic kick:
+  // until it succeeds, pods on this node have no cluster DNS.
+  private readonly backoff = new Backoff({ initialMs: 250, maxMs: 30_000 });
+  private readonly runner: SyncRunner = new SyncRunner(async () => {
+    try {
+      await this.sync();
+      this.backoff.reset();
+    } catch (err) {
+      const retryMs = this.backoff.next();
+      this.opts.log.warn('kube-dns publish failed', { error: (err as Error).message, retryMs });
+      this.runner.retry(retryMs);
+    }
+  }, { startNow: true });
 
   constructor(private opts: PublisherOptions) {}
 
