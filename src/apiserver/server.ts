@@ -88,9 +88,18 @@ export class APIServer {
     await this.cache.start();
     const authenticators: Authenticator[] = [new ClientCertAuthenticator()];
     if (this.opts.tokenFile) authenticators.push(new TokenFileAuthenticator(this.opts.tokenFile));
-    const authn = unionAuthenticator(authenticators);
     const conn = { ...connectionDefaults, ...this.opts.connections };
     const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
+    // The pipeline authenticates each request once; a success also exempts its connection
+    // from the cap on unauthenticated connections.
+    const credentials = unionAuthenticator(authenticators);
+    const authn: Authenticator = {
+      authenticate(req) {
+        const user = credentials.authenticate(req);
+        if (user) limits.trust(req.socket);
+        return user;
+      },
+    };
     const served = resourceInfos(this.registries.all, [
       { group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
     ]);
@@ -128,17 +137,11 @@ export class APIServer {
       // headers of a request still must arrive in time, and idle connections are closed.
       requestTimeout: 0, headersTimeout: conn.headersTimeoutMs, keepAliveTimeout: conn.keepAliveTimeoutMs,
       connectionsCheckingInterval: conn.checkIntervalMs, handshakeTimeout: conn.handshakeTimeoutMs,
-    }, (req, res) => {
-      if (authn.authenticate(req)) limits.trust(req.socket);
-      void handler(req, res);
-    });
+    }, (req, res) => void handler(req, res));
     this.server.on('connection', (socket: Socket) => limits.accepted(socket));
     this.server.on('secureConnection', (socket) => limits.handshaken(socket));
     // Upgrade requests (exec over WebSocket/SPDY) come here instead of the request handler.
-    this.server.on('upgrade', (req, socket, head) => {
-      if (authn.authenticate(req)) limits.trust(req.socket);
-      void upgrade(req, socket, head);
-    });
+    this.server.on('upgrade', (req, socket, head) => void upgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(port, this.opts.bindAddress ?? '127.0.0.1', () => resolve());

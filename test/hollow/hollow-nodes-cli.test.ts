@@ -1,27 +1,18 @@
 // `capstan hollow-nodes` as a process: registers its nodes, and its loopback control
 // endpoint stops one node's heartbeats; --stop-heartbeat does so from the start.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { startAPIServer } from '../helpers/api.js';
-import { capstanBin } from '../helpers/apiserver-process.js';
+import { startHollowNodesProcess } from '../helpers/hollow-nodes-process.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
 
 t.test('capstan hollow-nodes registers nodes and stops heartbeats on request', async (t) => {
   const server = await startAPIServer(t);
   const kubeconfig = writeAdminKubeconfig(server.dir, server.pki, `https://127.0.0.1:${server.port}`);
-  const child = spawn(process.execPath, [capstanBin, 'hollow-nodes', '--kubeconfig', kubeconfig, '--count', '3', '--name-prefix', 'kmark-',
-    '--heartbeat-interval', '500ms', '--stop-heartbeat', 'kmark-2', '--control-port', '0', '--cpu', '8', '--memory', '32Gi'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  await eventually(() => /control on 127\.0\.0\.1:\d+/.test(out), 30_000, 'hollow-nodes to start');
-  t.match(out, 'capstan hollow-nodes running: 3 nodes (kmark-0 … kmark-2)');
-  const port = Number(/control on 127\.0\.0\.1:(\d+)/.exec(out)![1]);
+  const { child, output, match } = await startHollowNodesProcess(t, ['--kubeconfig', kubeconfig, '--count', '3', '--name-prefix', 'kmark-',
+    '--heartbeat-interval', '500ms', '--stop-heartbeat', 'kmark-2', '--control-port', '0', '--cpu', '8', '--memory', '32Gi'], /control on 127\.0\.0\.1:(\d+)/);
+  t.match(output(), 'capstan hollow-nodes running: 3 nodes (kmark-0 … kmark-2)');
+  const port = Number(match[1]);
   const k = kubectlFor(t, kubeconfig);
   t.match(await k.ok(['get', 'node', 'kmark-0', '-o', 'jsonpath={.status.capacity.cpu} {.status.capacity.memory} {.metadata.labels.node\\.kubernetes\\.io/instance-type}']), '8 32Gi hollow');
 

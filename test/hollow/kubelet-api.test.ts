@@ -5,12 +5,11 @@
 // Secret is missing waits in ContainerCreating with a FailedMount event until the Secret
 // appears; native sidecars keep running.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { createCA, issueCert, type KeyPair } from '../../src/pki/index.js';
 import { startAPIServer } from '../helpers/api.js';
-import { capstanBin } from '../helpers/apiserver-process.js';
+import { startHollowNodesProcess } from '../helpers/hollow-nodes-process.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
 import { guardDials } from './dial-guard.js';
@@ -20,18 +19,9 @@ t.test('hollow nodes through the real API server and kubectl', { timeout: 120_00
   const api = await startAPIServer(t);
   const kubeconfig = writeAdminKubeconfig(api.dir, api.pki, `https://127.0.0.1:${api.port}`);
   const prefix = `hk${process.pid}-`;
-  const child = spawn(process.execPath, [capstanBin, 'hollow-nodes', '--kubeconfig', kubeconfig, '--count', '3', '--name-prefix', prefix,
-    '--ca-dir', join(api.dir, 'pki'), '--heartbeat-interval', '2s'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  await eventually(() => /kubelet API on port \d+/.test(out), 30_000, 'hollow-nodes to start').catch((e: Error) => { throw new Error(`${e.message}: ${out}`); });
-  const kubeletPort = Number(/kubelet API on port (\d+)/.exec(out)![1]);
+  const { match } = await startHollowNodesProcess(t, ['--kubeconfig', kubeconfig, '--count', '3', '--name-prefix', prefix,
+    '--ca-dir', join(api.dir, 'pki'), '--heartbeat-interval', '2s'], /kubelet API on port (\d+)/);
+  const kubeletPort = Number(match[1]);
   const k = kubectlFor(t, kubeconfig);
   const node0 = `${prefix}0`;
   // No controller-manager here: give the nodes their pod CIDRs as node IPAM would.
