@@ -3,7 +3,7 @@
 // each field 4-byte aligned (the first one aliasing reg 1).
 import type { LowElement, LowExpr, LowOp } from './native.js';
 import {
-  FAMILY, FIELD_TYPE, HOOK, KEY_LEN, NFT_DATA_VERDICT, SET_FLAG, align4, encodeKey, encodeValue, ipBytes,
+  CT_KEY_STATUS, IPS_DST_NAT, FAMILY, FIELD_TYPE, HOOK, KEY_LEN, NFT_DATA_VERDICT, SET_FLAG, align4, encodeKey, encodeValue, ipBytes,
   keyLen, keyTypeId, u16be, u32le, verdictCode,
 } from './encoding.js';
 import type { Element, Expr, Field, NftOp, TableRef } from './types.js';
@@ -94,6 +94,12 @@ export function compileExpr(e: Expr, family: TableRef['family']): LowExpr[] {
         { type: 'cmp', sreg: 1, op: CMP['!='], data: new Uint8Array(4) },
       ];
     }
+    case 'ctStatusDnat':
+      return [
+        { type: 'ct', key: CT_KEY_STATUS, dreg: 1 },
+        { type: 'bitwise', sreg: 1, dreg: 1, len: 4, mask: u32le(IPS_DST_NAT), xor: new Uint8Array(4) },
+        { type: 'cmp', sreg: 1, op: CMP['!='], data: new Uint8Array(4) },
+      ];
     case 'fibDaddrLocal':
       return [{ type: 'fib', flags: 2, result: 3, dreg: 1 }, { type: 'cmp', sreg: 1, op: 0, data: u32le(2) }];
     case 'lookup':

@@ -3,7 +3,7 @@
 // back as { kind: 'raw' } rather than being dropped.
 import type { LowTable, ReadExpr as LowExpr } from './native.js';
 import {
-  FAMILY, FIELD_TYPE, HOOK, NFT_DATA_VERDICT, SET_FLAG, decodeKey, decodeValue, ipText, keyTypesOf, verdictOf,
+  CT_KEY_STATUS, FAMILY, FIELD_TYPE, HOOK, IPS_DST_NAT, NFT_DATA_VERDICT, SET_FLAG, decodeKey, decodeValue, ipText, keyTypesOf, verdictOf,
 } from './encoding.js';
 import type { CtState, Element, Expr, Family, Field, Hook, RuleState, SetFlag, SetState, TableState } from './types.js';
 
@@ -90,6 +90,11 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
     if (e.type === 'ct' && e.key === 0 && at(1)?.type === 'bitwise' && at(2)?.type === 'cmp') {
       const bits = u32(bytes(at(1)!.mask));
       out.push({ kind: 'ctState', states: CT_BITS.filter(([, b]) => bits & b).map(([s]) => s) });
+      i += 3;
+      continue;
+    }
+    if (e.type === 'ct' && e.key === CT_KEY_STATUS && at(1)?.type === 'bitwise' && at(2)?.type === 'cmp' && u32(bytes(at(1)!.mask)) === IPS_DST_NAT) {
+      out.push({ kind: 'ctStatusDnat' });
       i += 3;
       continue;
     }

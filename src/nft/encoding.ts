@@ -152,3 +152,7 @@ export function verdictOf(code: number, chain?: string): Verdict {
 }
 
 export { u32le, u16be };
+
+/** NFT_CT_STATUS, and the conntrack status bit IPS_DST_NAT. */
+export const CT_KEY_STATUS = 2;
+export const IPS_DST_NAT = 0x20;

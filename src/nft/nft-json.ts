@@ -55,6 +55,7 @@ function exprOf(x: Json): Expr | Expr[] {
     const neg = op === '!=' ? { op: '!=' as const } : {};
     if (left.numgen) return { kind: 'numgenMatch', mod: left.numgen.mod, value: right };
     if (left.ct?.key === 'state') return { kind: 'ctState', states: ([] as CtState[]).concat(right) };
+    if (left.ct?.key === 'status' && ([] as string[]).concat(right).includes('dnat')) return { kind: 'ctStatusDnat' };
     if (left.fib && right === 'local') return { kind: 'fibDaddrLocal' };
     if (typeof right === 'string' && right.startsWith('@')) {
       const fields = (left.concat ?? [left]).map(fieldOf) as Field[];

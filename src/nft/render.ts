@@ -28,6 +28,7 @@ export function renderExpr(e: Expr, family: TableRef['family']): string {
     }
     case 'ctState': return `ct state ${e.states.join(',')}`;
     case 'fibDaddrLocal': return 'fib daddr type local';
+    case 'ctStatusDnat': return 'ct status dnat';
     case 'lookup': return `${e.fields.join(' . ')} ${e.op === '!=' ? '!= ' : ''}@${q(e.set)}`;
     case 'vmap': return `${e.fields.join(' . ')} vmap @${q(e.map)}`;
     case 'numgenVmap': return `numgen random mod ${e.mod}${e.offset ? ` offset ${e.offset}` : ''} vmap @${q(e.map)}`;

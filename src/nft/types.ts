@@ -26,6 +26,8 @@ export type Value = string | number;
 export type Expr =
   | { kind: 'match'; field: Field; value: Value; op?: '==' | '!='; mask?: number }
   | { kind: 'ctState'; states: CtState[] }
+  /** `ct status dnat`: the connection's destination was rewritten (a Service's DNAT). */
+  | { kind: 'ctStatusDnat' }
   | { kind: 'fibDaddrLocal' }
   | { kind: 'lookup'; fields: Field[]; set: string; op?: '==' | '!=' }
   | { kind: 'vmap'; fields: Field[]; map: string }

@@ -23,7 +23,7 @@ const RULES: Record<string, Expr[][]> = {
   post: [
     [{ kind: 'markOr', value: 0x4000 }],
     [{ kind: 'match', field: 'meta mark', value: 0x4000, mask: 0x4000 }, { kind: 'masquerade' }],
-    [{ kind: 'lookup', fields: ['ip saddr', 'ip daddr'], set: 'hairpin' }, { kind: 'masquerade' }],
+    [{ kind: 'ctStatusDnat' }, { kind: 'lookup', fields: ['ip saddr', 'ip daddr'], set: 'hairpin' }, { kind: 'masquerade' }],
   ],
 };
 

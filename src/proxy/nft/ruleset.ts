@@ -91,7 +91,10 @@ function staticChains(cfg: ProxyConfig): Map<string, DesiredChain> {
   c.set('masquerading', {
     rules: [
       [{ kind: 'match', field: 'meta mark', value: MASQ_MARK, mask: MASQ_MARK }, { kind: 'masquerade' }],
-      [{ kind: 'lookup', fields: ['ip saddr', 'ip daddr'], set: SETS.hairpin.name }, { kind: 'masquerade' }],
+      // Only DNATed connections: the set holds <endpoint> . <endpoint>, and an endpoint on
+      // the host's own address (the API server on 127.0.0.1) would otherwise masquerade all
+      // of the host's traffic to itself, resetting connections open before the rule existed.
+      [{ kind: 'ctStatusDnat' }, { kind: 'lookup', fields: ['ip saddr', 'ip daddr'], set: SETS.hairpin.name }, { kind: 'masquerade' }],
     ],
   });
   const local: Expr = { kind: 'fibDaddrLocal' };
