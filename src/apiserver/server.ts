@@ -8,6 +8,7 @@ import { logger, type Logger } from '../log/index.js';
 import { ClientCertAuthenticator, TokenFileAuthenticator, unionAuthenticator, type Authenticator } from './authn.js';
 import { alwaysAllow } from './authz.js';
 import { AdmissionChain, namespaceLifecycle } from './admission.js';
+import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { Discovery, resourceInfos } from './discovery.js';
 import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
 import { fieldTracker } from './managed-fields.js';
@@ -42,6 +43,8 @@ export interface APIServerOptions {
   extraListeners?: NetServer[];
   /** Connection timeouts and limits (tests shorten them); see connectionDefaults. */
   connections?: Partial<ConnectionOptions>;
+  /** Admission plugins by name to leave out (kube-apiserver's --disable-admission-plugins). */
+  disableAdmissionPlugins?: string[];
 }
 
 export interface ConnectionOptions {
@@ -113,7 +116,10 @@ export class APIServer {
       cache: this.cache,
       authn,
       authz: alwaysAllow,
-      admission: new AdmissionChain([namespaceLifecycle(this.registries.get('', 'namespaces')!)]),
+      admission: new AdmissionChain([
+        namespaceLifecycle(this.registries.get('', 'namespaces')!),
+        serviceAccountAdmission(this.registries.get('', 'serviceaccounts')!),
+      ].filter((p) => !this.opts.disableAdmissionPlugins?.includes(p.name))),
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
       served,

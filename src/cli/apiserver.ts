@@ -21,6 +21,7 @@ export const apiserverFlags = {
   'kubelet-client-key': { type: 'string' },
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
   'service-node-port-range': { type: 'string', default: '30000-32767' },
+  'disable-admission-plugins': { type: 'string', default: '' },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -43,6 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   const server = new APIServer({
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
     tokenFile: values['token-auth-file'],
+    disableAdmissionPlugins: values['disable-admission-plugins'].split(',').map((s) => s.trim()).filter(Boolean),
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();
