@@ -38,6 +38,7 @@ export async function run(argv: string[]): Promise<number> {
       'node-monitor-grace-period': { type: 'string', default: '40s' },
       'pod-eviction-timeout': { type: 'string', default: '5m' },
       'extra-listen-fd': { type: 'string' },
+      'service-account-token-max-ttl': { type: 'string' },
     },
   });
   const dataDir = resolve(values['data-dir']);
@@ -81,6 +82,7 @@ export async function run(argv: string[]): Promise<number> {
       const node = await startNode({
         dataDir, kubeconfig: writeAdminKubeconfig(dataDir, pki, url), nodeName: values['node-name'], ca: pki.ca, clusterCIDR: values['cluster-cidr'],
         cniBinDir: values['cni-bin-dir'], cniConfDir: values['cni-conf-dir'], cgroupRoot: values['cgroup-root'],
+        tokenMaxTTL: values['service-account-token-max-ttl'],
       });
       stops.push(() => node.stop());
     }

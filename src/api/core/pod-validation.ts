@@ -84,6 +84,13 @@ export function validatePodSpec(spec: Fields | undefined, base: string): FieldEr
       if (volumeNames.has(v.name)) errs.push(duplicate(`${p}.name`, v.name));
       volumeNames.add(v.name);
     }
+    (v.projected?.sources ?? []).forEach((src: Fields, j: number) => {
+      const exp = src.serviceAccountToken?.expirationSeconds;
+      const f = `${p}.projected.sources[${j}].serviceAccountToken.expirationSeconds`;
+      if (typeof exp === 'number' && exp < 600) errs.push(invalidValue(f, exp, 'may not specify a duration less than 10 minutes'));
+      else if (typeof exp === 'number' && exp > 2 ** 32) errs.push(invalidValue(f, exp, 'may not specify a duration larger than 2^32 seconds'));
+      if (src.serviceAccountToken && !src.serviceAccountToken.path) errs.push(required(`${p}.projected.sources[${j}].serviceAccountToken.path`));
+    });
   });
   for (const [list, field] of [[spec.containers, 'containers'], [spec.initContainers, 'initContainers']] as const) {
     (list ?? []).forEach((c: Fields, i: number) => (c.volumeMounts ?? []).forEach((m: Fields, j: number) => {
