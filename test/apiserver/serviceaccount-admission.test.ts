@@ -62,6 +62,16 @@ t.test('a container with something at the token path keeps it', async (t) => {
   t.strictSame(none.body.spec.volumes.map((v: any) => v.name), ['mine'], 'no volume when no container needs it');
 });
 
+t.test('an existing kube-api-access volume is reused, not doubled', async (t) => {
+  const res = await c.post(`${ns}/pods`, fixtures.pod('copied', {
+    spec: { volumes: [{ name: 'kube-api-access-zzzzz', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 7200 } }] } }] },
+  }));
+  t.equal(res.status, 201, res.text);
+  t.strictSame(res.body.spec.volumes.map((v: any) => v.name), ['kube-api-access-zzzzz']);
+  t.equal(res.body.spec.volumes[0].projected.sources[0].serviceAccountToken.expirationSeconds, 7200, 'left as the pod had it');
+  t.strictSame(res.body.spec.containers[0].volumeMounts, [{ name: 'kube-api-access-zzzzz', readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]);
+});
+
 t.test('automountServiceAccountToken: the pod\'s value wins over the service account\'s', async (t) => {
   await c.post(`${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'quiet' }, automountServiceAccountToken: false });
   const mounted = (p: any) => (p.spec.volumes ?? []).some((v: any) => v.name.startsWith('kube-api-access-'));
