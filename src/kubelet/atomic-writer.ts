@@ -62,6 +62,8 @@ export function writePayload(dir: string, payload: Payload, now: Date = new Date
 
   const oldTarget = existsSync(join(dir, dataDirName)) ? readlinkSync(join(dir, dataDirName)) : undefined;
   const tsDir = mkdtempSync(join(dir, timestampedName(now)));
+  // mkdtemp makes it 0700; containers running as another user must be able to walk it.
+  chmodSync(tsDir, 0o755);
   for (const [p, f] of clean) {
     const full = join(tsDir, p);
     mkdirSync(dirname(full), { recursive: true });

@@ -58,6 +58,7 @@ kind: Pod
 metadata: {name: plain}
 spec:
   terminationGracePeriodSeconds: 1
+  securityContext: {runAsUser: 65534}
   containers: [{name: main, image: localhost/capstan/busybox:1, command: [sleep, '3600']}]
 ---
 apiVersion: v1
@@ -113,7 +114,8 @@ spec:
     t.equal(pod.spec.serviceAccountName, 'default');
     t.match(pod.spec.volumes.map((v: any) => v.name), [/^kube-api-access-[a-z0-9]{5}$/]);
     t.strictSame((await exec('plain', 'ls', saDir)).trim().split('\n'), ['ca.crt', 'namespace', 'token']);
-    t.equal(await exec('plain', 'cat', `${saDir}/namespace`), 'default');
+    t.equal(await exec('plain', 'id', '-u'), '65534\n', 'the container runs as nobody…');
+    t.equal(await exec('plain', 'cat', `${saDir}/namespace`), 'default', '…and can read the files');
     t.equal(await exec('plain', 'cat', `${saDir}/ca.crt`), ca);
     t.match(await exec('plain', 'ls', '-a', saDir), /\.\.data/, 'written by the atomic writer');
     const token = await exec('plain', 'cat', `${saDir}/token`);

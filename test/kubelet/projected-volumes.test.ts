@@ -25,6 +25,7 @@ t.test('atomic writer: ..data points at a timestamped dir, visible names are lin
   t.equal(writePayload(dir, new Map([['a', file('1')], ['sub/b', file('2', 0o600)]])), true);
   const first = readlinkSync(join(dir, '..data'));
   t.match(first, /^\.\.\d{4}_\d\d_\d\d_\d\d_\d\d_\d\d\.\w+$/);
+  t.equal(statSync(join(dir, first)).mode & 0o777, 0o755, 'other users can walk into it');
   t.equal(readlinkSync(join(dir, 'a')), '..data/a');
   t.equal(readlinkSync(join(dir, 'sub')), '..data/sub');
   t.equal(readFileSync(join(dir, 'sub/b'), 'utf8'), '2');
