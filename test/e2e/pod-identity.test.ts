@@ -187,7 +187,7 @@ spec:
     const hello = (await clientHello('kubernetes.default.svc')).toString('base64');
     let cert: X509Certificate | undefined;
     await eventually(async () => {
-      const out = await kubectlBinary(netns, up.kubeconfig, ['exec', '-i', 'plain', '--', 'sh', '-c', '(base64 -d; sleep 2) | nc kubernetes.default.svc 443 | base64'], `${hello}\n`);
+      const out = await kubectlBinary(netns, up.kubeconfig, join(up.dataDir, 'kubectl-cache'), ['exec', '-i', 'plain', '--', 'sh', '-c', '(base64 -d; sleep 2) | nc kubernetes.default.svc 443 | base64'], `${hello}\n`);
       cert = serverCertificate(Buffer.from(out.toString(), 'base64'));
       return cert !== undefined;
     }, 30_000, 'a TLS answer through the Service');
@@ -207,9 +207,9 @@ spec:
 });
 
 /** kubectl with binary-safe stdout. */
-function kubectlBinary(netns: string, kubeconfig: string, args: string[], input: string): Promise<Buffer> {
+function kubectlBinary(netns: string, kubeconfig: string, cacheDir: string, args: string[], input: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('nsenter', [`--net=/run/netns/${netns}`, KUBECTL, '--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('nsenter', [`--net=/run/netns/${netns}`, KUBECTL, '--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => chunks.push(d));
     child.once('error', reject);
