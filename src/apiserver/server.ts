@@ -1,13 +1,14 @@
-// The API server: HTTPS with client-certificate and bearer-token authentication in front of
-// the request pipeline, backed by one Store and its watch cache.
+// The API server: HTTPS with authentication (authn/) in front of the request pipeline, backed
+// by one Store and its watch cache.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { logger, type Logger } from '../log/index.js';
-import { ClientCertAuthenticator, TokenFileAuthenticator, unionAuthenticator, type Authenticator } from './authn.js';
-import { alwaysAllow } from './authz.js';
+import { buildAuthentication, ephemeralServiceAccountKeys, registryObjectGetter, type Authenticator, type ServiceAccountKeys } from './authn/index.js';
+import { alwaysAllow, type Authorizer } from './authz.js';
 import { AdmissionChain, namespaceLifecycle } from './admission.js';
+import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { Discovery, resourceInfos } from './discovery.js';
 import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
 import { fieldTracker } from './managed-fields.js';
@@ -29,6 +30,22 @@ export interface APIServerOptions {
   advertiseAddress?: string;
   tls: { certPem: string; keyPem: string; caPem: string };
   tokenFile?: string;
+  /** ServiceAccount token keys; without them a key for this process only (tokens die with it). */
+  serviceAccountKeys?: ServiceAccountKeys;
+  /** --service-account-issuer (the first signs); default https://kubernetes.default.svc.cluster.local. */
+  serviceAccountIssuers?: string[];
+  /** --service-account-jwks-uri. */
+  serviceAccountJWKSURI?: string;
+  /** --service-account-max-token-expiration, seconds. */
+  serviceAccountMaxTokenExpirationSeconds?: number;
+  /** --service-account-extend-token-expiration (default true). */
+  serviceAccountExtendTokenExpiration?: boolean;
+  /** --api-audiences; default the issuer. */
+  apiAudiences?: string[];
+  /** --anonymous-auth (default true). Switched off with the AlwaysAllow authorizer, as kube-apiserver does. */
+  anonymousAuth?: boolean;
+  /** Default AlwaysAllow. */
+  authorizer?: Authorizer;
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
   log?: Logger;
@@ -42,6 +59,8 @@ export interface APIServerOptions {
   extraListeners?: NetServer[];
   /** Connection timeouts and limits (tests shorten them); see connectionDefaults. */
   connections?: Partial<ConnectionOptions>;
+  /** Admission plugins by name to leave out (kube-apiserver's --disable-admission-plugins). */
+  disableAdmissionPlugins?: string[];
 }
 
 export interface ConnectionOptions {
@@ -86,22 +105,32 @@ export class APIServer {
 
   async start(): Promise<{ port: number; address: string }> {
     await this.cache.start();
-    const authenticators: Authenticator[] = [new ClientCertAuthenticator()];
-    if (this.opts.tokenFile) authenticators.push(new TokenFileAuthenticator(this.opts.tokenFile));
     const conn = { ...connectionDefaults, ...this.opts.connections };
     const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
-    // The pipeline authenticates each request once; a success also exempts its connection
-    // from the cap on unauthenticated connections.
-    const credentials = unionAuthenticator(authenticators);
-    const authn: Authenticator = {
-      authenticate(req) {
-        const user = credentials.authenticate(req);
-        if (user) limits.trust(req.socket);
-        return user;
+    const authz = this.opts.authorizer ?? alwaysAllow;
+    let anonymous = this.opts.anonymousAuth ?? true;
+    if (anonymous && authz === alwaysAllow) {
+      this.log.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
+      anonymous = false;
+    }
+    const authentication = buildAuthentication({
+      tokenFile: this.opts.tokenFile, keys: this.opts.serviceAccountKeys ?? ephemeralServiceAccountKeys(),
+      issuers: this.opts.serviceAccountIssuers, apiAudiences: this.opts.apiAudiences, jwksURI: this.opts.serviceAccountJWKSURI,
+      maxTokenExpirationSeconds: this.opts.serviceAccountMaxTokenExpirationSeconds, extendTokenExpiration: this.opts.serviceAccountExtendTokenExpiration,
+      anonymous, objects: registryObjectGetter(this.registries, this.cache), log: this.log,
+    });
+    // The pipeline authenticates each request once; credentials that get in (not anonymity)
+    // also exempt its connection from the cap on unauthenticated connections.
+    const authn = authentication.stage(authz, undefined, (inner): Authenticator => ({
+      async authenticate(req) {
+        const result = await inner.authenticate(req);
+        if (!result.anonymous) limits.trust(req.socket);
+        return result;
       },
-    };
+    }));
     const served = resourceInfos(this.registries.all, [
       { group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
+      { group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false, verbs: ['create'] },
     ]);
     let port = this.opts.port ?? 6443;
     const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
@@ -112,8 +141,13 @@ export class APIServer {
       registries: this.registries,
       cache: this.cache,
       authn,
-      authz: alwaysAllow,
-      admission: new AdmissionChain([namespaceLifecycle(this.registries.get('', 'namespaces')!)]),
+      authz,
+      tokens: authentication,
+      oidc: authentication.oidc(() => `${advertise}:${port}`),
+      admission: new AdmissionChain([
+        namespaceLifecycle(this.registries.get('', 'namespaces')!),
+        serviceAccountAdmission(this.registries.get('', 'serviceaccounts')!),
+      ].filter((p) => !this.opts.disableAdmissionPlugins?.includes(p.name))),
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
       served,

@@ -6,6 +6,7 @@ import { openStore } from '../storage/index.js';
 import { APIServer } from '../apiserver/server.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { untilSignal } from './signals.js';
+import { authenticationFlags, authenticationOptions } from './authn-flags.js';
 
 export const apiserverFlags = {
   'data-dir': { type: 'string', default: '.capstan' },
@@ -21,6 +22,8 @@ export const apiserverFlags = {
   'kubelet-client-key': { type: 'string' },
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
   'service-node-port-range': { type: 'string', default: '30000-32767' },
+  'disable-admission-plugins': { type: 'string', default: '' },
+  ...authenticationFlags,
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -42,7 +45,8 @@ export async function run(argv: string[]): Promise<number> {
   const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
   const server = new APIServer({
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
-    tokenFile: values['token-auth-file'],
+    disableAdmissionPlugins: values['disable-admission-plugins'].split(',').map((s) => s.trim()).filter(Boolean),
+    tokenFile: values['token-auth-file'], ...authenticationOptions(values, dataDir),
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

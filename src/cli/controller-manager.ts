@@ -2,9 +2,10 @@
 // the API server over HTTPS like any client.
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { clientsetFromKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory } from '../client/index.js';
+import { clientsetFromKubeconfig, loadKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory } from '../client/index.js';
 import { controllers, defaultControllerConfig, type Controller, type ControllerContext } from '../controllers/index.js';
 import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
@@ -37,6 +38,8 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'terminated-pod-gc-threshold': { type: 'string', default: String(defaultControllerConfig.terminatedPodGCThreshold) },
       // Not an upstream flag (upstream fixes it at 40 s): lets tests run pod GC of orphans quickly.
       'pod-gc-quarantine-period': { type: 'string', default: '40s' },
+      // The CA put in every namespace's kube-root-ca.crt; default: the kubeconfig's CA.
+      'root-ca-file': { type: 'string' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '10257' },
     },
@@ -56,6 +59,7 @@ export async function startControllerManager(argv: string[]): Promise<Controller
     maxEndpointsPerSlice: Number(values['max-endpoints-per-slice']),
     terminatedPodGCThreshold: Number(values['terminated-pod-gc-threshold']),
     podGCQuarantineMs: parseDuration(values['pod-gc-quarantine-period']),
+    rootCA: values['root-ca-file'] ? readFileSync(values['root-ca-file'], 'utf8') : loadKubeconfig(values.kubeconfig).caPem,
   };
   if (!Number.isInteger(config.terminatedPodGCThreshold)) throw new Error(`--terminated-pod-gc-threshold must be an integer, not "${values['terminated-pod-gc-threshold']}"`);
   const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);

@@ -49,6 +49,8 @@ export interface NodeOptions {
   cgroupRoot?: string;
   /** The cluster's pod network, for the proxy's masquerading and the agent's unreachable route (default 10.244.0.0/16). */
   clusterCIDR?: string;
+  /** The kubelet's --service-account-token-max-ttl (tests). */
+  tokenMaxTTL?: string;
 }
 
 /** Under the node's data dir: the PID of the supervised `capstan network-agent`. */
@@ -95,6 +97,7 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
       '--kubeconfig', o.kubeconfig, '--hostname-override', nodeName, '--container-runtime-endpoint', containerd.socket,
       '--root-dir', join(o.dataDir, 'kubelet'), '--cgroup-root', cgroupRoot, ...kubeletCNI,
       ...(o.nodeIP ? ['--node-ip', o.nodeIP] : []),
+      ...(o.tokenMaxTTL ? ['--service-account-token-max-ttl', o.tokenMaxTTL] : []),
     ]);
     stops.push(() => kubelet.stop());
     // Services on this node, and cluster DNS on 169.254.20.10 and the cluster DNS Service IP.

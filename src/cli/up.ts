@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
+import { authenticationFlags, authenticationOptions } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
@@ -38,6 +39,8 @@ export async function run(argv: string[]): Promise<number> {
       'node-monitor-grace-period': { type: 'string', default: '40s' },
       'pod-eviction-timeout': { type: 'string', default: '5m' },
       'extra-listen-fd': { type: 'string' },
+      'service-account-token-max-ttl': { type: 'string' },
+      ...authenticationFlags,
     },
   });
   const dataDir = resolve(values['data-dir']);
@@ -52,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
     store, bindAddress: bind, port: Number(values.port), advertiseAddress: advertise,
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
-    tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'],
+    tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir),
   });
   const stops: (() => Promise<void>)[] = [];
   const shutdown = async () => {
@@ -81,6 +84,7 @@ export async function run(argv: string[]): Promise<number> {
       const node = await startNode({
         dataDir, kubeconfig: writeAdminKubeconfig(dataDir, pki, url), nodeName: values['node-name'], ca: pki.ca, clusterCIDR: values['cluster-cidr'],
         cniBinDir: values['cni-bin-dir'], cniConfDir: values['cni-conf-dir'], cgroupRoot: values['cgroup-root'],
+        tokenMaxTTL: values['service-account-token-max-ttl'],
       });
       stops.push(() => node.stop());
     }

@@ -27,6 +27,8 @@ export interface ControllerConfig {
   terminatedPodGCThreshold: number;
   /** How long pod GC waits after it notices a pod's Node missing before it checks with a GET. */
   podGCQuarantineMs: number;
+  /** The cluster CA (PEM) the root CA publisher puts in every namespace (--root-ca-file). */
+  rootCA?: string;
 }
 
 export const defaultControllerConfig: ControllerConfig = {

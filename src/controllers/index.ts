@@ -15,6 +15,8 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   namespace: async () => (await import('./namespace/index.js')).create,
   serviceaccount: async () => (await import('./serviceaccount/index.js')).create,
   podgc: async () => (await import('./podgc/index.js')).create,
+  'root-ca-cert-publisher': async () => (await import('./rootcacertpublisher/index.js')).create,
+  tokencleaner: async () => (await import('./bootstrap/index.js')).create,
 };
 
 export * from './framework.js';

@@ -1,5 +1,5 @@
 // The volume sources a hollow kubelet checks before it "starts" a pod: Secrets and
-// ConfigMaps must exist, as the kubelet needs them to set up the volume (optional ones may
+// ConfigMaps (also as projected sources) must exist, as the kubelet needs them to set up the volume (optional ones may
 // be missing). Other volume types need nothing from the API and always "mount".
 import { isNotFound, type ResourceAPI } from '../client/index.js';
 import type { Pod } from '../api/kinds.js';
@@ -29,6 +29,15 @@ export async function missingVolume(pod: Pod, secrets: ResourceAPI, configMaps: 
     }
     if (v.configMap && !v.configMap.optional && !(await exists(configMaps, namespace, v.configMap.name!))) {
       return { volume: v.name, message: `configmap "${v.configMap.name}" not found` };
+    }
+    // A projected volume's sources (kube-api-access-* holds the kube-root-ca.crt ConfigMap).
+    for (const s of v.projected?.sources ?? []) {
+      if (s.secret && !s.secret.optional && !(await exists(secrets, namespace, s.secret.name!))) {
+        return { volume: v.name, message: `secret "${s.secret.name}" not found` };
+      }
+      if (s.configMap && !s.configMap.optional && !(await exists(configMaps, namespace, s.configMap.name!))) {
+        return { volume: v.name, message: `configmap "${s.configMap.name}" not found` };
+      }
     }
   }
   return undefined;

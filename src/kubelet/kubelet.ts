@@ -18,6 +18,8 @@ import { PodWorkers } from './pod-workers.js';
 import { ProbeManager } from './probe-manager.js';
 import { defaultProbeRunner, type ProbeRunner } from './prober.js';
 import { RuntimeStateReader } from './runtime-state.js';
+import { TokenManager, type RequestToken } from './token-manager.js';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Pod } from '../api/kinds.js';
 
 export interface KubeletOptions {
@@ -52,6 +54,9 @@ export interface KubeletOptions {
   parallelPodStarts?: number;
   /** Write a ptp + host-local CNI config for the node's podCIDR into this dir when it has none. */
   cniConfDir?: string;
+  /** A service account token older than this is refreshed whatever its expiry (upstream's
+   *  fixed 24 h; tests shorten it to see a refresh). */
+  tokenMaxTTLMs?: number;
 }
 
 function apiObjects(clients: ClientsetAPI): ObjectSource {
@@ -69,6 +74,13 @@ function apiObjects(clients: ClientsetAPI): ObjectSource {
   };
 }
 
+/** The TokenRequest API: POST serviceaccounts/NAME/token. */
+function requestToken(clients: ClientsetAPI): RequestToken {
+  return async (ns, name, tr) => await clients.resource(resources.serviceaccounts).createSubresource(ns, name, 'token', {
+    apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', ...tr,
+  }) as TokenRequest;
+}
+
 export class Kubelet {
   readonly nodeName: string;
   readonly logRoot: string;
@@ -79,6 +91,7 @@ export class Kubelet {
   readonly informer: SharedInformer<Pod>;
   readonly recorder: EventRecorder;
   readonly settings: SyncSettings;
+  readonly tokens: TokenManager;
   agent?: NodeAgent;
   private memory = new Map<string, PodMemory>();
   private known = new Map<string, Pod>();
@@ -103,10 +116,11 @@ export class Kubelet {
       clusterDNS: o.clusterDNS ?? ['10.96.0.10'], clusterDomain: o.clusterDomain ?? 'cluster.local', resolvConf: o.resolvConf ?? '/etc/resolv.conf',
       allocatable: { cpu: machine?.cpu ?? 1, memory: machine?.memoryBytes ?? 0 }, maxDeadPerContainer: 2, parallelPodStarts: o.parallelPodStarts ?? 10,
     };
+    this.tokens = new TokenManager(requestToken(o.clients), { clock: this.clock, log: this.log, maxTTLMs: o.tokenMaxTTLMs });
     this.syncer = new PodSyncer({
       runtime: o.runtime, reader: this.reader, probes: this.probes, runner,
       images: new ImageManager(o.runtime, this.recorder, () => this.clock.now()),
-      clients: o.clients, objects: apiObjects(o.clients), recorder: this.recorder, clock: this.clock, log: this.log,
+      clients: o.clients, objects: apiObjects(o.clients), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
       removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
       settings: this.settings,
     });
@@ -139,6 +153,7 @@ export class Kubelet {
     const pod = seen ? this.informer.lister.get(seen.metadata.namespace, seen.metadata.name as string) : undefined;
     const result = await this.syncer.sync(uid, pod && pod.metadata.uid === uid ? pod : undefined, mem);
     if (result.done) {
+      this.tokens.deleteServiceAccountToken(uid);
       this.memory.delete(uid);
       this.known.delete(uid);
     }
@@ -191,5 +206,6 @@ export class Kubelet {
     await this.informer.stop();
     await this.workers.stop();
     for (const uid of this.known.keys()) this.probes.removePod(uid);
+    this.tokens.stop();
   }
 }

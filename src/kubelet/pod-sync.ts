@@ -26,7 +26,7 @@ import type { ProbeRunner } from './prober.js';
 import { latestByName, type ContainerState, type PodRuntimeState, type RuntimeStateReader, type SandboxState } from './runtime-state.js';
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import { computePodStatus, type Waiting } from './status.js';
-import { MountError, removePodDir, setUpVolumes } from './volumes.js';
+import { MountError, removePodDir, setUpVolumes, type TokenSource } from './volumes.js';
 import { Semaphore } from './semaphore.js';
 import type { Pod } from '../api/kinds.js';
 import type { Container, PodStatus } from 'kubernetes-types/core/v1.js';
@@ -51,6 +51,8 @@ export interface SyncDeps {
   images: ImageManager;
   clients: ClientsetAPI;
   objects: ObjectSource;
+  /** Service account tokens for serviceAccountToken projections. */
+  tokens?: TokenSource;
   recorder?: EventRecorder;
   clock: Clock;
   log: Logger;
@@ -110,7 +112,10 @@ export class PodSyncer {
     for (const extra of rs.sandboxes.filter((s) => s.ready && s !== sandbox)) await this.stopSandbox(pod, rs, extra);
     let volumes: Map<string, string>;
     try {
-      volumes = await setUpVolumes({ root: this.d.settings.rootDir, pod, objects: this.d.objects });
+      volumes = await setUpVolumes({
+        root: this.d.settings.rootDir, pod, objects: this.d.objects, tokens: this.d.tokens,
+        facts: { nodeName: this.d.settings.nodeName, allocatable: this.d.settings.allocatable },
+      });
     } catch (e) {
       if (!(e instanceof MountError)) throw e;
       this.d.recorder?.event(pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${e.volume}" : ${e.message}`);

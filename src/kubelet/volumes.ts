@@ -1,12 +1,16 @@
 // Pod volumes on the node's disk, under <root>/pods/<uid>/volumes/<plugin>/<name>:
-// emptyDir, configMap and secret (files from keys or items, with modes), hostPath. A
-// configMap/secret volume is rewritten on every sync, so updates reach running containers
-// (the directory is bind-mounted; files are replaced by rename, stale keys removed).
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, normalize } from 'node:path';
+// emptyDir, hostPath, and the ones whose files come from the API — configMap, secret,
+// downwardAPI and projected (configMap, secret, downwardAPI, serviceAccountToken sources).
+// Those are rewritten on every sync through the atomic writer (a `..data` link swap), so
+// updates reach running containers whole (the directory is bind-mounted).
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
+import type { KeyToPath, ProjectedVolumeSource } from 'kubernetes-types/core/v1.js';
 import type { ObjectSource } from './env.js';
-import type { Pod } from '../api/kinds.js';
-import type { KeyToPath } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, Pod, Secret } from '../api/kinds.js';
+import { writePayload, type FileProjection, type Payload } from './atomic-writer.js';
+import { downwardPayload, type DownwardFacts } from './downward-api.js';
 
 /** A volume that cannot be set up yet (event FailedMount). */
 export class MountError extends Error {
@@ -18,56 +22,88 @@ export class MountError extends Error {
 export const podDir = (root: string, uid: string) => join(root, 'pods', uid);
 export const volumesDir = (root: string, uid: string) => join(podDir(root, uid), 'volumes');
 
-interface FileSpec { path: string; content: Buffer; mode: number }
-
-function safeRelative(p: string): string {
-  const n = normalize(p);
-  if (n.startsWith('..') || n.startsWith('/')) throw new Error(`invalid path ${JSON.stringify(p)}`);
-  return n;
-}
-
-/** Makes `dir` hold exactly `files` (plus their directories); writes only what changed. */
-function syncFiles(dir: string, files: FileSpec[]): void {
-  mkdirSync(dir, { recursive: true });
-  const want = new Set<string>();
-  for (const f of files) {
-    const rel = safeRelative(f.path);
-    want.add(rel);
-    const full = join(dir, rel);
-    mkdirSync(dirname(full), { recursive: true });
-    const tmp = join(dirname(full), `.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`);
-    writeFileSync(tmp, f.content, { mode: f.mode });
-    chmodSync(tmp, f.mode);
-    renameSync(tmp, full);
-  }
-  const prune = (sub: string): boolean => {
-    let keep = false;
-    for (const e of readdirSync(join(dir, sub), { withFileTypes: true })) {
-      const rel = sub ? join(sub, e.name) : e.name;
-      if (e.isDirectory()) {
-        if (prune(rel)) keep = true;
-        else rmSync(join(dir, rel), { recursive: true, force: true });
-      } else if (want.has(rel)) keep = true;
-      else rmSync(join(dir, rel), { force: true });
-    }
-    return keep;
-  };
-  prune('');
-}
-
-function keyFiles(data: Record<string, Buffer>, items: KeyToPath[] | undefined, defaultMode: number, what: string): FileSpec[] {
-  if (!items?.length) return Object.entries(data).map(([k, v]) => ({ path: k, content: v, mode: defaultMode }));
-  return items.map((it) => {
+/** The files of a configMap/secret: every key, or the items (a missing key is an error
+ *  unless the source is optional). */
+function keyFiles(data: Record<string, Buffer>, items: KeyToPath[] | undefined, defaultMode: number, what: 'configmap' | 'secret', optional: boolean): [string, FileProjection][] {
+  if (!items?.length) return Object.entries(data).map(([k, v]) => [k, { content: v, mode: defaultMode }]);
+  const out: [string, FileProjection][] = [];
+  for (const it of items) {
     const content = data[it.key];
-    if (!content) throw new Error(`configmap references non-existent config key: ${it.key}`.replace('configmap', what));
-    return { path: it.path, content, mode: typeof it.mode === 'number' ? it.mode : defaultMode };
-  });
+    if (!content) {
+      if (optional) continue;
+      throw new Error(what === 'configmap' ? `configmap references non-existent config key: ${it.key}` : `references non-existent secret key: ${it.key}`);
+    }
+    out.push([it.path, { content, mode: typeof it.mode === 'number' ? it.mode : defaultMode }]);
+  }
+  return out;
+}
+
+const configMapData = (cm: ConfigMap | undefined): Record<string, Buffer> => {
+  const data: Record<string, Buffer> = {};
+  for (const [k, val] of Object.entries(cm?.data ?? {})) data[k] = Buffer.from(val);
+  for (const [k, val] of Object.entries(cm?.binaryData ?? {})) data[k] = Buffer.from(val, 'base64');
+  return data;
+};
+
+const secretData = (s: Secret | undefined): Record<string, Buffer> => {
+  const data: Record<string, Buffer> = {};
+  for (const [k, val] of Object.entries(s?.data ?? {})) data[k] = Buffer.from(val, 'base64');
+  return data;
+};
+
+/** Where service account tokens come from (the kubelet's TokenManager). */
+export interface TokenSource {
+  getServiceAccountToken(namespace: string, name: string, request: TokenRequest): Promise<TokenRequest>;
 }
 
 export interface VolumeContext {
   root: string;
   pod: Pod;
   objects: ObjectSource;
+  /** Needed by serviceAccountToken projections. */
+  tokens?: TokenSource;
+  /** Node name and allocatable, for downward API items. */
+  facts?: DownwardFacts;
+}
+
+/** A projected volume's files, source by source, as upstream's projected plugin collects them. */
+async function projectedPayload(ctx: VolumeContext, src: ProjectedVolumeSource): Promise<Payload> {
+  const pod = ctx.pod;
+  const ns = pod.metadata.namespace ?? 'default';
+  const mode = src.defaultMode ?? 0o644;
+  const payload: Payload = new Map();
+  const add = (files: [string, FileProjection][]) => { for (const [p, f] of files) payload.set(p, f); };
+  for (const s of src.sources ?? []) {
+    if (s.configMap) {
+      const cm = await ctx.objects.configMap(ns, s.configMap.name!);
+      if (!cm) {
+        if (s.configMap.optional) continue;
+        throw new Error(`configmap "${s.configMap.name}" not found`);
+      }
+      add(keyFiles(configMapData(cm), s.configMap.items, mode, 'configmap', !!s.configMap.optional));
+    } else if (s.secret) {
+      const secret = await ctx.objects.secret(ns, s.secret.name!);
+      if (!secret) {
+        if (s.secret.optional) continue;
+        throw new Error(`secret "${s.secret.name}" not found`);
+      }
+      add(keyFiles(secretData(secret), s.secret.items, mode, 'secret', !!s.secret.optional));
+    } else if (s.downwardAPI) {
+      add(downwardPayload(pod, s.downwardAPI.items, mode, ctx.facts ?? { nodeName: pod.spec?.nodeName ?? '', allocatable: { cpu: 0, memory: 0 } }));
+    } else if (s.serviceAccountToken) {
+      const tp = s.serviceAccountToken;
+      if (!ctx.tokens) throw new Error('the kubelet has no token source for serviceAccountToken projections');
+      const tr = await ctx.tokens.getServiceAccountToken(ns, pod.spec?.serviceAccountName ?? 'default', {
+        spec: {
+          audiences: tp.audience ? [tp.audience] : [],
+          expirationSeconds: tp.expirationSeconds ?? 3600,
+          boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid },
+        },
+      });
+      payload.set(tp.path, { content: Buffer.from(tr.status?.token ?? ''), mode });
+    }
+  }
+  return payload;
 }
 
 /** Sets up every volume of the pod; returns volume name → host path. Throws MountError. */
@@ -90,18 +126,22 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
         const dir = join(base, 'kubernetes.io~configmap', name);
         const cm = await ctx.objects.configMap(ns, v.configMap.name!);
         if (!cm && !v.configMap.optional) throw new MountError(name, `configmap "${v.configMap.name}" not found`);
-        const data: Record<string, Buffer> = {};
-        for (const [k, val] of Object.entries((cm?.data ?? {}) as Record<string, string>)) data[k] = Buffer.from(val);
-        for (const [k, val] of Object.entries((cm?.binaryData ?? {}) as Record<string, string>)) data[k] = Buffer.from(val, 'base64');
-        syncFiles(dir, keyFiles(data, v.configMap.items, v.configMap.defaultMode ?? 0o644, 'configmap'));
+        writePayload(dir, new Map(keyFiles(configMapData(cm), v.configMap.items, v.configMap.defaultMode ?? 0o644, 'configmap', !!v.configMap.optional)));
         out.set(name, dir);
       } else if (v.secret) {
         const dir = join(base, 'kubernetes.io~secret', name);
         const s = await ctx.objects.secret(ns, v.secret.secretName!);
         if (!s && !v.secret.optional) throw new MountError(name, `secret "${v.secret.secretName}" not found`);
-        const data: Record<string, Buffer> = {};
-        for (const [k, val] of Object.entries((s?.data ?? {}) as Record<string, string>)) data[k] = Buffer.from(val, 'base64');
-        syncFiles(dir, keyFiles(data, v.secret.items, v.secret.defaultMode ?? 0o644, 'secret'));
+        writePayload(dir, new Map(keyFiles(secretData(s), v.secret.items, v.secret.defaultMode ?? 0o644, 'secret', !!v.secret.optional)));
+        out.set(name, dir);
+      } else if (v.downwardAPI) {
+        const dir = join(base, 'kubernetes.io~downward-api', name);
+        const facts = ctx.facts ?? { nodeName: ctx.pod.spec?.nodeName ?? '', allocatable: { cpu: 0, memory: 0 } };
+        writePayload(dir, new Map(downwardPayload(ctx.pod, v.downwardAPI.items, v.downwardAPI.defaultMode ?? 0o644, facts)));
+        out.set(name, dir);
+      } else if (v.projected) {
+        const dir = join(base, 'kubernetes.io~projected', name);
+        writePayload(dir, await projectedPayload(ctx, v.projected));
         out.set(name, dir);
       } else if (v.hostPath) {
         const path: string = v.hostPath.path;

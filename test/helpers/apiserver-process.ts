@@ -49,7 +49,7 @@ async function freePort(): Promise<number> {
 }
 
 function launch(dataDir: string, port: number, store: string, tokenFile: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [capstanBin, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--store', store, '--token-auth-file', tokenFile], {
+  const child = spawn(process.execPath, [capstanBin, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--store', store, '--token-auth-file', tokenFile, '--disable-admission-plugins', 'ServiceAccount'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

@@ -138,3 +138,22 @@ t.test('a pod whose Secret is missing is retried with backoff, not every second,
   await advance(8_000);
   t.equal(getPod(fake, 'db')!.status.phase, 'Running', 'started at the next attempt');
 });
+
+t.test('a projected volume waits for its ConfigMap (kube-root-ca.crt) as the kubelet does', async (t) => {
+  const { fake, advance } = await setup(t);
+  await fake.resource(resources.nodes).patch(undefined, 'hollow-0', 'merge', { spec: { podCIDR: '10.244.8.0/24' } });
+  await fake.resource(resources.pods).create('default', {
+    metadata: { name: 'api-user', namespace: 'default' },
+    spec: {
+      nodeName: 'hollow-0', containers: [{ name: 'app', image: 'x' }],
+      volumes: [{ name: 'kube-api-access-abcde', projected: { sources: [{ serviceAccountToken: { path: 'token' } }, { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }] } }],
+    },
+  });
+  await advance(3_000);
+  t.equal(getPod(fake, 'api-user')!.status.phase, 'Pending');
+  const events = fake.list(resources.events, 'default').filter((e) => e.reason === 'FailedMount' && e.involvedObject?.name === 'api-user');
+  t.equal(events[0]?.message, 'MountVolume.SetUp failed for volume "kube-api-access-abcde" : configmap "kube-root-ca.crt" not found');
+  await fake.resource(resources.configmaps).create('default', { metadata: { name: 'kube-root-ca.crt', namespace: 'default' }, data: { 'ca.crt': 'CA' } });
+  await advance(8_000);
+  t.equal(getPod(fake, 'api-user')!.status.phase, 'Running');
+});

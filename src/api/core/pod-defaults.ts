@@ -42,5 +42,16 @@ export function defaultPodSpec(spec: Fields | undefined): void {
     if (v.configMap) v.configMap.defaultMode ??= 0o644;
     if (v.secret) v.secret.defaultMode ??= 0o644;
     if (v.hostPath) v.hostPath.type ??= '';
+    if (v.downwardAPI) {
+      v.downwardAPI.defaultMode ??= 0o644;
+      for (const it of v.downwardAPI.items ?? []) if (it.fieldRef) it.fieldRef.apiVersion ??= 'v1';
+    }
+    if (v.projected) {
+      v.projected.defaultMode ??= 0o644;
+      for (const src of v.projected.sources ?? []) {
+        if (src.serviceAccountToken) src.serviceAccountToken.expirationSeconds ??= 3600;
+        for (const it of src.downwardAPI?.items ?? []) if (it.fieldRef) it.fieldRef.apiVersion ??= 'v1';
+      }
+    }
   }
 }

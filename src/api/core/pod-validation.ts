@@ -21,6 +21,31 @@ function validateResources(resources: Fields | undefined, base: string): FieldEr
   return errs;
 }
 
+const downwardVolumeFields = ['metadata.annotations', 'metadata.labels', 'metadata.name', 'metadata.namespace', 'metadata.uid'];
+
+/** Items of a downwardAPI volume or projection: a relative path without `..`, and exactly
+ *  one of a metadata fieldRef (one label/annotation allowed) or a named container's
+ *  resourceFieldRef. */
+function validateDownwardItems(items: unknown, base: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!Array.isArray(items)) return errs;
+  items.forEach((it: Fields, i: number) => {
+    const p = `${base}[${i}]`;
+    if (!it.path) errs.push(required(`${p}.path`));
+    else if (String(it.path).startsWith('/')) errs.push(invalidValue(`${p}.path`, it.path, 'must be a relative path'));
+    else if (String(it.path).split('/').includes('..')) errs.push(invalidValue(`${p}.path`, it.path, "must not contain '..'"));
+    if (it.fieldRef && it.resourceFieldRef) errs.push(invalidValue(p, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
+    else if (it.fieldRef) {
+      const fp = String(it.fieldRef.fieldPath ?? '');
+      if (!fp) errs.push(required(`${p}.fieldRef.fieldPath`));
+      else if (!/^metadata\.(labels|annotations)\['.+'\]$/.test(fp) && !downwardVolumeFields.includes(fp)) errs.push(notSupported(`${p}.fieldRef.fieldPath`, fp, downwardVolumeFields));
+    } else if (it.resourceFieldRef) {
+      if (!it.resourceFieldRef.containerName) errs.push(required(`${p}.resourceFieldRef.containerName`));
+    }
+  });
+  return errs;
+}
+
 function validateContainers(list: unknown, base: string, requireOne: boolean, seen: Set<string>): FieldError[] {
   const errs: FieldError[] = [];
   if (list === undefined || list === null) return requireOne ? [required(base)] : [];
@@ -84,6 +109,15 @@ export function validatePodSpec(spec: Fields | undefined, base: string): FieldEr
       if (volumeNames.has(v.name)) errs.push(duplicate(`${p}.name`, v.name));
       volumeNames.add(v.name);
     }
+    errs.push(...validateDownwardItems(v.downwardAPI?.items, `${p}.downwardAPI.items`));
+    (v.projected?.sources ?? []).forEach((src: Fields, j: number) => {
+      errs.push(...validateDownwardItems(src.downwardAPI?.items, `${p}.projected.sources[${j}].downwardAPI.items`));
+      const exp = src.serviceAccountToken?.expirationSeconds;
+      const f = `${p}.projected.sources[${j}].serviceAccountToken.expirationSeconds`;
+      if (typeof exp === 'number' && exp < 600) errs.push(invalidValue(f, exp, 'may not specify a duration less than 10 minutes'));
+      else if (typeof exp === 'number' && exp > 2 ** 32) errs.push(invalidValue(f, exp, 'may not specify a duration larger than 2^32 seconds'));
+      if (src.serviceAccountToken && !src.serviceAccountToken.path) errs.push(required(`${p}.projected.sources[${j}].serviceAccountToken.path`));
+    });
   });
   for (const [list, field] of [[spec.containers, 'containers'], [spec.initContainers, 'initContainers']] as const) {
     (list ?? []).forEach((c: Fields, i: number) => (c.volumeMounts ?? []).forEach((m: Fields, j: number) => {
