@@ -71,3 +71,17 @@ t.test('a value under a removed key: that watch ends with ERROR 500; others go o
   await api.store.delete('/registry/secrets/default/lost');
   t.equal((await c.get(secrets)).status, 200, 'once it is gone, lists work again');
 });
+
+t.test('bytes that are not JSON (what a tampered aescbc value may decrypt to) fail that object alone', async (t) => {
+  const cw = await c.watch(`${cms}?watch=true`);
+  const sw = await c.watch(`${secrets}?watch=true`);
+  t.teardown(() => { cw.close(); sw.close(); });
+  await until(sw, (ev) => ev.object.metadata?.name === 's1');
+  await api.store.create('/registry/configmaps/default/garbled', Buffer.from([0x9f, 0x00, 0x42]));
+  t.match((await until(cw, (ev) => ev.type === 'ERROR')).object, { code: 500, message: /unable to decode the object stored at "\/registry\/configmaps\/default\/garbled"/ });
+  const r = await c.get(`${cms}/garbled`);
+  t.equal(r.status, 500);
+  await c.post(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's9' } });
+  t.equal((await until(sw, (ev) => ev.object.metadata?.name === 's9')).type, 'ADDED', 'the Secret watch goes on');
+  await api.store.delete('/registry/configmaps/default/garbled');
+});

@@ -98,7 +98,15 @@ export class GenericRegistry {
       if (e instanceof TransformError) throw internalError(`unable to transform key "${key}": ${e.message}`);
       throw e;
     }
-    const obj = this.storageVersionDef.toInternal(JSON.parse(plain.data.toString('utf8')) as KubeObject);
+    let stored: KubeObject;
+    try {
+      stored = JSON.parse(plain.data.toString('utf8')) as KubeObject;
+    } catch (e) {
+      // Bytes that are not JSON (aescbc has no MAC: a tampered value may still unpad) fail
+      // this object alone, never a watch cache feeding other watchers.
+      throw internalError(`unable to decode the object stored at "${key}": ${(e as Error).message}`);
+    }
+    const obj = this.storageVersionDef.toInternal(stored);
     obj.metadata.resourceVersion = String(modRevision);
     return { obj, stale: plain.stale };
   }
