@@ -12,6 +12,10 @@ export class APIMetrics {
   });
   readonly watchers = new Counter({ name: 'apiserver_watch_requests_total', help: 'Watch requests started.', labelNames: ['group', 'resource'], registers: [this.registry] });
   readonly storageLists = new Counter({ name: 'apiserver_storage_list_total', help: 'Lists sent to storage, by resource.', labelNames: ['resource'], registers: [this.registry] });
+  readonly transformations = new Counter({
+    name: 'apiserver_storage_transformation_operations_total', help: 'Total number of transformations (encryption at rest) by resource and provider prefix.',
+    labelNames: ['resource', 'transformation_type', 'transformer_prefix', 'status'], registers: [this.registry],
+  });
   /** The server points this at its watch cache. */
   waitingReads: () => number = () => 0;
   readonly cacheWaiting = new Gauge({

@@ -14,6 +14,7 @@ import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler
 import { fieldTracker } from './managed-fields.js';
 import { APIMetrics } from './metrics.js';
 import { CountedStore } from './counted-store.js';
+import { ResourceTransformers, type EncryptionConfiguration } from './encryption/index.js';
 import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
 import { ConnectionLimits } from './connection-limits.js';
@@ -57,6 +58,8 @@ export interface APIServerOptions {
   kubeletClient?: { certPem: string; keyPem: string };
   /** Listening sockets opened elsewhere (e.g. inherited from another network namespace) whose connections this server also serves; stop() closes them. */
   extraListeners?: NetServer[];
+  /** Encryption at rest of the resources it names (`--encryption-provider-config`). */
+  encryption?: EncryptionConfiguration;
   /** Connection timeouts and limits (tests shorten them); see connectionDefaults. */
   connections?: Partial<ConnectionOptions>;
   /** Admission plugins by name to leave out (kube-apiserver's --disable-admission-plugins). */
@@ -98,6 +101,8 @@ export class APIServer {
     this.registries = buildRegistries(store, {
       serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
       serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
+      transformers: opts.encryption && new ResourceTransformers(opts.encryption, (resource, op) =>
+        this.metrics.transformations.inc({ resource, transformation_type: op.transformationType, transformer_prefix: op.transformerPrefix, status: op.status })),
     });
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
     this.metrics.waitingReads = () => this.cache.waitingReads;

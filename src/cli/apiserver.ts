@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { APIServer } from '../apiserver/server.js';
+import { encryptionFlag } from './encryption-flag.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { untilSignal } from './signals.js';
 import { authenticationFlags, authenticationOptions } from './authn-flags.js';
@@ -24,6 +25,7 @@ export const apiserverFlags = {
   'service-node-port-range': { type: 'string', default: '30000-32767' },
   'disable-admission-plugins': { type: 'string', default: '' },
   ...authenticationFlags,
+  'encryption-provider-config': { type: 'string' },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -42,11 +44,12 @@ export async function run(argv: string[]): Promise<number> {
   const kubeletClient = values['kubelet-client-certificate'] && values['kubelet-client-key']
     ? { certPem: readFileSync(values['kubelet-client-certificate'], 'utf8'), keyPem: readFileSync(values['kubelet-client-key'], 'utf8') }
     : pki?.kubeletClient;
+  const encryption = encryptionFlag('capstan apiserver', values['encryption-provider-config']);
   const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
   const server = new APIServer({
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
     disableAdmissionPlugins: values['disable-admission-plugins'].split(',').map((s) => s.trim()).filter(Boolean),
-    tokenFile: values['token-auth-file'], ...authenticationOptions(values, dataDir),
+    tokenFile: values['token-auth-file'], ...authenticationOptions(values, dataDir), encryption,
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

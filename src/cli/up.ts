@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { authenticationFlags, authenticationOptions } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
+import { encryptionFlag } from './encryption-flag.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { startControllerManager } from './controller-manager.js';
@@ -41,6 +42,7 @@ export async function run(argv: string[]): Promise<number> {
       'extra-listen-fd': { type: 'string' },
       'service-account-token-max-ttl': { type: 'string' },
       ...authenticationFlags,
+      'encryption-provider-config': { type: 'string' },
     },
   });
   const dataDir = resolve(values['data-dir']);
@@ -49,13 +51,14 @@ export async function run(argv: string[]): Promise<number> {
   const advertise = bind === '0.0.0.0' ? '127.0.0.1' : bind;
   const extra: InheritedListener | undefined = values['extra-listen-fd'] !== undefined ? await inheritedListener(Number(values['extra-listen-fd'])) : undefined;
   const pki = ensureClusterPKI(dataDir, [advertise, ...(extra ? [extra.address] : [])], values['service-cluster-ip-range']);
+  const encryption = encryptionFlag('capstan up', values['encryption-provider-config']);
   const storeURL = values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`;
   const store = await openStore(storeURL);
   const server = new APIServer({
     store, bindAddress: bind, port: Number(values.port), advertiseAddress: advertise,
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
-    tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir),
+    tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir), encryption,
   });
   const stops: (() => Promise<void>)[] = [];
   const shutdown = async () => {

@@ -7,7 +7,7 @@ import { apiVersionOf, type KubeObject } from '../../api/object.js';
 import { fieldsMatch, matches, parseFieldSelector, parseSelector, SelectorParseError } from '../../api/labels.js';
 import { CompactedError, type WatchEvent } from '../../storage/store.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
-import { badRequest, expired } from '../errors.js';
+import { badRequest, expired, StatusError } from '../errors.js';
 import { queryBool } from '../query.js';
 import { watchStartAt } from '../resource-version.js';
 import { partialObjectMetadata, toTable } from '../table.js';
@@ -25,7 +25,7 @@ function decodedOnce(h: HandlerContext, ev: WatchEvent): KubeObject {
   let cache = decodedByRegistry.get(h.reg);
   if (!cache) decodedByRegistry.set(h.reg, (cache = new WeakMap()));
   let obj = cache.get(ev);
-  if (!obj) cache.set(ev, (obj = h.reg.decode(ev.value, ev.revision)));
+  if (!obj) cache.set(ev, (obj = h.reg.decode(ev.value, ev.revision, ev.key)));
   return obj;
 }
 const bookmarkIntervalMs = 30_000;
@@ -86,7 +86,19 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   if (initial.length) res.write(initial.map((ev) => encodeEvent('ADDED', ev, decodedOnce(h, ev))).join(''));
 
   let lastRV = after;
+  // An object this server cannot read (stored under an encryption key no longer configured)
+  // ends the watch with an ERROR event carrying the 500, as kube-apiserver's watcher does; it
+  // must not throw into the watch cache, which feeds every other watcher too.
   const onEvent = (ev: WatchEvent) => {
+    try {
+      deliver(ev);
+    } catch (e) {
+      if (!(e instanceof StatusError)) throw e;
+      res.write(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);
+      finish();
+    }
+  };
+  const deliver = (ev: WatchEvent) => {
     if (ev.revision === -1) {
       res.write(`${JSON.stringify({ type: 'ERROR', object: expired('the watch cache lost history; relist').toStatus() })}\n`);
       finish();
@@ -100,7 +112,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     }
     const now = selected(cur);
     // Without selectors every object is selected; only a filtered watch needs the old state.
-    const before = ev.prevValue ? (!filtered || selected(h.reg.decode(ev.prevValue, ev.revision))) : false;
+    const before = ev.prevValue ? (!filtered || selected(h.reg.decode(ev.prevValue, ev.revision, ev.key))) : false;
     if (now && before) res.write(encodeEvent('MODIFIED', ev, cur));
     else if (now) res.write(encodeEvent('ADDED', ev, cur));
     else if (before) res.write(encodeEvent('DELETED', ev, cur));
@@ -125,7 +137,8 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     }
     throw e;
   }
-  if (done) return;
+  // An event replayed during subscribe may already have ended the watch.
+  if (done) { unsubscribe(); return; }
   // Node fires a timer above 2^31-1 ms at once; a longer watch ends after that (24.8 days).
   timers.push(setTimeout(finish, Math.min((timeout || defaultTimeoutSeconds) * 1000, maxTimerMs)));
   if (bookmarks) {

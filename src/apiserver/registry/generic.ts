@@ -10,7 +10,8 @@ import { rfc3339 } from '../../api/time.js';
 import { invalidValue, validateObjectMeta } from '../../api/validation.js';
 import { fieldsMatch, matches, type FieldRequirement, type Selector } from '../../api/labels.js';
 import { CompactedError, ConflictError, KeyExistsError, NotFoundError, type KeyValue, type ListOptions as StoreListOptions, type ListResult as StoreListResult, type Store } from '../../storage/store.js';
-import { alreadyExists, badRequest, conflict, expired, invalid, notFound, StatusError, type FieldError } from '../errors.js';
+import { alreadyExists, badRequest, conflict, expired, internalError, invalid, notFound, StatusError, type FieldError } from '../errors.js';
+import { identity, TransformError, type ValueTransformer } from '../encryption/index.js';
 import { resourcePrefix, storageKey, type RequestContext, type ResourceDef, type Strategy, type VersionDef } from './types.js';
 
 export interface ListOptions {
@@ -63,7 +64,8 @@ export class GenericRegistry {
   private readonly storageVersionDef: VersionDef;
   private readonly storageAPIVersion: string;
 
-  constructor(readonly def: ResourceDef, readonly store: Store) {
+  /** `transformer` turns stored bytes into the object's JSON and back (encryption at rest). */
+  constructor(readonly def: ResourceDef, readonly store: Store, private readonly transformer: ValueTransformer = identity) {
     this.prefix = resourcePrefix(def);
     const sv = def.storageCodec?.version ?? def.versions.find((v) => v.version === def.storageVersion);
     if (!sv) throw new Error(`${def.resource}: storage version ${def.storageVersion} is not among its versions`);
@@ -79,17 +81,46 @@ export class GenericRegistry {
     return this.def.versions.find((d) => d.version === v);
   }
 
-  /** The internal object behind a stored value, with resourceVersion from the revision. */
-  decode(value: Buffer, modRevision: number): KubeObject {
-    const obj = this.storageVersionDef.toInternal(JSON.parse(value.toString('utf8')) as KubeObject);
-    obj.metadata.resourceVersion = String(modRevision);
-    return obj;
+  /**
+   * The internal object behind the value stored at `key`, with resourceVersion from the
+   * revision. An unreadable value (a key no longer configured) is a 500 for this object only.
+   */
+  decode(value: Buffer, modRevision: number, key: string): KubeObject {
+    return this.read(value, modRevision, key).obj;
   }
 
-  encode(obj: KubeObject): Buffer {
+  /** `stale`: written by other than the current write provider, so an update must rewrite it. */
+  private read(value: Buffer, modRevision: number, key: string): { obj: KubeObject; stale: boolean } {
+    let plain: { data: Buffer; stale: boolean };
+    try {
+      plain = this.transformer.fromStorage(value, key);
+    } catch (e) {
+      if (e instanceof TransformError) throw internalError(`unable to transform key "${key}": ${e.message}`);
+      throw e;
+    }
+    let stored: KubeObject;
+    try {
+      stored = JSON.parse(plain.data.toString('utf8')) as KubeObject;
+    } catch (e) {
+      // Bytes that are not JSON (aescbc has no MAC: a tampered value may still unpad) fail
+      // this object alone, never a watch cache feeding other watchers.
+      throw internalError(`unable to decode the object stored at "${key}": ${(e as Error).message}`);
+    }
+    const obj = this.storageVersionDef.toInternal(stored);
+    obj.metadata.resourceVersion = String(modRevision);
+    return { obj, stale: plain.stale };
+  }
+
+  /** The bytes to store at `key`: the storage version's JSON, through the transformer. */
+  encode(obj: KubeObject, key: string): Buffer {
     const versioned = { apiVersion: this.storageAPIVersion, kind: this.def.kind, ...this.storageVersionDef.fromInternal(deepCopy(obj)) };
     delete versioned.metadata.resourceVersion;
-    return Buffer.from(JSON.stringify(versioned));
+    try {
+      return this.transformer.toStorage(Buffer.from(JSON.stringify(versioned)), key);
+    } catch (e) {
+      if (e instanceof TransformError) throw internalError(`unable to transform key "${key}": ${e.message}`);
+      throw e;
+    }
   }
 
   /** Internal → the given version, with apiVersion and kind set. */
@@ -102,7 +133,7 @@ export class GenericRegistry {
   }
 
   private decodeKV(kv: KeyValue): KubeObject {
-    return this.decode(kv.value, kv.modRevision);
+    return this.decode(kv.value, kv.modRevision, kv.key);
   }
 
   /** `source` is the store unless the caller reads from the watch cache. */
@@ -214,7 +245,8 @@ export class GenericRegistry {
 
     await this.def.hooks?.beforeCreate?.(obj, ctx, this.store);
     try {
-      const rev = await this.store.create(this.key(meta.namespace, meta.name as string), this.encode(obj));
+      const key = this.key(meta.namespace, meta.name as string);
+      const rev = await this.store.create(key, this.encode(obj, key));
       obj.metadata.resourceVersion = String(rev);
       return obj;
     } catch (e) {
@@ -245,21 +277,23 @@ export class GenericRegistry {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(this.key(namespace, name));
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
-      const old = this.decodeKV(kv);
+      const { obj: old, stale } = this.read(kv.value, kv.modRevision, kv.key);
       const desired = deepCopy(await fn(deepCopy(old)));
       const preconditionRV = desired.metadata?.resourceVersion;
       if (preconditionRV && preconditionRV !== old.metadata.resourceVersion) {
         throw conflict(this.def.resource, this.def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
       }
       const obj = this.prepareUpdate(desired, old, strategy, ctx, name, namespace);
-      if (sameObject(obj, old)) return old;
+      // An unchanged object is not written again, unless it is stored under an older key or
+      // provider: rewriting is how `kubectl replace` re-encrypts after a rotation.
+      if (sameObject(obj, old) && !stale) return old;
       if (obj.metadata.deletionTimestamp && this.isFinalized(obj) && !old.metadata.deletionGracePeriodSeconds) {
         return (await this.deleteNow(old, kv.modRevision, ctx)).object;
       }
       if (ctx.dryRun) return obj;
       await this.def.hooks?.beforeUpdate?.(obj, old, ctx, this.store);
       try {
-        const rev = await this.store.update(kv.key, this.encode(obj), kv.modRevision);
+        const rev = await this.store.update(kv.key, this.encode(obj, kv.key), kv.modRevision);
         obj.metadata.resourceVersion = String(rev);
       } catch (e) {
         await this.def.hooks?.updateFailed?.(obj, old, this.store);
@@ -365,7 +399,7 @@ export class GenericRegistry {
       if (sameObject(next, old)) return { object: old, deleted: false };
       if (ctx.dryRun) return { object: next, deleted: false };
       try {
-        const rev = await this.store.update(kv.key, this.encode(next), kv.modRevision);
+        const rev = await this.store.update(kv.key, this.encode(next, kv.key), kv.modRevision);
         next.metadata.resourceVersion = String(rev);
         return { object: next, deleted: false };
       } catch (e) {

@@ -13,6 +13,7 @@ import { leases } from './coordination/leases.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
+import type { ResourceTransformers } from '../encryption/index.js';
 
 export * from './types.js';
 export { GenericRegistry } from './generic.js';
@@ -21,6 +22,8 @@ export type { ListOptions, ListResult, ListSource, DeleteOptions, DeleteResult }
 export interface RegistryConfig {
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
+  /** Encryption at rest (`--encryption-provider-config`); absent: everything stored plain. */
+  transformers?: ResourceTransformers;
 }
 
 export interface Registries {
@@ -39,7 +42,14 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
     deployments, replicasets, endpointslices, leases, eventsK8sIO,
   ];
-  const all = defs.map((d) => new GenericRegistry(d, store));
+  const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));
   return { all, get: (g, r) => byKey.get(`${g}/${r}`), serviceIPs, nodePorts };
+}
+
+// events.k8s.io Events are stored as core Events, and encrypted by the `events` rule.
+function storedAs(def: ResourceDef): { group: string; resource: string } {
+  const apiVersion = def.storageCodec?.apiVersion;
+  const group = apiVersion === undefined ? def.group : apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+  return { group, resource: def.resource };
 }
