@@ -26,6 +26,7 @@ function testFiles(dir) {
 // minute without root, containerd, etcd or a listening API server. A folder here means every
 // test file in it; a new test file that needs none of those belongs in this list.
 const UNIT = [
+  'test/apiserver/authz',
   'test/client/fake', 'test/client/leaderelection', 'test/client/workqueue',
   'test/cni/ipam',
   'test/controllers/deployment', 'test/controllers/endpoints', 'test/controllers/endpointslice',
