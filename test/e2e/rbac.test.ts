@@ -317,6 +317,12 @@ ${users.map((u) => `- {apiGroup: rbac.authorization.k8s.io, kind: User, name: ${
   t.equal(await admin.ok(['get', 'clusterrolebinding', 'reconciled', '-o', 'jsonpath={.subjects[*].name}']), 'u1 u2');
 });
 
+t.test('kubectl create clusterrolebinding (a protobuf body) and its wide listing', async (t) => {
+  t.equal(await admin.ok(['create', 'clusterrolebinding', 'auditors-view', '--clusterrole=view', '--group=auditors', '--serviceaccount=team-a:bot', '--user=frank']), 'clusterrolebinding.rbac.authorization.k8s.io/auditors-view created\n');
+  const row = (await admin.ok(['get', 'clusterrolebinding', 'auditors-view', '-o', 'wide', '--no-headers'])).trim().split(/\s+/);
+  t.strictSame([row[0], row[1], ...row.slice(3)], ['auditors-view', 'ClusterRole/view', 'frank', 'auditors', 'team-a/bot']);
+});
+
 t.test('validation: roleRef is immutable, subjects and rules checked', async (t) => {
   const patched = await admin(['patch', 'rolebinding', 'alice-reads-pods', '-n', 'team-a', '--type=merge', '-p', '{"roleRef":{"name":"settings-reader"}}']);
   t.equal(patched.code, 1);
