@@ -268,6 +268,26 @@ rules:
   t.pass('view followed the labelled role in and out');
 });
 
+t.test('SubjectAccessReview and LocalSubjectAccessReview answer for another user', async (t) => {
+  const review = (kind: string, ns: string, attrs: string) => `apiVersion: authorization.k8s.io/v1
+kind: ${kind}
+metadata: {${ns ? `namespace: ${ns}` : ''}}
+spec:
+  user: alice
+  groups: [devs, system:authenticated]
+  ${attrs}
+`;
+  const status = async (manifest: string) => JSON.parse(await admin.ok(['create', '-f', '-', '-o', 'json'], manifest)).status;
+  t.match(await status(review('SubjectAccessReview', '', 'resourceAttributes: {verb: list, resource: pods, namespace: team-a}')),
+    { allowed: true, reason: 'RBAC: allowed by RoleBinding "alice-reads-pods/team-a" of Role "pod-reader" to User "alice"' });
+  t.strictSame(await status(review('SubjectAccessReview', '', 'resourceAttributes: {verb: list, resource: secrets, namespace: team-b}')), { allowed: false });
+  t.match(await status(review('LocalSubjectAccessReview', 'team-b', 'resourceAttributes: {verb: get, group: apps, resource: deployments, namespace: team-b}')),
+    { allowed: true, reason: 'RBAC: allowed by RoleBinding "devs-view/team-b" of ClusterRole "view" to Group "devs"' });
+  t.match(await status(review('SubjectAccessReview', '', 'nonResourceAttributes: {verb: get, path: /livez}')), { allowed: true });
+  const asAlice = await as.alice(['create', '-f', '-', '-o', 'json'], review('SubjectAccessReview', '', 'resourceAttributes: {verb: get, resource: pods}'));
+  t.match(asAlice.stderr, 'subjectaccessreviews.authorization.k8s.io is forbidden: User "alice" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope');
+});
+
 t.test('kubectl auth can-i --list shows the user\'s rules', async (t) => {
   const out = await as.dave.ok(['auth', 'can-i', '--list', '-n', 'team-a']);
   const rows = out.split('\n').map((l) => l.trim().split(/\s+/));
