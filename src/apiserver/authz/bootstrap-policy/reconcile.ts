@@ -5,31 +5,25 @@
 // binding whose roleRef differs is recreated (roleRef is immutable).
 import type { Fields, KubeObject } from '../../../api/object.js';
 import { StatusError } from '../../errors.js';
-import type { Registries, RequestContext } from '../../registry/index.js';
+import type { GenericRegistry, Registries, RequestContext } from '../../registry/index.js';
 import { uncovered, type PolicyRule } from '../rbac/rules.js';
+import type { Subject } from '../rbac/policy-index.js';
 import { clusterRoles, type BootstrapClusterRole } from './roles.js';
 import { controllerRoles } from './controllers.js';
-import { clusterRoleBindings, type BootstrapBinding } from './bindings.js';
+import { clusterRoleBindings } from './bindings.js';
+import { namespacedRoleBindings, namespacedRoles } from './namespaced.js';
 
 export const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 export const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
 const RBAC = 'rbac.authorization.k8s.io';
 
-function roleObject(r: BootstrapClusterRole): KubeObject {
-  const o: KubeObject = {
-    metadata: { name: r.name, labels: { ...BOOTSTRAP_LABELS, ...r.labels }, annotations: { [AUTOUPDATE]: 'true' } },
-    rules: r.rules,
-  };
+const meta = (name: string, namespace: string | undefined, labels: Record<string, string> = {}) =>
+  ({ name, ...(namespace ? { namespace } : {}), labels: { ...BOOTSTRAP_LABELS, ...labels }, annotations: { [AUTOUPDATE]: 'true' } });
+
+function roleObject(r: BootstrapClusterRole, namespace?: string): KubeObject {
+  const o: KubeObject = { metadata: meta(r.name, namespace, r.labels), rules: r.rules };
   if (r.aggregateFrom) o.aggregationRule = { clusterRoleSelectors: r.aggregateFrom.map((matchLabels) => ({ matchLabels })) };
   return o;
-}
-
-function bindingObject(b: BootstrapBinding): KubeObject {
-  return {
-    metadata: { name: b.name, labels: { ...BOOTSTRAP_LABELS }, annotations: { [AUTOUPDATE]: 'true' } },
-    roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: b.role },
-    subjects: b.subjects,
-  };
 }
 
 const protectedObject = (o: KubeObject): boolean => o.metadata.annotations?.[AUTOUPDATE] === 'false';
@@ -49,45 +43,54 @@ async function createIfMissing(create: () => Promise<unknown>): Promise<boolean>
   }
 }
 
-export async function reconcileBootstrapPolicy(registries: Registries, ctx: RequestContext): Promise<void> {
-  const roles = registries.get(RBAC, 'clusterroles')!;
-  const bindings = registries.get(RBAC, 'clusterrolebindings')!;
-  for (const r of [...clusterRoles, ...controllerRoles]) {
-    const expected = roleObject(r);
-    if (await createIfMissing(() => roles.create(expected, ctx))) continue;
-    await roles.update(undefined, r.name, (existing) => {
-      if (protectedObject(existing)) return existing;
-      mergeMeta(existing, expected);
-      if (expected.aggregationRule) {
-        // The aggregation controller owns the rules; only the selectors are the policy's.
-        const have: Fields[] = existing.aggregationRule?.clusterRoleSelectors ?? [];
-        const add = (expected.aggregationRule.clusterRoleSelectors as Fields[]).filter((s) => !have.some((h) => JSON.stringify(h) === JSON.stringify(s)));
-        existing.aggregationRule = { clusterRoleSelectors: [...have, ...add] };
-      } else {
-        existing.rules = [...(existing.rules ?? []), ...uncovered((existing.rules ?? []) as PolicyRule[], r.rules)];
-      }
-      return existing;
-    }, ctx);
-  }
-  for (const b of clusterRoleBindings) {
-    const expected = bindingObject(b);
-    if (await createIfMissing(() => bindings.create(expected, ctx))) continue;
-    const existing = await bindings.get(undefined, b.name);
-    if (protectedObject(existing)) continue;
-    if (JSON.stringify(existing.roleRef) !== JSON.stringify(expected.roleRef)) {
-      await bindings.delete(undefined, b.name, {}, ctx);
-      const subjects = [...(existing.subjects ?? []), ...b.subjects.filter((s) => !hasSubject(existing.subjects, s))];
-      await createIfMissing(() => bindings.create({ ...expected, metadata: { ...expected.metadata, labels: { ...expected.metadata.labels, ...existing.metadata.labels } }, subjects }, ctx));
-      continue;
+async function reconcileRole(reg: GenericRegistry, expected: KubeObject, ctx: RequestContext): Promise<void> {
+  if (await createIfMissing(() => reg.create(expected, ctx))) return;
+  await reg.update(expected.metadata.namespace, expected.metadata.name!, (existing) => {
+    if (protectedObject(existing)) return existing;
+    mergeMeta(existing, expected);
+    if (expected.aggregationRule) {
+      // The aggregation controller owns the rules; only the selectors are the policy's.
+      const have: Fields[] = existing.aggregationRule?.clusterRoleSelectors ?? [];
+      const add = (expected.aggregationRule.clusterRoleSelectors as Fields[]).filter((s) => !have.some((h) => JSON.stringify(h) === JSON.stringify(s)));
+      existing.aggregationRule = { clusterRoleSelectors: [...have, ...add] };
+    } else {
+      existing.rules = [...(existing.rules ?? []), ...uncovered((existing.rules ?? []) as PolicyRule[], expected.rules as PolicyRule[])];
     }
-    await bindings.update(undefined, b.name, (o) => {
-      mergeMeta(o, expected);
-      o.subjects = [...(o.subjects ?? []), ...b.subjects.filter((s) => !hasSubject(o.subjects, s))];
-      return o;
-    }, ctx);
-  }
+    return existing;
+  }, ctx);
 }
 
-function hasSubject(list: Fields[] | undefined, s: Fields): boolean {
+function hasSubject(list: Fields[] | undefined, s: Subject): boolean {
   return (list ?? []).some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === (s.namespace ?? ''));
+}
+
+async function reconcileBinding(reg: GenericRegistry, expected: KubeObject, ctx: RequestContext): Promise<void> {
+  if (await createIfMissing(() => reg.create(expected, ctx))) return;
+  const { namespace, name } = expected.metadata as { namespace?: string; name: string };
+  const existing = await reg.get(namespace, name);
+  if (protectedObject(existing)) return;
+  const want = expected.subjects as Subject[];
+  if (JSON.stringify(existing.roleRef) !== JSON.stringify(expected.roleRef)) {
+    await reg.delete(namespace, name, {}, ctx);
+    const subjects = [...(existing.subjects ?? []), ...want.filter((s) => !hasSubject(existing.subjects, s))];
+    await createIfMissing(() => reg.create({ ...expected, metadata: { ...expected.metadata, labels: { ...expected.metadata.labels, ...existing.metadata.labels } }, subjects }, ctx));
+    return;
+  }
+  await reg.update(namespace, name, (o) => {
+    mergeMeta(o, expected);
+    o.subjects = [...(o.subjects ?? []), ...want.filter((s) => !hasSubject(o.subjects, s))];
+    return o;
+  }, ctx);
+}
+
+export async function reconcileBootstrapPolicy(registries: Registries, ctx: RequestContext): Promise<void> {
+  const reg = (resource: string) => registries.get(RBAC, resource)!;
+  for (const r of [...clusterRoles, ...controllerRoles]) await reconcileRole(reg('clusterroles'), roleObject(r), ctx);
+  for (const b of clusterRoleBindings) {
+    await reconcileBinding(reg('clusterrolebindings'), { metadata: meta(b.name, undefined), roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: b.role }, subjects: b.subjects }, ctx);
+  }
+  for (const r of namespacedRoles) await reconcileRole(reg('roles'), roleObject(r, r.namespace), ctx);
+  for (const b of namespacedRoleBindings) {
+    await reconcileBinding(reg('rolebindings'), { metadata: meta(b.name, b.namespace), roleRef: { apiGroup: RBAC, kind: 'Role', name: b.role }, subjects: b.subjects }, ctx);
+  }
 }
