@@ -6,7 +6,14 @@ import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { logger, type Logger } from '../log/index.js';
 import { ClientCertAuthenticator, TokenFileAuthenticator, unionAuthenticator, type Authenticator } from './authn.js';
-import { alwaysAllow } from './authz.js';
+import type { Authorizer, DecisionAuthorizer } from './authz/index.js';
+import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODE, parseAuthorizationModes, type AuthorizationMode } from './authz/modes.js';
+import { PolicyIndex } from './authz/rbac/policy-index.js';
+import { RBACAuthorizer } from './authz/rbac/authorizer.js';
+import { PolicyFeed } from './authz/rbac/feed.js';
+import { EscalationGuard } from './authz/rbac/escalation.js';
+import { reconcileBootstrapPolicy } from './authz/bootstrap-policy/reconcile.js';
+import { accessReviewResources } from './handlers/access-review.js';
 import { AdmissionChain, namespaceLifecycle } from './admission.js';
 import { Discovery, resourceInfos } from './discovery.js';
 import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
@@ -42,6 +49,10 @@ export interface APIServerOptions {
   extraListeners?: NetServer[];
   /** Connection timeouts and limits (tests shorten them); see connectionDefaults. */
   connections?: Partial<ConnectionOptions>;
+  /** `--authorization-mode`: comma list of AlwaysAllow, AlwaysDeny, RBAC, Node (default RBAC). */
+  authorizationMode?: string;
+  /** Authorizers built elsewhere for modes this server does not build itself (Node). */
+  authorizers?: Partial<Record<AuthorizationMode, DecisionAuthorizer>>;
 }
 
 export interface ConnectionOptions {
@@ -72,20 +83,29 @@ export class APIServer {
   private stopping = false;
   private limits?: ConnectionLimits;
   private metrics = new APIMetrics();
+  readonly rbac = new RBACAuthorizer(new PolicyIndex());
+  readonly authorizer: Authorizer;
+  private policyFeed: PolicyFeed;
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
     const store = new CountedStore(opts.store, this.metrics.storageLists);
+    const escalation = new EscalationGuard(this.rbac);
     this.registries = buildRegistries(store, {
       serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
       serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
+      escalation,
     });
+    const modes = parseAuthorizationModes(opts.authorizationMode ?? DEFAULT_AUTHORIZATION_MODE);
+    this.authorizer = escalation.authorizer = buildAuthorizer(modes, { RBAC: this.rbac, ...opts.authorizers });
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
+    this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision));
     this.metrics.waitingReads = () => this.cache.waitingReads;
   }
 
   async start(): Promise<{ port: number; address: string }> {
     await this.cache.start();
+    this.policyFeed.start();
     const authenticators: Authenticator[] = [new ClientCertAuthenticator()];
     if (this.opts.tokenFile) authenticators.push(new TokenFileAuthenticator(this.opts.tokenFile));
     const conn = { ...connectionDefaults, ...this.opts.connections };
@@ -102,6 +122,7 @@ export class APIServer {
     };
     const served = resourceInfos(this.registries.all, [
       { group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
+      ...accessReviewResources,
     ]);
     let port = this.opts.port ?? 6443;
     const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
@@ -112,7 +133,7 @@ export class APIServer {
       registries: this.registries,
       cache: this.cache,
       authn,
-      authz: alwaysAllow,
+      authz: this.authorizer,
       admission: new AdmissionChain([namespaceLifecycle(this.registries.get('', 'namespaces')!)]),
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
@@ -148,7 +169,9 @@ export class APIServer {
     });
     port = (this.server.address() as AddressInfo).port;
     for (const l of this.opts.extraListeners ?? []) l.on('connection', (socket) => this.server!.emit('connection', socket));
-    await bootstrap(this.registries, { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() }, { address: advertise, port });
+    const self = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() };
+    await bootstrap(this.registries, self, { address: advertise, port });
+    await reconcileBootstrapPolicy(this.registries, self);
     this.log.info('serving', { address: this.opts.bindAddress ?? '127.0.0.1', port });
     return { port, address: advertise };
   }
@@ -165,6 +188,7 @@ export class APIServer {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.policyFeed.stop();
     await this.cache.stop();
     for (const l of this.opts.extraListeners ?? []) l.close();
     if (this.server) {

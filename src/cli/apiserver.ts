@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { APIServer } from '../apiserver/server.js';
+import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { untilSignal } from './signals.js';
 
@@ -21,6 +22,7 @@ export const apiserverFlags = {
   'kubelet-client-key': { type: 'string' },
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
   'service-node-port-range': { type: 'string', default: '30000-32767' },
+  'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -42,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
   const server = new APIServer({
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
-    tokenFile: values['token-auth-file'],
+    tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'],
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { APIServer } from '../apiserver/server.js';
+import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { startControllerManager } from './controller-manager.js';
@@ -38,6 +39,7 @@ export async function run(argv: string[]): Promise<number> {
       'node-monitor-grace-period': { type: 'string', default: '40s' },
       'pod-eviction-timeout': { type: 'string', default: '5m' },
       'extra-listen-fd': { type: 'string' },
+      'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
     },
   });
   const dataDir = resolve(values['data-dir']);
@@ -53,6 +55,7 @@ export async function run(argv: string[]): Promise<number> {
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'],
+    authorizationMode: values['authorization-mode'],
   });
   const stops: (() => Promise<void>)[] = [];
   const shutdown = async () => {

@@ -15,6 +15,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   namespace: async () => (await import('./namespace/index.js')).create,
   serviceaccount: async () => (await import('./serviceaccount/index.js')).create,
   podgc: async () => (await import('./podgc/index.js')).create,
+  clusterroleaggregation: async () => (await import('./clusterroleaggregation/index.js')).create,
 };
 
 export * from './framework.js';

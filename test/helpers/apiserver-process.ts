@@ -34,6 +34,8 @@ export interface StartOptions {
   store?: string;
   dataDir?: string;
   port?: number;
+  /** More `capstan apiserver` flags (`--authorization-mode AlwaysAllow`). */
+  args?: string[];
 }
 
 async function freePort(): Promise<number> {
@@ -48,8 +50,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-function launch(dataDir: string, port: number, store: string, tokenFile: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [capstanBin, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--store', store, '--token-auth-file', tokenFile], {
+function launch(dataDir: string, port: number, store: string, tokenFile: string, args: string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [capstanBin, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--store', store, '--token-auth-file', tokenFile, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -78,12 +80,12 @@ export async function startAPIServerProcess(t: Teardownable, opts: StartOptions 
   const store = opts.store ?? `sqlite://${join(dataDir, 'state.db')}`;
   const url = `https://127.0.0.1:${port}`;
   const kubeconfig = writeAdminKubeconfig(dataDir, pki, url);
-  let child = await launch(dataDir, port, store, pki.tokenFile);
+  let child = await launch(dataDir, port, store, pki.tokenFile, opts.args);
   const proc: APIServerProcess = {
     dataDir, kubeconfig, pki, url, port,
     get pid() { return child.pid!; },
     async kill() { child.kill('SIGKILL'); await waitExit(child); },
-    async restart() { child = await launch(dataDir, port, store, pki.tokenFile); },
+    async restart() { child = await launch(dataDir, port, store, pki.tokenFile, opts.args); },
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -29,13 +29,14 @@ const byGroupVersion: Record<string, string[]> = {
   v1: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Service', 'Pod', 'ResourceQuota'],
   'apps/v1': ['Deployment'],
   'authentication.k8s.io/v1': ['TokenRequest', 'SelfSubjectReview'],
-  'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview'],
+  'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'],
   'autoscaling/v1': ['Scale'],
   'batch/v1': ['Job', 'CronJob'],
   'networking.k8s.io/v1': ['Ingress'],
   'policy/v1': ['Eviction', 'PodDisruptionBudget'],
   'scheduling.k8s.io/v1': ['PriorityClass'],
   'rbac.authorization.k8s.io/v1': ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
+  'rbac.authorization.k8s.io/v1beta1': ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
   // DeleteOptions is sent under the group of the resource being deleted.
   'meta.k8s.io/v1': ['DeleteOptions'],
 };

@@ -10,6 +10,8 @@ import { events, eventsK8sIO } from './core/events.js';
 import { deployments, replicasets } from './apps/workloads.js';
 import { endpointslices } from './discovery/endpointslices.js';
 import { leases } from './coordination/leases.js';
+import { rbacResources } from './rbac/resources.js';
+import type { EscalationGuard } from '../authz/rbac/escalation.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -21,6 +23,8 @@ export type { ListOptions, ListResult, ListSource, DeleteOptions, DeleteResult }
 export interface RegistryConfig {
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
+  /** Refuses RBAC writes that would grant more than the writer holds. */
+  escalation: EscalationGuard;
 }
 
 export interface Registries {
@@ -38,6 +42,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
   const defs: ResourceDef[] = [
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
     deployments, replicasets, endpointslices, leases, eventsK8sIO,
+    ...rbacResources(cfg.escalation),
   ];
   const all = defs.map((d) => new GenericRegistry(d, store));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));
