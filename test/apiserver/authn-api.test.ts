@@ -73,6 +73,21 @@ t.test("a kubelet's 3607 s pod token lives a year and warns after 3607 s; other 
   t.equal(other.exp - other.iat, 3607);
 });
 
+t.test('tokens bound to a Secret or a Node live as long as it does', async (t) => {
+  await api.client.post('/api/v1/namespaces/default/secrets', { metadata: { name: 'holder' } });
+  await api.client.post('/api/v1/nodes', { metadata: { name: 'node-a' } });
+  const bySecret = (await tokenFor('bot', { boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 'holder' } })).body.status.token;
+  const byNode = (await tokenFor('bot', { boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'node-a' } })).body.status.token;
+  t.equal((await whoami(bySecret)).status, 201);
+  const nodeUser = (await whoami(byNode)).body.status.userInfo;
+  t.same(nodeUser.extra['authentication.kubernetes.io/node-name'], ['node-a']);
+  t.match(claimsOf(bySecret)['kubernetes.io'], { secret: { name: 'holder' } });
+  await api.client.delete('/api/v1/namespaces/default/secrets/holder');
+  await api.client.delete('/api/v1/nodes/node-a');
+  t.equal((await whoami(bySecret)).status, 401);
+  t.equal((await whoami(byNode)).status, 401);
+});
+
 t.test('TokenReview', async (t) => {
   const token = (await tokenFor('bot', { audiences: ['vault'] })).body.status.token;
   const review = (spec: Record<string, unknown>) => api.client.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec });
