@@ -83,8 +83,12 @@ export async function impersonate(requester: UserInfo, r: ImpersonationRequest, 
   }
   // A service account's groups follow from its name when none are asked for.
   const groups = sa && !r.groups.length ? serviceAccountGroups(sa.namespace) : [...r.groups];
-  const implied = username === anonymousUser ? allUnauthenticated : allAuthenticated;
-  if (!groups.includes(implied)) groups.push(implied);
+  // A non-anonymous user is authenticated unless the caller said it is unauthenticated.
+  if (username === anonymousUser) {
+    if (!groups.includes(allUnauthenticated)) groups.push(allUnauthenticated);
+  } else if (!groups.includes(allAuthenticated) && !groups.includes(allUnauthenticated)) {
+    groups.push(allAuthenticated);
+  }
   return {
     username, groups,
     ...(r.uid !== undefined ? { uid: r.uid } : {}),

@@ -47,6 +47,8 @@ t.test('service accounts: checked in their namespace, their groups implied', asy
   t.match(asked[0], { resource: 'serviceaccounts', namespace: 'team', name: 'bot', group: '' });
   const anon = await impersonate(admin, { user: 'system:anonymous', groups: [], extra: {} }, authz);
   t.same(anon.groups, ['system:unauthenticated'], 'anonymous is unauthenticated, not authenticated');
+  const unauth = await impersonate(admin, { user: 'jane', groups: ['system:unauthenticated'], extra: {} }, authz);
+  t.same(unauth.groups, ['system:unauthenticated'], 'a user the caller says is unauthenticated is not made authenticated');
 });
 
 t.test('a refused part is 403 with upstream message', async (t) => {
