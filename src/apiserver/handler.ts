@@ -76,6 +76,7 @@ export function createHandler(deps: HandlerDeps) {
       if (badPath) throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(badPath as Error).message}`);
       who = await deps.authn.authenticate(req);
       const { user } = who;
+      if (who.impersonator) deps.log.debug('impersonating', { ...requestUser(who), path: url.pathname, verb: info.verb });
       const denial = await deps.authz.authorize(user, info);
       if (denial !== null) throw forbidden(denial);
       if (info.isResourceRequest) await serveResource(req, res, url, info, who);
