@@ -5,7 +5,7 @@ import type { KubeObject } from '../api/object.js';
 import { forbidden, notFound, StatusError } from './errors.js';
 import type { GenericRegistry } from './registry/index.js';
 import type { RequestInfo } from './request-info.js';
-import type { UserInfo } from './authn.js';
+import type { UserInfo } from './authn/index.js';
 
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

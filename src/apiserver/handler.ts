@@ -6,11 +6,12 @@ import { openAPIDocument, openAPIIndex } from '../api/openapi.js';
 import { openAPIV2Protobuf, OPENAPI_V2_PROTOBUF } from '../api/openapi-v2.js';
 import type { Logger } from '../log/index.js';
 import type { WatchCache } from '../storage/watch-cache.js';
-import type { Authenticator, UserInfo } from './authn.js';
+import type { Authentication, Authenticated, Authenticator, UserInfo } from './authn/index.js';
+import type { OIDCDiscovery } from './authn/oidc.js';
 import { forbiddenError, type Authorizer } from './authz/index.js';
 import type { AdmissionChain } from './admission.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
-import { StatusError, badRequest, methodNotAllowed, noSuchPath, notAcceptable, unauthorized } from './errors.js';
+import { StatusError, badRequest, methodNotAllowed, noSuchPath, notAcceptable } from './errors.js';
 import type { FieldTracker } from './managed-fields.js';
 import type { APIMetrics } from './metrics.js';
 import { acceptable, contentTypes, negotiate } from './negotiate.js';
@@ -24,6 +25,8 @@ import { createResource, getResource, listResource, patchResource, updateResourc
 import { deleteCollection, deleteResource } from './handlers/delete.js';
 import { subresourceHandler } from './handlers/subresources.js';
 import { watchResource } from './handlers/watch.js';
+import { createToken } from './handlers/token-request.js';
+import { reviewToken } from './handlers/token-review.js';
 import { readBody } from './body.js';
 import { isAccessReview, serveAccessReview } from './handlers/access-review.js';
 import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, type KubeletClientConfig } from './handlers/proxy.js';
@@ -35,6 +38,9 @@ export interface HandlerDeps {
   cache: WatchCache;
   authn: Authenticator;
   authz: Authorizer;
+  /** Token review, TokenRequest signing and their audiences. */
+  tokens: Pick<Authentication, 'tokens' | 'apiAudiences' | 'issuer'>;
+  oidc: OIDCDiscovery;
   admission: AdmissionChain;
   fields: FieldTracker;
   discovery: Discovery;
@@ -65,17 +71,19 @@ export function createHandler(deps: HandlerDeps) {
     }
     if (wantsPretty(url.searchParams, req.headers['user-agent'])) indentReplies(res);
     const accept = negotiate(req.headers.accept);
+    let who: Authenticated | undefined;
     try {
       if (badPath instanceof StatusError) throw badPath;
       if (badPath) throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(badPath as Error).message}`);
-      const user = deps.authn.authenticate(req);
-      if (!user) throw unauthorized();
+      who = await deps.authn.authenticate(req);
+      const { user } = who;
+      if (who.impersonator) deps.log.debug('impersonating', { ...requestUser(who), path: url.pathname, verb: info.verb });
       const denial = await deps.authz.authorize(user, info);
       if (denial !== null) throw forbiddenError(info, denial);
-      if (info.isResourceRequest) await serveResource(req, res, url, info, user);
+      if (info.isResourceRequest) await serveResource(req, res, url, info, who);
       else await serveNonResource(req, res, url, info, user);
     } catch (err) {
-      const status = toStatusError(err, (msg, fields) => deps.log.error(msg, { ...fields, path: url.pathname, verb: info.verb }));
+      const status = toStatusError(err, (msg, fields) => deps.log.error(msg, { ...fields, path: url.pathname, verb: info.verb, ...requestUser(who) }));
       sendError(res, status, accept);
     } finally {
       if (info.verb !== 'watch') {
@@ -86,7 +94,12 @@ export function createHandler(deps: HandlerDeps) {
     }
   };
 
-  async function serveResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
+  async function serveResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, who: Authenticated): Promise<void> {
+    const { user } = who;
+    if (info.group === 'authentication.k8s.io' && info.resource === 'tokenreviews' && !info.name && !info.subresource) {
+      if (info.verb !== 'create') throw methodNotAllowed('the server does not allow this method on the requested resource');
+      return reviewToken({ req, res, info, accept: negotiate(req.headers.accept) }, deps.tokens.tokens, deps.tokens.apiAudiences);
+    }
     if (info.group === 'authentication.k8s.io' && info.resource === 'selfsubjectreviews' && info.verb === 'create') {
       await readBody(req);
       return sendObject(res, 201, { kind: 'SelfSubjectReview', apiVersion: `authentication.k8s.io/${info.version}`, metadata: { creationTimestamp: null }, status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } });
@@ -105,11 +118,12 @@ export function createHandler(deps: HandlerDeps) {
     }
     const h: HandlerContext = {
       req, res, query: url.searchParams, info, user, reg, version,
-      accept: negotiate(req.headers.accept), ctx: requestContext(user, url.searchParams), warnings: [],
+      accept: negotiate(req.headers.accept), ctx: requestContext(user, url.searchParams, who.impersonator), warnings: [],
     };
     const handlerDeps = { admission: deps.admission, fields: deps.fields };
     if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return proxyPodLog(h, deps.registries, deps.kubelet);
     if (isStreamSubresource(info.resource, info.subresource) && !info.group) throw badRequest('Upgrade request required');
+    if (info.group === '' && info.resource === 'serviceaccounts' && info.subresource === 'token') return createToken(h, deps.registries, deps.tokens.issuer);
     if (info.subresource) return subresourceHandler(h, handlerDeps);
     switch (info.verb) {
       case 'get': return getResource(h, deps.cache);
@@ -132,6 +146,7 @@ export function createHandler(deps: HandlerDeps) {
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     const accept = negotiate(req.headers.accept, { discovery: true });
     if (await deps.health.serve(path, url.searchParams, res)) return;
+    if (deps.oidc.serve(path, res)) return;
     switch (path) {
       case '/version': return sendObject(res, 200, deps.version);
       case '/metrics': return sendText(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
@@ -195,8 +210,7 @@ export function createUpgradeHandler(deps: HandlerDeps) {
       } catch (e) {
         throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(e as Error).message}`);
       }
-      const user = deps.authn.authenticate(req);
-      if (!user) throw unauthorized();
+      const { user } = await deps.authn.authenticate(req);
       if (!info.isResourceRequest || info.group !== '' || !isStreamSubresource(info.resource, info.subresource) || !info.namespace || !info.name) {
         throw badRequest(`upgrade requests are only served for pods/exec and pods/attach, not ${url.pathname}`);
       }
@@ -210,4 +224,10 @@ export function createUpgradeHandler(deps: HandlerDeps) {
       rejectUpgrade(socket, status);
     }
   };
+}
+
+/** Who made a request, for its log lines: the user, and who impersonated it. */
+function requestUser(who: Authenticated | undefined): Record<string, string> {
+  if (!who) return {};
+  return { user: who.user.username, ...(who.impersonator ? { impersonator: who.impersonator.username } : {}) };
 }

@@ -1,12 +1,12 @@
-// The API server: HTTPS with client-certificate and bearer-token authentication in front of
-// the request pipeline, backed by one Store and its watch cache.
+// The API server: HTTPS with authentication (authn/) in front of the request pipeline, backed
+// by one Store and its watch cache.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { logger, type Logger } from '../log/index.js';
-import { ClientCertAuthenticator, TokenFileAuthenticator, unionAuthenticator, type Authenticator } from './authn.js';
-import type { Authorizer, DecisionAuthorizer } from './authz/index.js';
+import { buildAuthentication, ephemeralServiceAccountKeys, registryObjectGetter, type Authenticator, type ServiceAccountKeys } from './authn/index.js';
+import { superuserDecider, unionAuthorizer, type Authorizer, type DecisionAuthorizer } from './authz/index.js';
 import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODE, parseAuthorizationModes, type AuthorizationMode } from './authz/modes.js';
 import { PolicyIndex } from './authz/rbac/policy-index.js';
 import { RBACAuthorizer } from './authz/rbac/authorizer.js';
@@ -36,6 +36,22 @@ export interface APIServerOptions {
   advertiseAddress?: string;
   tls: { certPem: string; keyPem: string; caPem: string };
   tokenFile?: string;
+  /** ServiceAccount token keys; without them a key for this process only (tokens die with it). */
+  serviceAccountKeys?: ServiceAccountKeys;
+  /** --service-account-issuer (the first signs); default https://kubernetes.default.svc.cluster.local. */
+  serviceAccountIssuers?: string[];
+  /** --service-account-jwks-uri. */
+  serviceAccountJWKSURI?: string;
+  /** --service-account-max-token-expiration, seconds. */
+  serviceAccountMaxTokenExpirationSeconds?: number;
+  /** --service-account-extend-token-expiration (default true). */
+  serviceAccountExtendTokenExpiration?: boolean;
+  /** --api-audiences; default the issuer. */
+  apiAudiences?: string[];
+  /** --anonymous-auth (default true). Switched off with the AlwaysAllow authorizer, as kube-apiserver does. */
+  anonymousAuth?: boolean;
+  /** An authorizer built elsewhere, asked after system:masters instead of --authorization-mode's chain (tests). */
+  authorizer?: DecisionAuthorizer;
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
   log?: Logger;
@@ -85,6 +101,7 @@ export class APIServer {
   private metrics = new APIMetrics();
   readonly rbac = new RBACAuthorizer(new PolicyIndex());
   readonly authorizer: Authorizer;
+  private modes: AuthorizationMode[];
   private policyFeed: PolicyFeed;
 
   constructor(private opts: APIServerOptions) {
@@ -96,8 +113,10 @@ export class APIServer {
       serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
       escalation,
     });
-    const modes = parseAuthorizationModes(opts.authorizationMode ?? DEFAULT_AUTHORIZATION_MODE);
-    this.authorizer = escalation.authorizer = buildAuthorizer(modes, { RBAC: this.rbac, ...opts.authorizers });
+    const modes = this.modes = opts.authorizer ? [] : parseAuthorizationModes(opts.authorizationMode ?? DEFAULT_AUTHORIZATION_MODE);
+    this.authorizer = escalation.authorizer = opts.authorizer
+      ? unionAuthorizer([superuserDecider, opts.authorizer])
+      : buildAuthorizer(modes, { RBAC: this.rbac, ...opts.authorizers });
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
     this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision));
     this.metrics.waitingReads = () => this.cache.waitingReads;
@@ -106,22 +125,32 @@ export class APIServer {
   async start(): Promise<{ port: number; address: string }> {
     await this.cache.start();
     this.policyFeed.start();
-    const authenticators: Authenticator[] = [new ClientCertAuthenticator()];
-    if (this.opts.tokenFile) authenticators.push(new TokenFileAuthenticator(this.opts.tokenFile));
     const conn = { ...connectionDefaults, ...this.opts.connections };
     const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
-    // The pipeline authenticates each request once; a success also exempts its connection
-    // from the cap on unauthenticated connections.
-    const credentials = unionAuthenticator(authenticators);
-    const authn: Authenticator = {
-      authenticate(req) {
-        const user = credentials.authenticate(req);
-        if (user) limits.trust(req.socket);
-        return user;
+    const authz = this.authorizer;
+    let anonymous = this.opts.anonymousAuth ?? true;
+    if (anonymous && this.modes.includes('AlwaysAllow')) {
+      this.log.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
+      anonymous = false;
+    }
+    const authentication = buildAuthentication({
+      tokenFile: this.opts.tokenFile, keys: this.opts.serviceAccountKeys ?? ephemeralServiceAccountKeys(),
+      issuers: this.opts.serviceAccountIssuers, apiAudiences: this.opts.apiAudiences, jwksURI: this.opts.serviceAccountJWKSURI,
+      maxTokenExpirationSeconds: this.opts.serviceAccountMaxTokenExpirationSeconds, extendTokenExpiration: this.opts.serviceAccountExtendTokenExpiration,
+      anonymous, objects: registryObjectGetter(this.registries, this.cache), log: this.log,
+    });
+    // The pipeline authenticates each request once; credentials that get in (not anonymity)
+    // also exempt its connection from the cap on unauthenticated connections.
+    const authn = authentication.stage(authz, undefined, (inner): Authenticator => ({
+      async authenticate(req) {
+        const result = await inner.authenticate(req);
+        if (!result.anonymous) limits.trust(req.socket);
+        return result;
       },
-    };
+    }));
     const served = resourceInfos(this.registries.all, [
       { group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
+      { group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false, verbs: ['create'] },
       ...accessReviewResources,
     ]);
     let port = this.opts.port ?? 6443;
@@ -133,7 +162,9 @@ export class APIServer {
       registries: this.registries,
       cache: this.cache,
       authn,
-      authz: this.authorizer,
+      authz,
+      tokens: authentication,
+      oidc: authentication.oidc(() => `${advertise}:${port}`),
       admission: new AdmissionChain([namespaceLifecycle(this.registries.get('', 'namespaces')!)]),
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),

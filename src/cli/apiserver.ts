@@ -7,6 +7,7 @@ import { APIServer } from '../apiserver/server.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { untilSignal } from './signals.js';
+import { authenticationFlags, authenticationOptions } from './authn-flags.js';
 
 export const apiserverFlags = {
   'data-dir': { type: 'string', default: '.capstan' },
@@ -23,6 +24,7 @@ export const apiserverFlags = {
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
   'service-node-port-range': { type: 'string', default: '30000-32767' },
   'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
+  ...authenticationFlags,
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -44,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
   const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
   const server = new APIServer({
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
-    tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'],
+    tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'], ...authenticationOptions(values, dataDir),
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

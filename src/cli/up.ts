@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
+import { authenticationFlags, authenticationOptions } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
@@ -40,6 +41,7 @@ export async function run(argv: string[]): Promise<number> {
       'pod-eviction-timeout': { type: 'string', default: '5m' },
       'extra-listen-fd': { type: 'string' },
       'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
+      ...authenticationFlags,
     },
   });
   const dataDir = resolve(values['data-dir']);
@@ -54,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
     store, bindAddress: bind, port: Number(values.port), advertiseAddress: advertise,
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
-    tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'],
+    tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir),
     authorizationMode: values['authorization-mode'],
   });
   const stops: (() => Promise<void>)[] = [];

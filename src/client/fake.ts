@@ -39,7 +39,7 @@ function fieldSet(obj: KubeObject): Record<string, string> {
   return {
     'metadata.name': obj.metadata.name ?? '', 'metadata.namespace': obj.metadata.namespace ?? '',
     'spec.nodeName': obj.spec?.nodeName ?? '', 'status.phase': obj.status?.phase ?? '',
-    'spec.schedulerName': obj.spec?.schedulerName ?? '',
+    'spec.schedulerName': obj.spec?.schedulerName ?? '', type: typeof obj.type === 'string' ? obj.type : '',
   };
 }
 

@@ -16,6 +16,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   serviceaccount: async () => (await import('./serviceaccount/index.js')).create,
   podgc: async () => (await import('./podgc/index.js')).create,
   clusterroleaggregation: async () => (await import('./clusterroleaggregation/index.js')).create,
+  tokencleaner: async () => (await import('./bootstrap/index.js')).create,
 };
 
 export * from './framework.js';

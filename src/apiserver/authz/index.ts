@@ -1,7 +1,7 @@
 // Authorization: may this user do this verb on this resource or path? Each authorizer answers
 // allow, deny or no opinion (k8s.io/apiserver's authorizer.Decision); a union asks them in
 // order and the first that is not "no opinion" decides. Nothing allowing means 403.
-import type { UserInfo } from '../authn.js';
+import type { UserInfo } from '../authn/index.js';
 import type { RequestInfo } from '../request-info.js';
 import { forbidden, qualified, type StatusError } from '../errors.js';
 

@@ -4,7 +4,7 @@
 // (`kubectl auth can-i --list`). Create-only and never stored: the answer is in `status`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Fields } from '../../api/object.js';
-import type { UserInfo } from '../authn.js';
+import type { UserInfo } from '../authn/index.js';
 import type { Attributes, Authorizer } from '../authz/index.js';
 import type { RequestInfo } from '../request-info.js';
 import type { ExtraResource } from '../discovery.js';

@@ -1,7 +1,7 @@
 // What every resource handler gets: the parsed request, the caller, the resource's registry
 // and the version the client addressed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UserInfo } from '../authn.js';
+import type { UserInfo } from '../authn/index.js';
 import type { RequestInfo } from '../request-info.js';
 import type { GenericRegistry, RequestContext, VersionDef } from '../registry/index.js';
 import type { ResponseKind } from '../negotiate.js';
@@ -22,10 +22,10 @@ export interface HandlerContext {
   warnings: string[];
 }
 
-export function requestContext(user: UserInfo, query: URLSearchParams): RequestContext {
+export function requestContext(user: UserInfo, query: URLSearchParams, impersonator?: UserInfo): RequestContext {
   const dryRun = query.getAll('dryRun');
   for (const d of dryRun) if (d !== 'All') throw badRequest(`unsupported dry run value: ${d}`);
-  return { user, dryRun: dryRun.length > 0, now: new Date() };
+  return { user, dryRun: dryRun.length > 0, now: new Date(), ...(impersonator ? { impersonator } : {}) };
 }
 
 /** The versioned form the client asked for. */

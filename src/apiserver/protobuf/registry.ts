@@ -28,7 +28,7 @@ export const messages = merge(meta, core, pod, affinity, apps, autoscaling, batc
 const byGroupVersion: Record<string, string[]> = {
   v1: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Service', 'Pod', 'ResourceQuota'],
   'apps/v1': ['Deployment'],
-  'authentication.k8s.io/v1': ['TokenRequest', 'SelfSubjectReview'],
+  'authentication.k8s.io/v1': ['TokenRequest', 'TokenReview', 'SelfSubjectReview'],
   'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'],
   'autoscaling/v1': ['Scale'],
   'batch/v1': ['Job', 'CronJob'],

@@ -4,10 +4,12 @@
 import type { FieldError } from '../errors.js';
 import type { KubeObject } from '../../api/object.js';
 import type { Store } from '../../storage/store.js';
-import type { UserInfo } from '../authn.js';
+import type { UserInfo } from '../authn/index.js';
 
 export interface RequestContext {
   user: UserInfo;
+  /** The authenticated user when the request impersonates `user` (for logs, as audit's impersonatedUser). */
+  impersonator?: UserInfo;
   dryRun: boolean;
   now: Date;
 }

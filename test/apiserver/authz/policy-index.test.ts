@@ -5,7 +5,7 @@ import t from 'tap';
 import { PolicyIndex, type BindingObject } from '../../../src/apiserver/authz/rbac/policy-index.js';
 import { RBACAuthorizer } from '../../../src/apiserver/authz/rbac/authorizer.js';
 import type { Attributes } from '../../../src/apiserver/authz/index.js';
-import type { UserInfo } from '../../../src/apiserver/authn.js';
+import type { UserInfo } from '../../../src/apiserver/authn/index.js';
 
 const alice: UserInfo = { username: 'alice', groups: ['devs', 'system:authenticated'] };
 const bob: UserInfo = { username: 'bob', groups: ['system:authenticated'] };

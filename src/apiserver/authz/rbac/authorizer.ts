@@ -1,6 +1,6 @@
 // The RBAC authorizer: allows what a rule bound to the user (by name, a group, or as a
 // ServiceAccount) allows; otherwise no opinion, so a later authorizer may still decide.
-import type { UserInfo } from '../../authn.js';
+import type { UserInfo } from '../../authn/index.js';
 import { allow, noOpinion, type Attributes, type DecisionAuthorizer, type RuleList, type Verdict } from '../index.js';
 import type { Grant, PolicyIndex } from './policy-index.js';
 import { ruleAllows, type PolicyRule } from './rules.js';

@@ -1,7 +1,7 @@
 // Escalation prevention, after k8s.io/kubernetes pkg/registry/rbac: a user may write a role
 // only with rules the user already holds (or with `escalate` on it), and bind a role only if
 // the user holds its rules (or has `bind` on it). system:masters is exempt.
-import type { UserInfo } from '../../authn.js';
+import type { UserInfo } from '../../authn/index.js';
 import type { KubeObject } from '../../../api/object.js';
 import { forbidden, notFound, type StatusError } from '../../errors.js';
 import { forbiddenWording, SUPERUSER_GROUP, type Authorizer } from '../index.js';

@@ -3,7 +3,7 @@
 // `system:serviceaccount:<ns>:<name>`), roles by name, and each user's resolved rules cached
 // until the next change to any role or binding. A request costs a cache lookup and a walk of
 // that user's own rules; upstream walks every binding per request instead.
-import type { UserInfo } from '../../authn.js';
+import type { UserInfo } from '../../authn/index.js';
 import type { PolicyRule } from './rules.js';
 
 export interface Subject {

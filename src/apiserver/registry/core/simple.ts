@@ -79,7 +79,7 @@ export const secrets: ResourceDef = {
 
 export const serviceaccounts: ResourceDef = {
   group: '', resource: 'serviceaccounts', singular: 'serviceaccount', kind: 'ServiceAccount', listKind: 'ServiceAccountList', namespaced: true,
-  shortNames: ['sa'], returnDeletedObject: true,
+  shortNames: ['sa'], returnDeletedObject: true, extraSubresources: ['token'],
   versions: [identityVersion('v1', 'io.k8s.api.core.v1.ServiceAccount')],
   storageVersion: 'v1',
   strategy: { validate: () => [] },
