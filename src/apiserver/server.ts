@@ -8,6 +8,7 @@ import { logger, type Logger } from '../log/index.js';
 import { ClientCertAuthenticator, TokenFileAuthenticator, unionAuthenticator, type Authenticator } from './authn.js';
 import { alwaysAllow } from './authz.js';
 import { AdmissionChain, namespaceLifecycle } from './admission.js';
+import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
 import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
 import { fieldTracker } from './managed-fields.js';
@@ -113,7 +114,10 @@ export class APIServer {
       cache: this.cache,
       authn,
       authz: alwaysAllow,
-      admission: new AdmissionChain([namespaceLifecycle(this.registries.get('', 'namespaces')!)]),
+      admission: new AdmissionChain([
+        namespaceLifecycle(this.registries.get('', 'namespaces')!),
+        nodeRestriction(this.registries.get('', 'pods')!, this.registries.get('', 'nodes')!),
+      ]),
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
       served,
