@@ -30,6 +30,7 @@ export const resources = {
   replicasets: r<k.ReplicaSet>('apps', 'v1', 'replicasets', 'ReplicaSet', true),
   endpointslices: r<k.EndpointSlice>('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   leases: r<k.Lease>('coordination.k8s.io', 'v1', 'leases', 'Lease', true),
+  certificatesigningrequests: r<k.CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
 } as const;
 
 export function apiVersion(t: ResourceType<ObjectBase>): string {

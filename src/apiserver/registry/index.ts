@@ -10,6 +10,7 @@ import { events, eventsK8sIO } from './core/events.js';
 import { deployments, replicasets } from './apps/workloads.js';
 import { endpointslices } from './discovery/endpointslices.js';
 import { leases } from './coordination/leases.js';
+import { certificatesigningrequests } from './certificates/csr.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -37,7 +38,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
   const nodePorts = new Allocator(store, '/registry/portallocations/', portRange(cfg.serviceNodePortRange));
   const defs: ResourceDef[] = [
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
-    deployments, replicasets, endpointslices, leases, eventsK8sIO,
+    deployments, replicasets, endpointslices, leases, eventsK8sIO, certificatesigningrequests,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));
