@@ -15,6 +15,8 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   namespace: async () => (await import('./namespace/index.js')).create,
   serviceaccount: async () => (await import('./serviceaccount/index.js')).create,
   podgc: async () => (await import('./podgc/index.js')).create,
+  csrapproving: async () => (await import('./certificates/index.js')).createApprover,
+  csrsigning: async () => (await import('./certificates/index.js')).createSigner,
 };
 
 export * from './framework.js';
