@@ -204,14 +204,17 @@ export function signCSR(ca: KeyPair, csr: ParsedCSR, opts: IssueOptions): string
   cert.setIssuer(caCert.subject.attributes);
   const has = (u: string) => opts.usages.includes(u);
   const sans = [...altNames(csr.dnsNames, csr.ipAddresses.filter((ip) => isIP(ip))), ...csr.emailAddresses.map((value) => ({ type: 1, value })), ...csr.uris.map((value) => ({ type: 6, value }))];
+  // An extension with no bit set is malformed (OpenSSL refuses the certificate): only those asked for.
+  const keyUsage = {
+    digitalSignature: has('digital signature') || has('signing'), nonRepudiation: has('content commitment'),
+    keyEncipherment: has('key encipherment'), dataEncipherment: has('data encipherment'), keyAgreement: has('key agreement'),
+  };
+  const extKeyUsage = { serverAuth: has('server auth'), clientAuth: has('client auth'), codeSigning: has('code signing'), emailProtection: has('email protection') };
+  const any = (o: Record<string, boolean>) => Object.values(o).some(Boolean);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },
-    {
-      name: 'keyUsage', critical: true,
-      digitalSignature: has('digital signature') || has('signing'), nonRepudiation: has('content commitment'),
-      keyEncipherment: has('key encipherment'), dataEncipherment: has('data encipherment'), keyAgreement: has('key agreement'),
-    },
-    { name: 'extKeyUsage', serverAuth: has('server auth'), clientAuth: has('client auth'), codeSigning: has('code signing'), emailProtection: has('email protection') },
+    ...(any(keyUsage) ? [{ name: 'keyUsage', critical: true, ...keyUsage }] : []),
+    ...(any(extKeyUsage) ? [{ name: 'extKeyUsage', ...extKeyUsage }] : []),
     { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
     ...(sans.length ? [{ name: 'subjectAltName', altNames: sans }] : []),
   ]);
