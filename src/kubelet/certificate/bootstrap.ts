@@ -42,11 +42,8 @@ export interface ClientCredentials {
 /** A kubeconfig whose client-certificate file holds both the certificate and the key, read as a pair. */
 function readConfig(path: string): ClientConfig {
   const cfg = loadKubeconfig(path);
-  if (cfg.certPem?.includes('PRIVATE KEY') || cfg.keyPem?.includes('CERTIFICATE')) {
-    const pair = splitPair(`${cfg.certPem ?? ''}\n${cfg.keyPem ?? ''}`);
-    return { ...cfg, certPem: pair.certPem, keyPem: pair.keyPem };
-  }
-  return cfg;
+  if (!cfg.certPem?.includes('PRIVATE KEY') && !cfg.keyPem?.includes('CERTIFICATE')) return cfg;
+  return { ...cfg, certPem: splitPair(cfg.certPem ?? '').certPem, keyPem: splitPair(cfg.keyPem ?? '').keyPem };
 }
 
 /** A kubeconfig whose user is the cert dir's current pair, by path, so rotations need no rewrite. */
@@ -100,7 +97,7 @@ export async function clientCredentials(o: ClientCredentialsOptions): Promise<Cl
     const rest = new RESTClient(cfg, userAgent);
     own = { rest, clients: new Clientset(rest) };
     // Only a certificate of the cert dir's is renewed: one given by hand stays as it is.
-    const managed = manager.current && cfg.certPem === manager.current.certPem;
+    const managed = !!manager.current && !!cfg.certPem && new X509Certificate(cfg.certPem).fingerprint256 === manager.current.cert.fingerprint256;
     if (o.rotate && managed) {
       await manager.start();
       return { ...own, manager, stop };
