@@ -6,25 +6,15 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startControllerManager } from '../../src/cli/controller-manager.js';
-import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
 import { writeKubeconfig } from '../../src/client/index.js';
 import { issueCert } from '../../src/pki/index.js';
 import { createCSR } from '../../src/pki/csr.js';
-import { startAPIServer } from '../helpers/api.js';
+import { startCSRCluster } from '../helpers/csr-cluster.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
 
-const api = await startAPIServer(t);
-const dir = mkdtempSync(join(tmpdir(), 'capstan-csr-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const server = `https://127.0.0.1:${api.port}`;
-const admin = writeAdminKubeconfig(api.dir, api.pki, server);
-const cm = await startControllerManager(['--kubeconfig', admin, '--controllers', 'csrapproving,csrsigning', '--leader-elect', 'false', '--secure-port', '0',
-  '--cluster-signing-cert-file', join(api.dir, 'pki', 'ca.crt'), '--cluster-signing-key-file', join(api.dir, 'pki', 'ca.key')]);
-t.teardown(() => cm.stop());
+const { api, server, admin, dir } = await startCSRCluster(t, 'csr');
 const kubectl = kubectlFor(t, admin);
 const caCert = new X509Certificate(api.pki.ca.certPem);
 

@@ -6,26 +6,16 @@
 // lifetime it renews as the node itself, and its API client switches to the new certificate.
 import t from 'tap';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startControllerManager } from '../../src/cli/controller-manager.js';
-import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
 import { FakeClock, resources, writeKubeconfig } from '../../src/client/index.js';
 import { clientCredentials, rotationDeadline } from '../../src/kubelet/certificate/index.js';
 import { logger } from '../../src/log/index.js';
 import { issueCert } from '../../src/pki/index.js';
-import { startAPIServer } from '../helpers/api.js';
+import { startCSRCluster } from '../helpers/csr-cluster.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
 
-const api = await startAPIServer(t);
-const dir = mkdtempSync(join(tmpdir(), 'capstan-kubelet-certs-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const server = `https://127.0.0.1:${api.port}`;
-const admin = writeAdminKubeconfig(api.dir, api.pki, server);
-const cm = await startControllerManager(['--kubeconfig', admin, '--controllers', 'csrapproving,csrsigning', '--leader-elect', 'false', '--secure-port', '0',
-  '--cluster-signing-cert-file', join(api.dir, 'pki', 'ca.crt'), '--cluster-signing-key-file', join(api.dir, 'pki', 'ca.key')]);
-t.teardown(() => cm.stop());
+const { api, server, admin, dir } = await startCSRCluster(t, 'kubelet-certs');
 const adminKubectl = kubectlFor(t, admin);
 const ca = new X509Certificate(api.pki.ca.certPem);
 
