@@ -12,9 +12,12 @@ import { PolicyIndex } from './authz/rbac/policy-index.js';
 import { RBACAuthorizer } from './authz/rbac/authorizer.js';
 import { PolicyFeed } from './authz/rbac/feed.js';
 import { EscalationGuard } from './authz/rbac/escalation.js';
+import { NodeAuthorizer, feedNodeGraph } from './authz/node.js';
+import { NodeGraph } from './authz/node-graph.js';
 import { reconcileBootstrapPolicy } from './authz/bootstrap-policy/reconcile.js';
 import { accessReviewResources } from './handlers/access-review.js';
 import { AdmissionChain, namespaceLifecycle } from './admission.js';
+import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
 import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
 import { fieldTracker } from './managed-fields.js';
@@ -65,7 +68,7 @@ export interface APIServerOptions {
   extraListeners?: NetServer[];
   /** Connection timeouts and limits (tests shorten them); see connectionDefaults. */
   connections?: Partial<ConnectionOptions>;
-  /** `--authorization-mode`: comma list of AlwaysAllow, AlwaysDeny, RBAC, Node (default RBAC). */
+  /** `--authorization-mode`: comma list of AlwaysAllow, AlwaysDeny, RBAC, Node (default Node,RBAC). */
   authorizationMode?: string;
   /** Authorizers built elsewhere for modes this server does not build itself (Node). */
   authorizers?: Partial<Record<AuthorizationMode, DecisionAuthorizer>>;
@@ -103,6 +106,10 @@ export class APIServer {
   readonly authorizer: Authorizer;
   private modes: AuthorizationMode[];
   private policyFeed: PolicyFeed;
+  /** The Node authorizer's graph of what pods on each node reference, fed from the watch cache. */
+  private nodeGraph = new NodeGraph();
+  private node = new NodeAuthorizer(this.nodeGraph);
+  private stopNodeGraph?: () => void;
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
@@ -116,7 +123,7 @@ export class APIServer {
     const modes = this.modes = opts.authorizer ? [] : parseAuthorizationModes(opts.authorizationMode ?? DEFAULT_AUTHORIZATION_MODE);
     this.authorizer = escalation.authorizer = opts.authorizer
       ? unionAuthorizer([superuserDecider, opts.authorizer])
-      : buildAuthorizer(modes, { RBAC: this.rbac, ...opts.authorizers });
+      : buildAuthorizer(modes, { RBAC: this.rbac, Node: this.node, ...opts.authorizers });
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
     this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision));
     this.metrics.waitingReads = () => this.cache.waitingReads;
@@ -125,6 +132,8 @@ export class APIServer {
   async start(): Promise<{ port: number; address: string }> {
     await this.cache.start();
     this.policyFeed.start();
+    const pods = this.registries.get('', 'pods')!;
+    this.stopNodeGraph = feedNodeGraph(this.nodeGraph, this.cache, { pods: (value, revision) => pods.decode(value, revision) });
     const conn = { ...connectionDefaults, ...this.opts.connections };
     const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
     const authz = this.authorizer;
@@ -165,7 +174,10 @@ export class APIServer {
       authz,
       tokens: authentication,
       oidc: authentication.oidc(() => `${advertise}:${port}`),
-      admission: new AdmissionChain([namespaceLifecycle(this.registries.get('', 'namespaces')!)]),
+      admission: new AdmissionChain([
+        namespaceLifecycle(this.registries.get('', 'namespaces')!),
+        nodeRestriction(this.registries.get('', 'pods')!, this.registries.get('', 'nodes')!),
+      ]),
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
       served,
@@ -220,6 +232,7 @@ export class APIServer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.policyFeed.stop();
+    this.stopNodeGraph?.();
     await this.cache.stop();
     for (const l of this.opts.extraListeners ?? []) l.close();
     if (this.server) {

@@ -37,6 +37,9 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'terminated-pod-gc-threshold': { type: 'string', default: String(defaultControllerConfig.terminatedPodGCThreshold) },
       // Not an upstream flag (upstream fixes it at 40 s): lets tests run pod GC of orphans quickly.
       'pod-gc-quarantine-period': { type: 'string', default: '40s' },
+      'cluster-signing-cert-file': { type: 'string' },
+      'cluster-signing-key-file': { type: 'string' },
+      'cluster-signing-duration': { type: 'string', default: '8760h' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '10257' },
     },
@@ -56,6 +59,9 @@ export async function startControllerManager(argv: string[]): Promise<Controller
     maxEndpointsPerSlice: Number(values['max-endpoints-per-slice']),
     terminatedPodGCThreshold: Number(values['terminated-pod-gc-threshold']),
     podGCQuarantineMs: parseDuration(values['pod-gc-quarantine-period']),
+    clusterSigningCertFile: values['cluster-signing-cert-file'],
+    clusterSigningKeyFile: values['cluster-signing-key-file'],
+    clusterSigningDurationMs: parseDuration(values['cluster-signing-duration']),
   };
   if (!Number.isInteger(config.terminatedPodGCThreshold)) throw new Error(`--terminated-pod-gc-threshold must be an integer, not "${values['terminated-pod-gc-threshold']}"`);
   const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);

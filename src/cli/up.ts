@@ -8,12 +8,13 @@
 // extra-listener.kubeconfig naming the socket's address.
 import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { authenticationFlags, authenticationOptions } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
+import { ensureNodeBootstrapRBAC } from './node-bootstrap-rbac.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { startControllerManager } from './controller-manager.js';
 import { startScheduler } from './scheduler.js';
@@ -74,9 +75,12 @@ export async function run(argv: string[]): Promise<number> {
   stops.push(() => store.close(), () => server.stop());
   const url = httpsURL(advertise, port);
   try {
+    const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');
+    try { await ensureNodeBootstrapRBAC(admin); } finally { admin.close(); }
     const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
     const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
-      '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout']]);
+      '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout'],
+      '--cluster-signing-cert-file', join(dataDir, 'pki', 'ca.crt'), '--cluster-signing-key-file', join(dataDir, 'pki', 'ca.key')]);
     stops.push(() => cm.stop());
     const schedKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
     const sched = await startScheduler(['--kubeconfig', schedKubeconfig, '--secure-port', '0']);

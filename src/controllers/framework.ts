@@ -27,6 +27,11 @@ export interface ControllerConfig {
   terminatedPodGCThreshold: number;
   /** How long pod GC waits after it notices a pod's Node missing before it checks with a GET. */
   podGCQuarantineMs: number;
+  /** The CA the CSR signer issues certificates with (--cluster-signing-cert-file/--cluster-signing-key-file). */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+  /** The longest certificate the CSR signer issues (--cluster-signing-duration). */
+  clusterSigningDurationMs: number;
 }
 
 export const defaultControllerConfig: ControllerConfig = {
@@ -38,6 +43,7 @@ export const defaultControllerConfig: ControllerConfig = {
   maxEndpointsPerSlice: 100,
   terminatedPodGCThreshold: 12_500,
   podGCQuarantineMs: 40_000,
+  clusterSigningDurationMs: 365 * 24 * 3600_000,
 };
 
 export interface ControllerContext {

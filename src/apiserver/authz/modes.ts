@@ -5,8 +5,8 @@ import { alwaysAllowDecider, alwaysDenyDecider, superuserDecider, unionAuthorize
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = typeof AUTHORIZATION_MODES[number];
 
-/** Today's default; `Node,RBAC` once the Node authorizer is merged. */
-export const DEFAULT_AUTHORIZATION_MODE = 'RBAC';
+/** kube-apiserver's default since 1.x with kubeadm: nodes by the graph, everyone else by RBAC. */
+export const DEFAULT_AUTHORIZATION_MODE = 'Node,RBAC';
 
 /** `RBAC,Node` → ['RBAC', 'Node']; unknown or repeated modes are an error naming them. */
 export function parseAuthorizationModes(text: string): AuthorizationMode[] {
@@ -25,7 +25,7 @@ export function buildAuthorizer(modes: AuthorizationMode[], impl: Partial<Record
   const builtin: Partial<Record<AuthorizationMode, DecisionAuthorizer>> = { AlwaysAllow: alwaysAllowDecider, AlwaysDeny: alwaysDenyDecider };
   const chain = modes.map((m) => {
     const a = impl[m] ?? builtin[m];
-    if (!a) throw new Error(m === 'Node' ? 'Node authorizer not available' : `${m} authorizer not available`);
+    if (!a) throw new Error(`${m} authorizer not available`);
     return a;
   });
   return unionAuthorizer([superuserDecider, ...chain]);

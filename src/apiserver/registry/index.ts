@@ -12,6 +12,7 @@ import { endpointslices } from './discovery/endpointslices.js';
 import { leases } from './coordination/leases.js';
 import { rbacResources } from './rbac/resources.js';
 import type { EscalationGuard } from '../authz/rbac/escalation.js';
+import { certificatesigningrequests } from './certificates/csr.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -41,7 +42,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
   const nodePorts = new Allocator(store, '/registry/portallocations/', portRange(cfg.serviceNodePortRange));
   const defs: ResourceDef[] = [
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
-    deployments, replicasets, endpointslices, leases, eventsK8sIO,
+    deployments, replicasets, endpointslices, leases, eventsK8sIO, certificatesigningrequests,
     ...rbacResources(cfg.escalation),
   ];
   const all = defs.map((d) => new GenericRegistry(d, store));

@@ -45,6 +45,8 @@ export interface KubeletServerOptions {
 
 export interface KubeletServer {
   port: number;
+  /** Serves new connections with a renewed certificate (a rotated kubelet-serving one). */
+  setCertificate(tls: { certPem: string; keyPem: string }): void;
   stop(): Promise<void>;
 }
 
@@ -172,6 +174,9 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
   log.info('serving', { address: opts.address ?? '0.0.0.0', port });
   return {
     port,
+    setCertificate(tls) {
+      server.setSecureContext({ cert: tls.certPem, key: tls.keyPem, ca: opts.clientCA });
+    },
     async stop() {
       for (const ws of wss.clients) ws.terminate();
       server.closeAllConnections();
