@@ -1,6 +1,7 @@
 // `capstan controller-manager`: the built-in controllers behind leader election, talking to
 // the API server over HTTPS like any client.
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -39,6 +40,8 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'pod-gc-quarantine-period': { type: 'string', default: '40s' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '10257' },
+      'service-account-private-key-file': { type: 'string' },
+      'root-ca-file': { type: 'string' },
     },
   });
   if (!values.kubeconfig) throw new Error('--kubeconfig is required');
@@ -56,6 +59,8 @@ export async function startControllerManager(argv: string[]): Promise<Controller
     maxEndpointsPerSlice: Number(values['max-endpoints-per-slice']),
     terminatedPodGCThreshold: Number(values['terminated-pod-gc-threshold']),
     podGCQuarantineMs: parseDuration(values['pod-gc-quarantine-period']),
+    serviceAccountPrivateKeyPem: values['service-account-private-key-file'] ? readFileSync(values['service-account-private-key-file'], 'utf8') : undefined,
+    rootCAPem: values['root-ca-file'] ? readFileSync(values['root-ca-file'], 'utf8') : undefined,
   };
   if (!Number.isInteger(config.terminatedPodGCThreshold)) throw new Error(`--terminated-pod-gc-threshold must be an integer, not "${values['terminated-pod-gc-threshold']}"`);
   const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);

@@ -8,9 +8,9 @@
 // extra-listener.kubeconfig naming the socket's address.
 import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
-import { authenticationFlags, authenticationOptions } from './authn-flags.js';
+import { authenticationFlags, authenticationOptions, signingKeyFile } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
@@ -73,7 +73,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
     const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
-      '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout']]);
+      '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout'],
+      '--service-account-private-key-file', signingKeyFile(values, dataDir), '--root-ca-file', join(dataDir, 'pki', 'ca.crt')]);
     stops.push(() => cm.stop());
     const schedKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
     const sched = await startScheduler(['--kubeconfig', schedKubeconfig, '--secure-port', '0']);

@@ -27,6 +27,10 @@ export interface ControllerConfig {
   terminatedPodGCThreshold: number;
   /** How long pod GC waits after it notices a pod's Node missing before it checks with a GET. */
   podGCQuarantineMs: number;
+  /** --service-account-private-key-file's PEM: the tokens controller signs legacy tokens with it (none: it idles). */
+  serviceAccountPrivateKeyPem?: string;
+  /** --root-ca-file's PEM, written as ca.crt into ServiceAccount token Secrets. */
+  rootCAPem?: string;
 }
 
 export const defaultControllerConfig: ControllerConfig = {
