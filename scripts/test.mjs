@@ -27,6 +27,7 @@ function testFiles(dir) {
 // test file in it; a new test file that needs none of those belongs in this list.
 const UNIT = [
   'test/apiserver/authn',
+  'test/cli/authn-flags',
   'test/client/fake', 'test/client/leaderelection', 'test/client/workqueue',
   'test/cni/ipam',
   'test/controllers/deployment', 'test/controllers/endpoints', 'test/controllers/endpointslice',
