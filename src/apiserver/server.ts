@@ -1,7 +1,7 @@
 // The API server: HTTPS with authentication (authn/) in front of the request pipeline, backed
 // by one Store and its watch cache.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import { isIPv6, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { logger, type Logger } from '../log/index.js';
@@ -173,7 +173,7 @@ export class APIServer {
       authn,
       authz,
       tokens: authentication,
-      oidc: authentication.oidc(() => `${advertise}:${port}`),
+      oidc: authentication.oidc(() => `${isIPv6(advertise) ? `[${advertise}]` : advertise}:${port}`),
       admission: new AdmissionChain([
         namespaceLifecycle(this.registries.get('', 'namespaces')!),
         nodeRestriction(this.registries.get('', 'pods')!, this.registries.get('', 'nodes')!),

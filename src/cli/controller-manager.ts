@@ -1,6 +1,7 @@
 // `capstan controller-manager`: the built-in controllers behind leader election, talking to
 // the API server over HTTPS like any client.
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -42,6 +43,8 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'cluster-signing-duration': { type: 'string', default: '8760h' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '10257' },
+      'service-account-private-key-file': { type: 'string' },
+      'root-ca-file': { type: 'string' },
     },
   });
   if (!values.kubeconfig) throw new Error('--kubeconfig is required');
@@ -62,6 +65,8 @@ export async function startControllerManager(argv: string[]): Promise<Controller
     clusterSigningCertFile: values['cluster-signing-cert-file'],
     clusterSigningKeyFile: values['cluster-signing-key-file'],
     clusterSigningDurationMs: parseDuration(values['cluster-signing-duration']),
+    serviceAccountPrivateKeyPem: values['service-account-private-key-file'] ? readFileSync(values['service-account-private-key-file'], 'utf8') : undefined,
+    rootCAPem: values['root-ca-file'] ? readFileSync(values['root-ca-file'], 'utf8') : undefined,
   };
   if (!Number.isInteger(config.terminatedPodGCThreshold)) throw new Error(`--terminated-pod-gc-threshold must be an integer, not "${values['terminated-pod-gc-threshold']}"`);
   const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);

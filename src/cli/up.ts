@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
-import { authenticationFlags, authenticationOptions } from './authn-flags.js';
+import { authenticationFlags, authenticationOptions, signingKeyFile } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
@@ -80,7 +80,8 @@ export async function run(argv: string[]): Promise<number> {
     const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
     const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
       '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout'],
-      '--cluster-signing-cert-file', join(dataDir, 'pki', 'ca.crt'), '--cluster-signing-key-file', join(dataDir, 'pki', 'ca.key')]);
+      '--cluster-signing-cert-file', join(dataDir, 'pki', 'ca.crt'), '--cluster-signing-key-file', join(dataDir, 'pki', 'ca.key'),
+      '--service-account-private-key-file', signingKeyFile(values, dataDir), '--root-ca-file', join(dataDir, 'pki', 'ca.crt')]);
     stops.push(() => cm.stop());
     const schedKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
     const sched = await startScheduler(['--kubeconfig', schedKubeconfig, '--secure-port', '0']);

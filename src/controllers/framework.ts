@@ -32,6 +32,10 @@ export interface ControllerConfig {
   clusterSigningKeyFile?: string;
   /** The longest certificate the CSR signer issues (--cluster-signing-duration). */
   clusterSigningDurationMs: number;
+  /** --service-account-private-key-file's PEM: the tokens controller signs legacy tokens with it (none: it idles). */
+  serviceAccountPrivateKeyPem?: string;
+  /** --root-ca-file's PEM, written as ca.crt into ServiceAccount token Secrets. */
+  rootCAPem?: string;
 }
 
 export const defaultControllerConfig: ControllerConfig = {

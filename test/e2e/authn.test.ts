@@ -6,7 +6,7 @@
 // against an in-process server whose authorizer is not AlwaysAllow.
 import t, { type Test } from 'tap';
 import { randomBytes, createPublicKey, verify } from 'node:crypto';
-import { statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAPIServerProcess, type APIServerProcess } from '../helpers/apiserver-process.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
@@ -159,6 +159,33 @@ review('not-a-token')
     t.notOk(await gone(live), 'the live one stays');
     await eventually(() => gone(live), 30_000, 'the live token secret deleted once it expired');
     t.match((await as(`${live}.${secret}`)(['auth', 'whoami'])).stderr, unauthorized);
+  });
+
+  t.test('legacy token Secrets: filled in by the tokens controller, good while the Secret lives', async (t) => {
+    const clients = clientsetFromKubeconfig(p.kubeconfig, 'capstan-controller-manager');
+    const informers = new SharedInformerFactory(clients, { clock: realClock });
+    const ctx = controllerContext({
+      clients, informers, clock: realClock, log: logger('test', {}, () => undefined),
+      config: { serviceAccountPrivateKeyPem: readFileSync(join(p.dataDir, 'sa.key'), 'utf8'), rootCAPem: p.pki.ca.certPem },
+    });
+    const tokens = await (await registry['serviceaccount-token']())(ctx);
+    informers.start();
+    await informers.waitForCacheSync();
+    void tokens.run(1);
+    t.teardown(async () => { await tokens.stop(); await informers.stop(); clients.close(); });
+    await k.ok(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token',
+      metadata: { name: 'bot-legacy', annotations: { 'kubernetes.io/service-account.name': 'bot' } },
+    }));
+    let token = '';
+    await eventually(async () => {
+      token = Buffer.from(await k.ok(['get', 'secret', 'bot-legacy', '-o', 'jsonpath={.data.token}']), 'base64').toString();
+      return token.length > 0;
+    }, 15_000, 'the token written into the Secret');
+    t.equal(Buffer.from(await k.ok(['get', 'secret', 'bot-legacy', '-o', 'jsonpath={.data.ca\\.crt}']), 'base64').toString(), p.pki.ca.certPem);
+    t.match(await whoami(as(token)), { username: 'system:serviceaccount:default:bot', groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'] });
+    await k.ok(['delete', 'secret', 'bot-legacy']);
+    t.match((await as(token)(['auth', 'whoami'])).stderr, unauthorized, 'deleting the Secret revokes the token');
   });
 
   t.test('kubectl --as, --as-group', async (t) => {
