@@ -26,6 +26,8 @@ export const namespacedRoles: BootstrapRole[] = [
   { namespace: 'kube-system', name: 'system::leader-locking-kube-scheduler', rules: [rule(['watch'], core, ['configmaps']), rule(['get', 'update'], core, ['configmaps'], ['kube-scheduler'])] },
   { namespace: 'kube-system', name: 'system:controller:bootstrap-signer', rules: [rule(Read, core, ['secrets'])] },
   { namespace: 'kube-system', name: 'system:controller:token-cleaner', rules: [rule(['delete', ...Read], core, ['secrets']), eventsRule()] },
+  // capstan's DNS publishes its Service and a slice per node in kube-system.
+  { namespace: 'kube-system', name: 'system:capstan-dns', rules: [rule(['create', 'update', 'patch', 'delete'], core, ['services']), rule(['create', 'update', 'patch', 'delete'], ['discovery.k8s.io'], ['endpointslices'])] },
   { namespace: 'kube-public', name: 'system:controller:bootstrap-signer', rules: [rule(Read, core, ['configmaps']), rule(['update'], core, ['configmaps'], ['cluster-info']), eventsRule()] },
 ];
 
@@ -35,5 +37,6 @@ export const namespacedRoleBindings: BootstrapRoleBinding[] = [
   { namespace: 'kube-system', name: 'system::leader-locking-kube-scheduler', role: 'system::leader-locking-kube-scheduler', subjects: [user('system:kube-scheduler'), sa('kube-scheduler')] },
   { namespace: 'kube-system', name: 'system:controller:bootstrap-signer', role: 'system:controller:bootstrap-signer', subjects: [sa('bootstrap-signer')] },
   { namespace: 'kube-system', name: 'system:controller:token-cleaner', role: 'system:controller:token-cleaner', subjects: [sa('token-cleaner')] },
+  { namespace: 'kube-system', name: 'system:capstan-dns', role: 'system:capstan-dns', subjects: [sa('capstan-dns')] },
   { namespace: 'kube-public', name: 'system:controller:bootstrap-signer', role: 'system:controller:bootstrap-signer', subjects: [sa('bootstrap-signer')] },
 ];

@@ -89,6 +89,9 @@ export const clusterRoles: BootstrapClusterRole[] = [
     ],
   },
   { name: 'system:node-proxier', rules: [rule(['list', 'watch'], core, ['services', 'endpoints']), rule(Read, core, ['nodes']), eventsRule(), rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices'])] },
+  // capstan's own node components (src/cli/node-identities.ts), as upstream's system:kube-dns.
+  { name: 'system:capstan-dns', rules: [rule(Read, core, ['services', 'pods', 'namespaces']), rule(Read, ['discovery.k8s.io'], ['endpointslices']), rule(['get'], core, ['nodes'])] },
+  { name: 'system:capstan-network-agent', rules: [rule(['get', 'list', 'watch', 'patch'], core, ['nodes']), eventsRule()] },
   { name: 'system:node-bootstrapper', rules: [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])] },
   { name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', rules: [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])] },
   { name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', rules: [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'])] },
