@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { startKubeletServer, type KubeletServer } from '../kubelet/server/index.js';
+import { delegatedAuth, startKubeletServer, type KubeletServer } from '../kubelet/server/index.js';
 import { CRIClient, type CRIMethod } from '../../cri/index.js';
 import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/index.js';
 import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
@@ -98,7 +98,7 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     if (tls && values['client-ca-file']) {
       server = await startKubeletServer({
         cri: runtime, nodeName, address: values.address, port: Number(values.port), logRoot: kubelet.logRoot, log,
-        tls, clientCA: readFileSync(values['client-ca-file'], 'utf8'),
+        tls, clientCA: readFileSync(values['client-ca-file'], 'utf8'), auth: delegatedAuth(clients, nodeName),
       });
     }
   } catch (e) {

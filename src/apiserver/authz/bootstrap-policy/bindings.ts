@@ -22,6 +22,8 @@ export const clusterRoleBindings: BootstrapBinding[] = [
   { name: 'system:basic-user', role: 'system:basic-user', subjects: [group('system:authenticated')] },
   { name: 'system:public-info-viewer', role: 'system:public-info-viewer', subjects: [group('system:authenticated'), group('system:unauthenticated')] },
   { name: 'system:node-proxier', role: 'system:node-proxier', subjects: [user('system:kube-proxy')] },
+  // kubeadm's binding for the API server's kubelet client certificate (pods/log, exec, attach).
+  { name: 'kube-apiserver-kubelet-client', role: 'system:kubelet-api-admin', subjects: [user('kube-apiserver-kubelet-client')] },
   { name: 'system:capstan-dns', role: 'system:capstan-dns', subjects: [sa('kube-system', 'capstan-dns')] },
   { name: 'system:capstan-network-agent', role: 'system:capstan-network-agent', subjects: [user('system:capstan-network-agent')] },
   { name: 'system:kube-controller-manager', role: 'system:kube-controller-manager', subjects: [user(CONTROLLER_MANAGER_USER)] },

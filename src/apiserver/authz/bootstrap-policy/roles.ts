@@ -92,6 +92,12 @@ export const clusterRoles: BootstrapClusterRole[] = [
   // capstan's own node components (src/cli/node-identities.ts), as upstream's system:kube-dns.
   { name: 'system:capstan-dns', rules: [rule(Read, core, ['services', 'pods', 'namespaces']), rule(Read, ['discovery.k8s.io'], ['endpointslices']), rule(['get'], core, ['nodes'])] },
   { name: 'system:capstan-network-agent', rules: [rule(['get', 'list', 'watch', 'patch'], core, ['nodes']), eventsRule()] },
+  {
+    name: 'system:kubelet-api-admin', rules: [
+      rule(['get', 'list', 'watch'], core, ['nodes']), rule(['proxy'], core, ['nodes']),
+      rule(['*'], core, ['nodes/proxy', 'nodes/metrics', 'nodes/stats', 'nodes/log', 'nodes/healthz', 'nodes/pods', 'nodes/spec']),
+    ],
+  },
   { name: 'system:node-bootstrapper', rules: [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])] },
   { name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', rules: [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])] },
   { name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', rules: [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'])] },
