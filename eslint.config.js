@@ -15,7 +15,7 @@ const layers = {
   storage: ['util', 'log', 'api'],
   client: ['util', 'log', 'api', 'pki'],
   apiserver: ['util', 'log', 'api', 'pki', 'storage'],
-  controllers: ['util', 'log', 'api', 'client'],
+  controllers: ['util', 'log', 'api', 'pki', 'client'],
   scheduler: ['util', 'log', 'api', 'client'],
   hollow: ['util', 'log', 'api', 'pki', 'client'],
   netlink: ['util', 'log'],

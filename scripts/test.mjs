@@ -26,14 +26,15 @@ function testFiles(dir) {
 // minute without root, containerd, etcd or a listening API server. A folder here means every
 // test file in it; a new test file that needs none of those belongs in this list.
 const UNIT = [
-  'test/apiserver/authn',
+  'test/apiserver/authn', 'test/apiserver/authz',
   'test/apiserver/encryption',
+  'test/cli/authn-flags',
   'test/client/fake', 'test/client/leaderelection', 'test/client/workqueue',
   'test/cni/ipam',
   'test/controllers/deployment', 'test/controllers/endpoints', 'test/controllers/endpointslice',
   'test/controllers/garbagecollector', 'test/controllers/namespace', 'test/controllers/nodelifecycle',
   'test/controllers/podgc', 'test/controllers/replicaset', 'test/controllers/replicaset-slowstart',
-  'test/controllers/serviceaccount', 'test/controllers/tokencleaner',
+  'test/controllers/serviceaccount', 'test/controllers/serviceaccount-tokens', 'test/controllers/clusterroleaggregation', 'test/controllers/tokencleaner',
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',

@@ -5,10 +5,12 @@
 // `metadata` is always present, top-level fields (`status`) are writable so a copy can be
 // edited before an update, and apiVersion/kind are plain strings (the client fills them in).
 import type * as apps from 'kubernetes-types/apps/v1.js';
+import type * as certificates from 'kubernetes-types/certificates/v1.js';
 import type * as coordination from 'kubernetes-types/coordination/v1.js';
 import type * as core from 'kubernetes-types/core/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import type * as meta from 'kubernetes-types/meta/v1.js';
+import type * as rbac from 'kubernetes-types/rbac/v1.js';
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -30,6 +32,11 @@ export type Deployment = Stored<apps.Deployment>;
 export type ReplicaSet = Stored<apps.ReplicaSet>;
 export type EndpointSlice = Stored<discovery.EndpointSlice>;
 export type Lease = Stored<coordination.Lease>;
+export type Role = Stored<rbac.Role>;
+export type ClusterRole = Stored<rbac.ClusterRole>;
+export type RoleBinding = Stored<rbac.RoleBinding>;
+export type ClusterRoleBinding = Stored<rbac.ClusterRoleBinding>;
+export type CertificateSigningRequest = Stored<certificates.CertificateSigningRequest>;
 
 /** An object of any kind whose metadata is typed: what owner-reference and key helpers take. */
 export interface KindObject {

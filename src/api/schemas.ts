@@ -8,6 +8,8 @@ import './autoscaling/v1/schema.js';
 import './discovery/v1/schema.js';
 import './coordination/v1/schema.js';
 import './events/v1/schema.js';
+import './rbac/schema.js';
+import './certificates/v1/schema.js';
 import { allTypes, ref, type RefSchema } from './schema.js';
 import { META } from './meta/v1/names.js';
 

@@ -8,10 +8,10 @@ import type { Logger } from '../log/index.js';
 import type { WatchCache } from '../storage/watch-cache.js';
 import type { Authentication, Authenticated, Authenticator, UserInfo } from './authn/index.js';
 import type { OIDCDiscovery } from './authn/oidc.js';
-import type { Authorizer } from './authz.js';
+import { forbiddenError, type Authorizer } from './authz/index.js';
 import type { AdmissionChain } from './admission.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
-import { StatusError, badRequest, forbidden, methodNotAllowed, noSuchPath, notAcceptable } from './errors.js';
+import { StatusError, badRequest, methodNotAllowed, noSuchPath, notAcceptable } from './errors.js';
 import type { FieldTracker } from './managed-fields.js';
 import type { APIMetrics } from './metrics.js';
 import { acceptable, contentTypes, negotiate } from './negotiate.js';
@@ -28,6 +28,7 @@ import { watchResource } from './handlers/watch.js';
 import { createToken } from './handlers/token-request.js';
 import { reviewToken } from './handlers/token-review.js';
 import { readBody } from './body.js';
+import { isAccessReview, serveAccessReview } from './handlers/access-review.js';
 import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, type KubeletClientConfig } from './handlers/proxy.js';
 import type { Duplex } from 'node:stream';
 import type { HealthEndpoints } from './healthz.js';
@@ -76,8 +77,9 @@ export function createHandler(deps: HandlerDeps) {
       if (badPath) throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(badPath as Error).message}`);
       who = await deps.authn.authenticate(req);
       const { user } = who;
+      if (who.impersonator) deps.log.debug('impersonating', { ...requestUser(who), path: url.pathname, verb: info.verb });
       const denial = await deps.authz.authorize(user, info);
-      if (denial !== null) throw forbidden(denial);
+      if (denial !== null) throw forbiddenError(info, denial);
       if (info.isResourceRequest) await serveResource(req, res, url, info, who);
       else await serveNonResource(req, res, url, info, user);
     } catch (err) {
@@ -102,11 +104,13 @@ export function createHandler(deps: HandlerDeps) {
       await readBody(req);
       return sendObject(res, 201, { kind: 'SelfSubjectReview', apiVersion: `authentication.k8s.io/${info.version}`, metadata: { creationTimestamp: null }, status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } });
     }
+    if (isAccessReview(info)) return serveAccessReview(req, res, info, user, deps.authz);
     if (!acceptable(req.headers.accept)) throw notAcceptable('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
     const reg = deps.registries.get(info.group, info.resource);
     const version = reg?.version(info.version);
     if (!reg || !version) throw noSuchPath();
     if (!reg.def.namespaced && info.namespace) throw noSuchPath();
+    if (version.deprecationWarning) res.setHeader('Warning', `299 - ${JSON.stringify(version.deprecationWarning)}`);
     // Across namespaces a namespaced resource is only listed and watched, as Kubernetes routes it.
     if (reg.def.namespaced && !info.namespace && (info.name || !['list', 'watch'].includes(info.verb))) {
       if (info.name) throw noSuchPath();
@@ -212,7 +216,7 @@ export function createUpgradeHandler(deps: HandlerDeps) {
       }
       info = { ...info, verb: 'create' };
       const denial = await deps.authz.authorize(user, info);
-      if (denial !== null) throw forbidden(denial);
+      if (denial !== null) throw forbiddenError(info, denial);
       deps.metrics.requests.inc({ verb: 'CONNECT', group: '', resource: 'pods', subresource: info.subresource, code: '101' });
       await proxyStreamUpgrade(req, socket, head, info.namespace, info.name, info.subresource, url.searchParams, deps.registries, deps.kubelet);
     } catch (err) {

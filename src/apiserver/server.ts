@@ -1,14 +1,24 @@
 // The API server: HTTPS with authentication (authn/) in front of the request pipeline, backed
 // by one Store and its watch cache.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import { isIPv6, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { logger, type Logger } from '../log/index.js';
 import { buildAuthentication, ephemeralServiceAccountKeys, registryObjectGetter, type Authenticator, type ServiceAccountKeys } from './authn/index.js';
-import { alwaysAllow, type Authorizer } from './authz.js';
+import { superuserDecider, unionAuthorizer, type Authorizer, type DecisionAuthorizer } from './authz/index.js';
+import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODE, parseAuthorizationModes, type AuthorizationMode } from './authz/modes.js';
+import { PolicyIndex } from './authz/rbac/policy-index.js';
+import { RBACAuthorizer } from './authz/rbac/authorizer.js';
+import { PolicyFeed } from './authz/rbac/feed.js';
+import { EscalationGuard } from './authz/rbac/escalation.js';
+import { NodeAuthorizer, feedNodeGraph } from './authz/node.js';
+import { NodeGraph } from './authz/node-graph.js';
+import { reconcileBootstrapPolicy } from './authz/bootstrap-policy/reconcile.js';
+import { accessReviewResources } from './handlers/access-review.js';
 import { AdmissionChain, namespaceLifecycle } from './admission.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
+import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
 import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
 import { fieldTracker } from './managed-fields.js';
@@ -45,8 +55,8 @@ export interface APIServerOptions {
   apiAudiences?: string[];
   /** --anonymous-auth (default true). Switched off with the AlwaysAllow authorizer, as kube-apiserver does. */
   anonymousAuth?: boolean;
-  /** Default AlwaysAllow. */
-  authorizer?: Authorizer;
+  /** An authorizer built elsewhere, asked after system:masters instead of --authorization-mode's chain (tests). */
+  authorizer?: DecisionAuthorizer;
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
   log?: Logger;
@@ -64,6 +74,10 @@ export interface APIServerOptions {
   connections?: Partial<ConnectionOptions>;
   /** Admission plugins by name to leave out (kube-apiserver's --disable-admission-plugins). */
   disableAdmissionPlugins?: string[];
+  /** `--authorization-mode`: comma list of AlwaysAllow, AlwaysDeny, RBAC, Node (default Node,RBAC). */
+  authorizationMode?: string;
+  /** Authorizers built elsewhere for modes this server does not build itself (Node). */
+  authorizers?: Partial<Record<AuthorizationMode, DecisionAuthorizer>>;
 }
 
 export interface ConnectionOptions {
@@ -94,27 +108,45 @@ export class APIServer {
   private stopping = false;
   private limits?: ConnectionLimits;
   private metrics = new APIMetrics();
+  readonly rbac = new RBACAuthorizer(new PolicyIndex());
+  readonly authorizer: Authorizer;
+  private modes: AuthorizationMode[];
+  private policyFeed: PolicyFeed;
+  /** The Node authorizer's graph of what pods on each node reference, fed from the watch cache. */
+  private nodeGraph = new NodeGraph();
+  private node = new NodeAuthorizer(this.nodeGraph);
+  private stopNodeGraph?: () => void;
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
     const store = new CountedStore(opts.store, this.metrics.storageLists);
+    const escalation = new EscalationGuard(this.rbac);
     this.registries = buildRegistries(store, {
       serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
       serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
       transformers: opts.encryption && new ResourceTransformers(opts.encryption, (resource, op) =>
         this.metrics.transformations.inc({ resource, transformation_type: op.transformationType, transformer_prefix: op.transformerPrefix, status: op.status })),
+      escalation,
     });
+    const modes = this.modes = opts.authorizer ? [] : parseAuthorizationModes(opts.authorizationMode ?? DEFAULT_AUTHORIZATION_MODE);
+    this.authorizer = escalation.authorizer = opts.authorizer
+      ? unionAuthorizer([superuserDecider, opts.authorizer])
+      : buildAuthorizer(modes, { RBAC: this.rbac, Node: this.node, ...opts.authorizers });
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
+    this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision));
     this.metrics.waitingReads = () => this.cache.waitingReads;
   }
 
   async start(): Promise<{ port: number; address: string }> {
     await this.cache.start();
+    this.policyFeed.start();
+    const pods = this.registries.get('', 'pods')!;
+    this.stopNodeGraph = feedNodeGraph(this.nodeGraph, this.cache, { pods: (value, revision) => pods.decode(value, revision) });
     const conn = { ...connectionDefaults, ...this.opts.connections };
     const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
-    const authz = this.opts.authorizer ?? alwaysAllow;
+    const authz = this.authorizer;
     let anonymous = this.opts.anonymousAuth ?? true;
-    if (anonymous && authz === alwaysAllow) {
+    if (anonymous && this.modes.includes('AlwaysAllow')) {
       this.log.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
       anonymous = false;
     }
@@ -136,6 +168,7 @@ export class APIServer {
     const served = resourceInfos(this.registries.all, [
       { group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
       { group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false, verbs: ['create'] },
+      ...accessReviewResources,
     ]);
     let port = this.opts.port ?? 6443;
     const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
@@ -148,10 +181,11 @@ export class APIServer {
       authn,
       authz,
       tokens: authentication,
-      oidc: authentication.oidc(() => `${advertise}:${port}`),
+      oidc: authentication.oidc(() => `${isIPv6(advertise) ? `[${advertise}]` : advertise}:${port}`),
       admission: new AdmissionChain([
         namespaceLifecycle(this.registries.get('', 'namespaces')!),
         serviceAccountAdmission(this.registries.get('', 'serviceaccounts')!),
+        nodeRestriction(this.registries.get('', 'pods')!, this.registries.get('', 'nodes')!),
       ].filter((p) => !this.opts.disableAdmissionPlugins?.includes(p.name))),
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
@@ -187,7 +221,9 @@ export class APIServer {
     });
     port = (this.server.address() as AddressInfo).port;
     for (const l of this.opts.extraListeners ?? []) l.on('connection', (socket) => this.server!.emit('connection', socket));
-    await bootstrap(this.registries, { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() }, { address: advertise, port });
+    const self = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() };
+    await bootstrap(this.registries, self, { address: advertise, port });
+    await reconcileBootstrapPolicy(this.registries, self);
     this.log.info('serving', { address: this.opts.bindAddress ?? '127.0.0.1', port });
     return { port, address: advertise };
   }
@@ -204,6 +240,8 @@ export class APIServer {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.policyFeed.stop();
+    this.stopNodeGraph?.();
     await this.cache.stop();
     for (const l of this.opts.extraListeners ?? []) l.close();
     if (this.server) {

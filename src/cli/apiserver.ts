@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { APIServer } from '../apiserver/server.js';
 import { encryptionFlag } from './encryption-flag.js';
+import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { untilSignal } from './signals.js';
 import { authenticationFlags, authenticationOptions } from './authn-flags.js';
@@ -24,6 +25,7 @@ export const apiserverFlags = {
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
   'service-node-port-range': { type: 'string', default: '30000-32767' },
   'disable-admission-plugins': { type: 'string', default: '' },
+  'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
   ...authenticationFlags,
   'encryption-provider-config': { type: 'string' },
 } as const;
@@ -49,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
   const server = new APIServer({
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
     disableAdmissionPlugins: values['disable-admission-plugins'].split(',').map((s) => s.trim()).filter(Boolean),
-    tokenFile: values['token-auth-file'], ...authenticationOptions(values, dataDir), encryption,
+    tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'], ...authenticationOptions(values, dataDir), encryption,
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

@@ -35,8 +35,13 @@ function flagBool(name: string, v: string | undefined, dflt: boolean): boolean {
   throw new Error(`--${name}: invalid boolean ${JSON.stringify(v)}`);
 }
 
+/** The ServiceAccount signing key's file: the flag's, or <data-dir>/sa.key (created when missing). */
+export function signingKeyFile(values: AuthenticationFlagValues, dataDir: string): string {
+  return values['service-account-signing-key-file'] ?? ensureSigningKeyFile(join(dataDir, 'sa.key'));
+}
+
 export function authenticationOptions(values: AuthenticationFlagValues, dataDir: string): Partial<APIServerOptions> {
-  const signingFile = values['service-account-signing-key-file'] ?? ensureSigningKeyFile(join(dataDir, 'sa.key'));
+  const signingFile = signingKeyFile(values, dataDir);
   const maxExp = values['service-account-max-token-expiration'];
   return {
     serviceAccountKeys: loadServiceAccountKeyFiles(signingFile, values['service-account-key-file'] ?? []),

@@ -1,8 +1,8 @@
 // `capstan controller-manager`: the built-in controllers behind leader election, talking to
 // the API server over HTTPS like any client.
 import { parseArgs } from 'node:util';
-import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { clientsetFromKubeconfig, loadKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory } from '../client/index.js';
@@ -38,10 +38,13 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'terminated-pod-gc-threshold': { type: 'string', default: String(defaultControllerConfig.terminatedPodGCThreshold) },
       // Not an upstream flag (upstream fixes it at 40 s): lets tests run pod GC of orphans quickly.
       'pod-gc-quarantine-period': { type: 'string', default: '40s' },
-      // The CA put in every namespace's kube-root-ca.crt; default: the kubeconfig's CA.
-      'root-ca-file': { type: 'string' },
+      'cluster-signing-cert-file': { type: 'string' },
+      'cluster-signing-key-file': { type: 'string' },
+      'cluster-signing-duration': { type: 'string', default: '8760h' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '10257' },
+      'service-account-private-key-file': { type: 'string' },
+      'root-ca-file': { type: 'string' },
     },
   });
   if (!values.kubeconfig) throw new Error('--kubeconfig is required');
@@ -59,7 +62,11 @@ export async function startControllerManager(argv: string[]): Promise<Controller
     maxEndpointsPerSlice: Number(values['max-endpoints-per-slice']),
     terminatedPodGCThreshold: Number(values['terminated-pod-gc-threshold']),
     podGCQuarantineMs: parseDuration(values['pod-gc-quarantine-period']),
-    rootCA: values['root-ca-file'] ? readFileSync(values['root-ca-file'], 'utf8') : loadKubeconfig(values.kubeconfig).caPem,
+    clusterSigningCertFile: values['cluster-signing-cert-file'],
+    clusterSigningKeyFile: values['cluster-signing-key-file'],
+    clusterSigningDurationMs: parseDuration(values['cluster-signing-duration']),
+    serviceAccountPrivateKeyPem: values['service-account-private-key-file'] ? readFileSync(values['service-account-private-key-file'], 'utf8') : undefined,
+    rootCAPem: values['root-ca-file'] ? readFileSync(values['root-ca-file'], 'utf8') : loadKubeconfig(values.kubeconfig).caPem,
   };
   if (!Number.isInteger(config.terminatedPodGCThreshold)) throw new Error(`--terminated-pod-gc-threshold must be an integer, not "${values['terminated-pod-gc-threshold']}"`);
   const wanted = values.controllers === '*' ? Object.keys(controllers) : values.controllers.split(',').map((s) => s.trim()).filter(Boolean);

@@ -5,9 +5,10 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { startKubeletServer, type KubeletServer } from '../kubelet/server/index.js';
+import { delegatedAuth, startKubeletServer, type KubeletServer } from '../kubelet/server/index.js';
 import { CRIClient, type CRIMethod } from '../../cri/index.js';
-import { clientsetFromKubeconfig, type Clientset } from '../client/index.js';
+import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/index.js';
+import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
 import { logger } from '../log/index.js';
 import { parseDuration } from '../util/index.js';
@@ -48,6 +49,12 @@ export const kubeletFlags = {
   'tls-cert-file': { type: 'string' },
   'tls-private-key-file': { type: 'string' },
   'client-ca-file': { type: 'string' },
+  // Certificates from the cluster: a bootstrap token's kubeconfig asks for the client
+  // certificate; --rotate-* keep them renewed (src/kubelet/certificate).
+  'bootstrap-kubeconfig': { type: 'string' },
+  'cert-dir': { type: 'string' },
+  'rotate-certificates': { type: 'string', default: 'false' },
+  'rotate-server-certificates': { type: 'string', default: 'false' },
 } as const;
 
 export async function startKubelet(argv: string[], extras: KubeletExtras = {}): Promise<KubeletHandle> {
@@ -60,8 +67,14 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
   const runtime = new CRIClient({ socket, observe: extras.observe });
   // Ready must turn False within a heartbeat when the runtime is gone, not after 10 s.
   const healthRuntime = new CRIClient({ socket, timeouts: { Status: 2_000, Version: 2_000 } });
-  const clients = extras.clients ?? clientsetFromKubeconfig(values.kubeconfig!, 'capstan-kubelet');
   const log = logger('kubelet', { node: nodeName });
+  const certDir = resolve(values['cert-dir'] ?? `${rootDir}/pki`);
+  const credentials = !extras.clients && (values['bootstrap-kubeconfig'] || values['rotate-certificates'] === 'true')
+    ? await clientCredentials({ nodeName, kubeconfig: values.kubeconfig!, bootstrapKubeconfig: values['bootstrap-kubeconfig'], certDir, rotate: values['rotate-certificates'] === 'true', clock: realClock, log })
+    : undefined;
+  const clients = extras.clients ?? credentials?.clients ?? clientsetFromKubeconfig(values.kubeconfig!, 'capstan-kubelet');
+  const closeClients = () => { if (credentials) credentials.stop(); else if (!extras.clients) clients.close(); };
+  let serving: CertificateManager | undefined;
   const kubelet = new Kubelet({
     nodeName, clients, runtime, healthRuntime, rootDir, log,
     logRoot: values['pod-log-dir'] ? resolve(values['pod-log-dir']) : undefined,
@@ -77,19 +90,27 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     await kubelet.start();
     // Logs and exec for the API server: only with a serving certificate and the CA that signs
     // the API server's kubelet client certificate.
-    if (values['tls-cert-file'] && values['tls-private-key-file'] && values['client-ca-file']) {
+    let tls: { certPem: string; keyPem: string } | undefined;
+    if (values['tls-cert-file'] && values['tls-private-key-file']) {
+      tls = { certPem: readFileSync(values['tls-cert-file'], 'utf8'), keyPem: readFileSync(values['tls-private-key-file'], 'utf8') };
+    } else if (values['rotate-server-certificates'] === 'true') {
+      // After registration: the request names the addresses the Node reports.
+      serving = servingCertificateManager({ nodeName, certDir, clients, clock: realClock, log, onRotate: (pair) => server?.setCertificate(pair) });
+      tls = await serving.start();
+    }
+    if (tls && values['client-ca-file']) {
       server = await startKubeletServer({
         cri: runtime, nodeName, address: values.address, port: Number(values.port), logRoot: kubelet.logRoot, log,
-        tls: { certPem: readFileSync(values['tls-cert-file'], 'utf8'), keyPem: readFileSync(values['tls-private-key-file'], 'utf8') },
-        clientCA: readFileSync(values['client-ca-file'], 'utf8'),
+        tls, clientCA: readFileSync(values['client-ca-file'], 'utf8'), auth: delegatedAuth(clients, nodeName),
       });
     }
   } catch (e) {
     await server?.stop();
     await kubelet.stop();
+    serving?.stop();
     runtime.close();
     healthRuntime.close();
-    if (!extras.clients) clients.close();
+    closeClients();
     throw e;
   }
   return {
@@ -97,9 +118,10 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     stop: async () => {
       await server?.stop();
       await kubelet.stop();
+      serving?.stop();
       runtime.close();
       healthRuntime.close();
-      if (!extras.clients) clients.close();
+      closeClients();
     },
   };
 }

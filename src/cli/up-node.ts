@@ -16,6 +16,7 @@ import { networkInterfaces } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { issueCert, loadOrCreate, certificateIPs, type KeyPair } from '../pki/index.js';
 import { fallbacks } from '../log/fallback.js';
+import { writeNodeKubeconfigs } from './node-identities.js';
 
 const fallback = fallbacks('node');
 
@@ -37,6 +38,7 @@ function kubeletServingCert(dataDir: string, ca: KeyPair, nodeName: string): { c
 
 export interface NodeOptions {
   dataDir: string;
+  /** Names the API server; each component gets a kubeconfig of its own identity (node-identities.ts). */
   kubeconfig: string;
   /** The cluster CA: signs the kubelet's serving certificate and is the client CA it trusts. */
   ca: KeyPair;
@@ -66,6 +68,7 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => { for (const stop of stops.reverse()) await stop().catch((e: unknown) => fallback('stop-failed-continuing', { error: e })); };
   try {
+    const kc = writeNodeKubeconfigs(o.dataDir, o.ca, o.kubeconfig, nodeName);
     // Pod networking: capstan's CNI plugin served by the network agent, unless the user
     // brings a CNI configuration of their own (then the kubelet falls back to ptp on it).
     let cniBinDir: string, cniConfDir: string, kubeletCNI: string[] = [];
@@ -80,7 +83,7 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
       cniConfDir = join(o.dataDir, 'cni', 'net.d');
       // Its own process, supervised: restartable without touching containerd, kubelet or pods.
       const agent = await superviseNetworkAgent({
-        args: ['--kubeconfig', o.kubeconfig, '--node-name', nodeName,
+        args: ['--kubeconfig', kc.networkAgent, '--node-name', nodeName,
           '--cni-bin-dir', cniBinDir, '--cni-conf-dir', cniConfDir, '--socket', join(o.dataDir, 'cni.sock'),
           '--state-dir', join(o.dataDir, 'network'), '--health-port=-1', '--cluster-cidr', o.clusterCIDR ?? '10.244.0.0/16'],
         pidFile: join(o.dataDir, NETWORK_AGENT_PID_FILE),
@@ -94,17 +97,17 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
     const tls = kubeletServingCert(o.dataDir, o.ca, nodeName);
     const kubelet = await startKubelet([
       '--tls-cert-file', tls.cert, '--tls-private-key-file', tls.key, '--client-ca-file', tls.ca,
-      '--kubeconfig', o.kubeconfig, '--hostname-override', nodeName, '--container-runtime-endpoint', containerd.socket,
+      '--kubeconfig', kc.kubelet, '--hostname-override', nodeName, '--container-runtime-endpoint', containerd.socket,
       '--root-dir', join(o.dataDir, 'kubelet'), '--cgroup-root', cgroupRoot, ...kubeletCNI,
       ...(o.nodeIP ? ['--node-ip', o.nodeIP] : []),
       ...(o.tokenMaxTTL ? ['--service-account-token-max-ttl', o.tokenMaxTTL] : []),
     ]);
     stops.push(() => kubelet.stop());
     // Services on this node, and cluster DNS on 169.254.20.10 and the cluster DNS Service IP.
-    const proxy = await startProxy(['--kubeconfig', o.kubeconfig, '--hostname-override', nodeName,
+    const proxy = await startProxy(['--kubeconfig', kc.proxy, '--hostname-override', nodeName,
       '--cluster-cidr', o.clusterCIDR ?? '10.244.0.0/16', '--metrics-bind-address', '127.0.0.1:0', '--healthz-bind-address', '127.0.0.1:0']);
     stops.push(() => proxy.stop());
-    const dns = await startDNSCommand(['--kubeconfig', o.kubeconfig, '--node-name', nodeName, '--health-port', '0',
+    const dns = await startDNSCommand(['--kubeconfig', kc.dns, '--node-name', nodeName, '--health-port', '0',
       ...(o.nodeIP ? ['--advertise-address', o.nodeIP] : [])]);
     stops.push(() => dns.stop());
     return { nodeName, stop: stopAll };

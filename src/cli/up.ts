@@ -8,12 +8,14 @@
 // extra-listener.kubeconfig naming the socket's address.
 import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
-import { authenticationFlags, authenticationOptions } from './authn-flags.js';
+import { authenticationFlags, authenticationOptions, signingKeyFile } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
 import { encryptionFlag } from './encryption-flag.js';
+import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
+import { ensureNodeBootstrapRBAC } from './node-bootstrap-rbac.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { startControllerManager } from './controller-manager.js';
 import { startScheduler } from './scheduler.js';
@@ -41,6 +43,7 @@ export async function run(argv: string[]): Promise<number> {
       'pod-eviction-timeout': { type: 'string', default: '5m' },
       'extra-listen-fd': { type: 'string' },
       'service-account-token-max-ttl': { type: 'string' },
+      'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
       ...authenticationFlags,
       'encryption-provider-config': { type: 'string' },
     },
@@ -59,6 +62,7 @@ export async function run(argv: string[]): Promise<number> {
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir), encryption,
+    authorizationMode: values['authorization-mode'],
   });
   const stops: (() => Promise<void>)[] = [];
   const shutdown = async () => {
@@ -75,9 +79,13 @@ export async function run(argv: string[]): Promise<number> {
   stops.push(() => store.close(), () => server.stop());
   const url = httpsURL(advertise, port);
   try {
+    const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');
+    try { await ensureNodeBootstrapRBAC(admin); } finally { admin.close(); }
     const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
     const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
-      '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout']]);
+      '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout'],
+      '--cluster-signing-cert-file', join(dataDir, 'pki', 'ca.crt'), '--cluster-signing-key-file', join(dataDir, 'pki', 'ca.key'),
+      '--service-account-private-key-file', signingKeyFile(values, dataDir), '--root-ca-file', join(dataDir, 'pki', 'ca.crt')]);
     stops.push(() => cm.stop());
     const schedKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
     const sched = await startScheduler(['--kubeconfig', schedKubeconfig, '--secure-port', '0']);

@@ -205,7 +205,8 @@ class FakeResource implements ResourceAPI {
       throw new APIError(409, 'Conflict', `Operation cannot be fulfilled on ${this.type.resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
     }
     let next: KubeObject;
-    if (subresource === 'status') next = { ...cur, status: structuredClone(input.status) };
+    // A CSR's approval, like status, writes only status.
+    if (subresource === 'status' || subresource === 'approval') next = { ...cur, status: structuredClone(input.status) };
     else {
       next = { ...structuredClone(input), status: cur.status };
       next.metadata = { ...next.metadata, uid: cur.metadata.uid, creationTimestamp: cur.metadata.creationTimestamp, deletionTimestamp: cur.metadata.deletionTimestamp };

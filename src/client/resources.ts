@@ -30,6 +30,11 @@ export const resources = {
   replicasets: r<k.ReplicaSet>('apps', 'v1', 'replicasets', 'ReplicaSet', true),
   endpointslices: r<k.EndpointSlice>('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   leases: r<k.Lease>('coordination.k8s.io', 'v1', 'leases', 'Lease', true),
+  roles: r<k.Role>('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true),
+  clusterroles: r<k.ClusterRole>('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
+  rolebindings: r<k.RoleBinding>('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
+  clusterrolebindings: r<k.ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  certificatesigningrequests: r<k.CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
 } as const;
 
 export function apiVersion(t: ResourceType<ObjectBase>): string {

@@ -43,11 +43,24 @@ export class RESTClient {
     const u = new URL(config.server);
     this.host = u.hostname.replace(/^\[|\]$/g, '');
     this.port = Number(u.port || 443);
-    this.agent = new Agent({
-      keepAlive: true, maxSockets: 64,
-      ca: config.caPem, cert: config.certPem, key: config.keyPem,
-      rejectUnauthorized: !config.insecureSkipTLSVerify,
-    });
+    this.agent = this.newAgent();
+  }
+
+  private newAgent(): Agent {
+    const c = this.config;
+    return new Agent({ keepAlive: true, maxSockets: 64, ca: c.caPem, cert: c.certPem, key: c.keyPem, rejectUnauthorized: !c.insecureSkipTLSVerify });
+  }
+
+  /**
+   * Switches to a new client certificate (a kubelet's rotated one). Open connections, watches
+   * included, are closed, as upstream's rotating transport does: they reconnect with it.
+   */
+  setClientCertificate(certPem: string, keyPem: string): void {
+    this.config.certPem = certPem;
+    this.config.keyPem = keyPem;
+    const old = this.agent;
+    this.agent = this.newAgent();
+    old.destroy();
   }
 
   private headers(body?: Buffer, contentType?: string): Record<string, string | number> {

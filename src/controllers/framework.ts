@@ -27,8 +27,15 @@ export interface ControllerConfig {
   terminatedPodGCThreshold: number;
   /** How long pod GC waits after it notices a pod's Node missing before it checks with a GET. */
   podGCQuarantineMs: number;
-  /** The cluster CA (PEM) the root CA publisher puts in every namespace (--root-ca-file). */
-  rootCA?: string;
+  /** The CA the CSR signer issues certificates with (--cluster-signing-cert-file/--cluster-signing-key-file). */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+  /** The longest certificate the CSR signer issues (--cluster-signing-duration). */
+  clusterSigningDurationMs: number;
+  /** --service-account-private-key-file's PEM: the tokens controller signs legacy tokens with it (none: it idles). */
+  serviceAccountPrivateKeyPem?: string;
+  /** --root-ca-file's PEM (default: the kubeconfig's CA): ca.crt of ServiceAccount token Secrets and of every namespace's kube-root-ca.crt. */
+  rootCAPem?: string;
 }
 
 export const defaultControllerConfig: ControllerConfig = {
@@ -40,6 +47,7 @@ export const defaultControllerConfig: ControllerConfig = {
   maxEndpointsPerSlice: 100,
   terminatedPodGCThreshold: 12_500,
   podGCQuarantineMs: 40_000,
+  clusterSigningDurationMs: 365 * 24 * 3600_000,
 };
 
 export interface ControllerContext {

@@ -14,9 +14,13 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   endpoints: async () => (await import('./endpoints/index.js')).create,
   namespace: async () => (await import('./namespace/index.js')).create,
   serviceaccount: async () => (await import('./serviceaccount/index.js')).create,
+  'serviceaccount-token': async () => (await import('./serviceaccount/index.js')).createTokens,
   podgc: async () => (await import('./podgc/index.js')).create,
   'root-ca-cert-publisher': async () => (await import('./rootcacertpublisher/index.js')).create,
+  clusterroleaggregation: async () => (await import('./clusterroleaggregation/index.js')).create,
   tokencleaner: async () => (await import('./bootstrap/index.js')).create,
+  csrapproving: async () => (await import('./certificates/index.js')).createApprover,
+  csrsigning: async () => (await import('./certificates/index.js')).createSigner,
 };
 
 export * from './framework.js';

@@ -7,3 +7,4 @@ export { cidrContains, cidrOf, expandIPv6, formatCidr, formatIP, formatIPv4, ipB
 export { deepCopy, stableStringify } from './json.js';
 export { QuantityError, milliValue, parseQuantity, quantityFormatMessage, quantityPattern, quantityValue, value } from './quantity.js';
 export { formatDuration, formatSeconds, parseDuration } from './duration.js';
+export { decodeJWT, keyID, signJWT, verifySignature, verifyingKey, algorithmOf, type Algorithm, type DecodedJWT, type JWTHeader, type VerifyingKey } from './jwt.js';

@@ -5,15 +5,15 @@ import t from 'tap';
 import { Agent } from 'node:https';
 import { createPublicKey, verify } from 'node:crypto';
 import { startAPIServer } from '../helpers/api.js';
-import type { Authorizer } from '../../src/apiserver/authz.js';
+import { allow, deny, type DecisionAuthorizer } from '../../src/apiserver/authz/index.js';
 
 /** Stands in for RBAC (branch rbac): authenticated users may do anything, anonymous only ask who they are and read /version. */
-const anonymousMayAskOnly: Authorizer = {
-  async authorize(user, info) {
-    if (user.groups.includes('system:authenticated')) return null;
-    if (info.group === 'authentication.k8s.io' && info.resource === 'selfsubjectreviews') return null;
-    if (!info.isResourceRequest && info.path === '/version') return null;
-    return `User "${user.username}" cannot ${info.verb} here`;
+const anonymousMayAskOnly: DecisionAuthorizer = {
+  decide(user, info) {
+    if (user.groups.includes('system:authenticated')) return allow();
+    if (info.group === 'authentication.k8s.io' && info.resource === 'selfsubjectreviews') return allow();
+    if (!info.isResourceRequest && info.path === '/version') return allow();
+    return deny(`User "${user.username}" cannot ${info.verb} here`);
   },
 };
 
@@ -71,6 +71,21 @@ t.test("a kubelet's 3607 s pod token lives a year and warns after 3607 s; other 
   t.notOk('node' in c['kubernetes.io'], 'a node that does not exist is left out');
   const other = claimsOf((await tokenFor('bot', { expirationSeconds: 3607, audiences: ['vault'], boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runner' } })).body.status.token);
   t.equal(other.exp - other.iat, 3607);
+});
+
+t.test('tokens bound to a Secret or a Node live as long as it does', async (t) => {
+  await api.client.post('/api/v1/namespaces/default/secrets', { metadata: { name: 'holder' } });
+  await api.client.post('/api/v1/nodes', { metadata: { name: 'node-a' } });
+  const bySecret = (await tokenFor('bot', { boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 'holder' } })).body.status.token;
+  const byNode = (await tokenFor('bot', { boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'node-a' } })).body.status.token;
+  t.equal((await whoami(bySecret)).status, 201);
+  const nodeUser = (await whoami(byNode)).body.status.userInfo;
+  t.same(nodeUser.extra['authentication.kubernetes.io/node-name'], ['node-a']);
+  t.match(claimsOf(bySecret)['kubernetes.io'], { secret: { name: 'holder' } });
+  await api.client.delete('/api/v1/namespaces/default/secrets/holder');
+  await api.client.delete('/api/v1/nodes/node-a');
+  t.equal((await whoami(bySecret)).status, 401);
+  t.equal((await whoami(byNode)).status, 401);
 });
 
 t.test('TokenReview', async (t) => {
@@ -143,7 +158,7 @@ t.test('bad credentials are 401 even where anonymous is allowed; no credentials 
 });
 
 t.test('with the AlwaysAllow authorizer anonymous is switched off, as kube-apiserver does', async (t) => {
-  t.equal((await api.client.as({}).get('/version')).status, 401);
-  const s = await startAPIServer(t, { anonymousAuth: true });
+  const s = await startAPIServer(t, { anonymousAuth: true, authorizationMode: 'AlwaysAllow' });
+  t.equal((await s.client.as({}).get('/version')).status, 401);
   t.match(s.logs.join('\n'), /AnonymousAuth is not allowed with the AlwaysAllow authorizer/);
 });

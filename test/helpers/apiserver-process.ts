@@ -34,7 +34,7 @@ export interface StartOptions {
   store?: string;
   dataDir?: string;
   port?: number;
-  /** More flags for `capstan apiserver`, on every start. */
+  /** More `capstan apiserver` flags (`--authorization-mode AlwaysAllow`). */
   args?: string[];
 }
 

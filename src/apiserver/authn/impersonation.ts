@@ -3,7 +3,10 @@
 // authorizer, and the request then runs as the impersonated user, as k8s.io/apiserver's
 // WithImpersonation filter does.
 import type { IncomingMessage } from 'node:http';
-import type { Authorizer } from '../authz.js';
+import type { Authorizer } from '../authz/index.js';
+
+/** What impersonation asks of an authorizer: only its decision on each part of the identity. */
+export type ImpersonationAuthorizer = Pick<Authorizer, 'authorize'>;
 import type { RequestInfo } from '../request-info.js';
 import { StatusError, forbidden, internalError, qualified } from '../errors.js';
 import { serviceAccountGroups, splitServiceAccountUsername } from './service-account.js';
@@ -69,7 +72,7 @@ function denied(requester: UserInfo, c: Check): StatusError {
 }
 
 /** The user the request runs as; throws 403 at the first part of the identity the caller may not take on. */
-export async function impersonate(requester: UserInfo, r: ImpersonationRequest, authz: Authorizer): Promise<UserInfo> {
+export async function impersonate(requester: UserInfo, r: ImpersonationRequest, authz: ImpersonationAuthorizer): Promise<UserInfo> {
   const username = r.user!;
   const sa = splitServiceAccountUsername(username);
   const checks: Check[] = [sa
@@ -83,8 +86,12 @@ export async function impersonate(requester: UserInfo, r: ImpersonationRequest, 
   }
   // A service account's groups follow from its name when none are asked for.
   const groups = sa && !r.groups.length ? serviceAccountGroups(sa.namespace) : [...r.groups];
-  const implied = username === anonymousUser ? allUnauthenticated : allAuthenticated;
-  if (!groups.includes(implied)) groups.push(implied);
+  // A non-anonymous user is authenticated unless the caller said it is unauthenticated.
+  if (username === anonymousUser) {
+    if (!groups.includes(allUnauthenticated)) groups.push(allUnauthenticated);
+  } else if (!groups.includes(allAuthenticated) && !groups.includes(allUnauthenticated)) {
+    groups.push(allAuthenticated);
+  }
   return {
     username, groups,
     ...(r.uid !== undefined ? { uid: r.uid } : {}),
@@ -93,7 +100,7 @@ export async function impersonate(requester: UserInfo, r: ImpersonationRequest, 
 }
 
 /** The authentication stage with impersonation on top: the caller authenticates, then becomes who it asked to be. */
-export function withImpersonation(inner: Authenticator, authz: Authorizer): Authenticator {
+export function withImpersonation(inner: Authenticator, authz: ImpersonationAuthorizer): Authenticator {
   return {
     async authenticate(req) {
       const result = await inner.authenticate(req);

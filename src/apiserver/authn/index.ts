@@ -3,10 +3,10 @@
 // top. server.ts builds one of these; the handlers use its parts (TokenReview its tokens,
 // TokenRequest its issuer, OIDC discovery its keys).
 import type { Logger } from '../../log/index.js';
-import type { Authorizer } from '../authz.js';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.js';
-import { withImpersonation } from './impersonation.js';
+import { withImpersonation, type ImpersonationAuthorizer } from './impersonation.js';
 import type { ServiceAccountKeys } from './keys.js';
+import { LegacyServiceAccountTokenAuthenticator } from './legacy-token.js';
 import { OIDCDiscovery, jwksPath } from './oidc.js';
 import { requestAuthenticator } from './request.js';
 import { ServiceAccountTokenAuthenticator, defaultIssuer, type ObjectGetter, type TokenIssuerConfig } from './service-account.js';
@@ -47,7 +47,7 @@ export interface AuthenticationConfig {
 
 export interface Authentication {
   /** The stage the handler runs: who the request is, after impersonation. */
-  stage(authz: Authorizer, clientCerts?: RequestAuthenticator, wrap?: (a: Authenticator) => Authenticator): Authenticator;
+  stage(authz: ImpersonationAuthorizer, clientCerts?: RequestAuthenticator, wrap?: (a: Authenticator) => Authenticator): Authenticator;
   tokens: TokenAuthenticator;
   apiAudiences: string[];
   issuer: TokenIssuerConfig;
@@ -62,6 +62,8 @@ export function buildAuthentication(cfg: AuthenticationConfig): Authentication {
   const list: TokenAuthenticator[] = [];
   if (cfg.tokenFile) list.push(audienceAgnostic(new TokenFileAuthenticator(cfg.tokenFile), apiAudiences));
   list.push(new ServiceAccountTokenAuthenticator({ issuers, keys: cfg.keys, objects: cfg.objects, now: cfg.now }));
+  // Legacy tokens carry no audience: they are tokens for this API server only.
+  list.push(audienceAgnostic(new LegacyServiceAccountTokenAuthenticator(cfg.keys, cfg.objects), apiAudiences));
   list.push(audienceAgnostic(new BootstrapTokenAuthenticator(cfg.objects, cfg.now, refused), apiAudiences));
   const tokens = unionTokens(list);
   return {

@@ -5,7 +5,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { verifyingKey, type VerifyingKey } from './jwt.js';
+import { verifyingKey, type VerifyingKey } from '../../util/jwt.js';
 
 export interface ServiceAccountKeys {
   signing: KeyObject;

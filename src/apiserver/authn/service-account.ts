@@ -4,7 +4,7 @@
 // Node it is bound to, each with the same uid) still hold.
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../api/object.js';
-import { decodeJWT, signJWT, verifySignature } from './jwt.js';
+import { decodeJWT, signJWT, verifySignature } from '../../util/jwt.js';
 import type { ServiceAccountKeys } from './keys.js';
 import { AuthenticationError, type TokenAuthenticator, type TokenResult, type UserInfo } from './types.js';
 

@@ -44,7 +44,10 @@ function includeObject(h: HandlerContext): IncludeObject {
 
 export function writeWarnings(h: HandlerContext): void {
   if (h.warnings.length && !h.res.headersSent) {
-    h.res.setHeader('Warning', h.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+    // Keeps a warning set before the handler ran (a deprecated version's).
+    const before = h.res.getHeader('Warning');
+    const kept = before === undefined ? [] : Array.isArray(before) ? before : [String(before)];
+    h.res.setHeader('Warning', [...kept, ...h.warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
   }
 }
 

@@ -1,6 +1,6 @@
 // Subresources: status (the resource's own handlers, with the status strategy), scale
 // (autoscaling/v1 Scale over spec.replicas), pods/binding (the scheduler's write), and a
-// namespace's finalize.
+// namespace's finalize, and a CertificateSigningRequest's approval.
 import type { KubeObject } from '../../api/object.js';
 import { isPlainObject } from '../../api/object.js';
 import { ref } from '../../api/schema.js';
@@ -82,10 +82,11 @@ async function bindingHandler(h: HandlerContext): Promise<void> {
 export async function subresourceHandler(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {
   const sub = h.info.subresource;
   const d = h.reg.def;
-  if (sub === 'status' && d.statusStrategy) {
+  // status, and a CertificateSigningRequest's approval: the object, written through its own strategy.
+  if ((sub === 'status' && d.statusStrategy) || (sub === 'approval' && d.subresourceStrategies?.approval)) {
     if (h.info.verb === 'get') return getResource(h);
-    if (h.info.verb === 'update') return updateResource(h, deps, 'status');
-    if (h.info.verb === 'patch') return patchResource(h, deps, 'status');
+    if (h.info.verb === 'update') return updateResource(h, deps, sub);
+    if (h.info.verb === 'patch') return patchResource(h, deps, sub);
     throw methodNotAllowed('the server does not allow this method on the requested resource');
   }
   if (sub === 'scale' && d.scale) return scaleHandler(h, deps);

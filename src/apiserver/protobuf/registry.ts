@@ -5,6 +5,7 @@ import { apps } from './tables/apps.js';
 import { auth } from './tables/auth.js';
 import { autoscaling } from './tables/autoscaling.js';
 import { batch } from './tables/batch.js';
+import { certificates } from './tables/certificates.js';
 import { core } from './tables/core.js';
 import { meta } from './tables/meta.js';
 import { networking } from './tables/networking.js';
@@ -23,19 +24,21 @@ function merge(...groups: Messages[]): Messages {
   return all;
 }
 
-export const messages = merge(meta, core, pod, affinity, apps, autoscaling, batch, networking, auth, rbac, policy);
+export const messages = merge(meta, core, pod, affinity, apps, autoscaling, batch, networking, auth, rbac, policy, certificates);
 
 const byGroupVersion: Record<string, string[]> = {
   v1: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Service', 'Pod', 'ResourceQuota'],
   'apps/v1': ['Deployment'],
   'authentication.k8s.io/v1': ['TokenRequest', 'TokenReview', 'SelfSubjectReview'],
-  'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview'],
+  'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'],
   'autoscaling/v1': ['Scale'],
   'batch/v1': ['Job', 'CronJob'],
+  'certificates.k8s.io/v1': ['CertificateSigningRequest'],
   'networking.k8s.io/v1': ['Ingress'],
   'policy/v1': ['Eviction', 'PodDisruptionBudget'],
   'scheduling.k8s.io/v1': ['PriorityClass'],
   'rbac.authorization.k8s.io/v1': ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
+  'rbac.authorization.k8s.io/v1beta1': ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
   // DeleteOptions is sent under the group of the resource being deleted.
   'meta.k8s.io/v1': ['DeleteOptions'],
 };

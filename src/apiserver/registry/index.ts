@@ -10,6 +10,9 @@ import { events, eventsK8sIO } from './core/events.js';
 import { deployments, replicasets } from './apps/workloads.js';
 import { endpointslices } from './discovery/endpointslices.js';
 import { leases } from './coordination/leases.js';
+import { rbacResources } from './rbac/resources.js';
+import type { EscalationGuard } from '../authz/rbac/escalation.js';
+import { certificatesigningrequests } from './certificates/csr.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -24,6 +27,8 @@ export interface RegistryConfig {
   serviceNodePortRange: string;
   /** Encryption at rest (`--encryption-provider-config`); absent: everything stored plain. */
   transformers?: ResourceTransformers;
+  /** Refuses RBAC writes that would grant more than the writer holds. */
+  escalation: EscalationGuard;
 }
 
 export interface Registries {
@@ -40,7 +45,8 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
   const nodePorts = new Allocator(store, '/registry/portallocations/', portRange(cfg.serviceNodePortRange));
   const defs: ResourceDef[] = [
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
-    deployments, replicasets, endpointslices, leases, eventsK8sIO,
+    deployments, replicasets, endpointslices, leases, eventsK8sIO, certificatesigningrequests,
+    ...rbacResources(cfg.escalation),
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));

@@ -23,6 +23,8 @@ export interface VersionDef {
   fromInternal(obj: KubeObject): KubeObject;
   /** Version-specific defaults, applied to objects decoded in this version before conversion. */
   defaults?(obj: KubeObject): void;
+  /** Sent as a `Warning: 299` header with every request in this version (a deprecated version). */
+  deprecationWarning?: string;
 }
 
 /**

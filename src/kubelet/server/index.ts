@@ -17,8 +17,10 @@ import { bridgeExec } from './exec.js';
 import { LogQueryError, parseLogQuery, readLogFile } from './logs.js';
 import { openRemoteCommand, tcpDialer, type Dialer } from './remote-command.js';
 import { fallbacks } from '../../log/fallback.js';
+import { forbiddenMessage, requestAttributes, type KubeletAuth } from './auth.js';
 
 export { LABELS } from './containers.js';
+export { delegatedAuth, requestAttributes, type KubeletAuth, type KubeletUser } from './auth.js';
 export { netnsDialer } from './dial.js';
 export type { Dialer } from './remote-command.js';
 
@@ -41,10 +43,18 @@ export interface KubeletServerOptions {
   log?: Logger;
   /** Follow-mode polling (tests shorten it). */
   logPollMs?: number;
+  /**
+   * Authentication (client certificate or bearer token) and authorization (nodes/<sub>) of
+   * every request, as upstream's webhook mode; without it only a cluster CA certificate is
+   * checked, at the TLS handshake.
+   */
+  auth?: KubeletAuth;
 }
 
 export interface KubeletServer {
   port: number;
+  /** Serves new connections with a renewed certificate (a rotated kubelet-serving one). */
+  setCertificate(tls: { certPem: string; keyPem: string }): void;
   stop(): Promise<void>;
 }
 
@@ -54,7 +64,8 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => pickProtocol(offered) });
   const server: Server = createServer({
     cert: opts.tls.certPem, key: opts.tls.keyPem, ca: opts.clientCA,
-    requestCert: true, rejectUnauthorized: true,
+    // With auth, bearer-token clients connect without a certificate; auth checks each request.
+    requestCert: true, rejectUnauthorized: !opts.auth,
     requestTimeout: 0,
   }, (req, res) => void handle(req, res).catch((e: Error) => {
     log.error('request failed', { path: req.url, error: e.message });
@@ -67,8 +78,20 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
   }));
   server.on('tlsClientError', () => undefined);
 
+  /** null when the request may go on, else the status and text to refuse it with. */
+  async function gate(req: IncomingMessage, path: string): Promise<{ code: number; message: string } | null> {
+    if (!opts.auth) return null;
+    const user = await opts.auth.authenticate(req);
+    if (!user) return { code: 401, message: 'Unauthorized' };
+    const { verb, subresources } = requestAttributes(req.method ?? 'GET', path);
+    for (const sub of subresources) if (await opts.auth.authorize(user, verb, sub)) return null;
+    return { code: 403, message: forbiddenMessage(user, verb, subresources[subresources.length - 1]) };
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://kubelet');
+    const refused = await gate(req, url.pathname);
+    if (refused) return sendText(res, refused.code, refused.message);
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     if (req.method !== 'GET' && req.method !== 'HEAD' && parts[0] !== 'exec' && parts[0] !== 'attach') return sendText(res, 405, 'method not allowed');
     switch (parts[0]) {
@@ -121,6 +144,8 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
 
   async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://kubelet');
+    const refused = await gate(req, url.pathname);
+    if (refused) return rejectUpgrade(socket, refused.code, refused.message);
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const verb = parts[0];
     if ((verb !== 'exec' && verb !== 'attach') || parts.length !== 4) return rejectUpgrade(socket, 404, '404 page not found');
@@ -172,6 +197,9 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
   log.info('serving', { address: opts.address ?? '0.0.0.0', port });
   return {
     port,
+    setCertificate(tls) {
+      server.setSecureContext({ cert: tls.certPem, key: tls.keyPem, ca: opts.clientCA });
+    },
     async stop() {
       for (const ws of wss.clients) ws.terminate();
       server.closeAllConnections();
@@ -196,7 +224,7 @@ function sendJSON(res: ServerResponse, code: number, body: unknown): void {
   res.end(text);
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error' };
+const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' };
 
 function rejectUpgrade(socket: Duplex, code: number, message: string): void {
   if (socket.destroyed) return;

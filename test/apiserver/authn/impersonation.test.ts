@@ -3,8 +3,8 @@
 import t from 'tap';
 import type { IncomingMessage } from 'node:http';
 import { impersonate, parseImpersonation } from '../../../src/apiserver/authn/impersonation.js';
-import type { Authorizer } from '../../../src/apiserver/authz.js';
-import type { RequestInfo } from '../../../src/apiserver/request-info.js';
+import type { ImpersonationAuthorizer as Authorizer } from '../../../src/apiserver/authn/impersonation.js';
+import type { Attributes as RequestInfo } from '../../../src/apiserver/authz/index.js';
 import { StatusError } from '../../../src/apiserver/errors.js';
 
 const req = (h: Record<string, string[]>) => ({ headersDistinct: h }) as unknown as Pick<IncomingMessage, 'headersDistinct'>;
@@ -47,6 +47,8 @@ t.test('service accounts: checked in their namespace, their groups implied', asy
   t.match(asked[0], { resource: 'serviceaccounts', namespace: 'team', name: 'bot', group: '' });
   const anon = await impersonate(admin, { user: 'system:anonymous', groups: [], extra: {} }, authz);
   t.same(anon.groups, ['system:unauthenticated'], 'anonymous is unauthenticated, not authenticated');
+  const unauth = await impersonate(admin, { user: 'jane', groups: ['system:unauthenticated'], extra: {} }, authz);
+  t.same(unauth.groups, ['system:unauthenticated'], 'a user the caller says is unauthenticated is not made authenticated');
 });
 
 t.test('a refused part is 403 with upstream message', async (t) => {

@@ -27,5 +27,11 @@ export const auth: Messages = {
   // Its status (the rules) is the server's answer and is not read.
   SelfSubjectRulesReview: msg({ 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'SelfSubjectRulesReviewSpec'] }),
   SelfSubjectRulesReviewSpec: msg({ 1: ['namespace', 'string'] }),
+  SubjectAccessReview: msg({ 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'SubjectAccessReviewSpec'], 3: ['status', 'SubjectAccessReviewStatus'] }),
+  LocalSubjectAccessReview: msg({ 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'SubjectAccessReviewSpec'], 3: ['status', 'SubjectAccessReviewStatus'] }),
+  SubjectAccessReviewSpec: msg({
+    1: ['resourceAttributes', '*ResourceAttributes'], 2: ['nonResourceAttributes', '*NonResourceAttributes'], 3: ['user', 'string'],
+    4: ['groups', '[]string'], 5: ['extra', 'map<ExtraValue>'], 6: ['uid', 'string'],
+  }),
   SubjectAccessReviewStatus: msg({ 1: ['allowed', 'bool!'], 4: ['denied', 'bool'], 2: ['reason', 'string'], 3: ['evaluationError', 'string'] }),
 };

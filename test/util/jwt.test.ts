@@ -2,8 +2,8 @@
 // a changed payload or signature, another key, the "none" algorithm.
 import t from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
-import { decodeJWT, keyID, signJWT, verifySignature, verifyingKey } from '../../../src/apiserver/authn/jwt.js';
-import { jwks, loadServiceAccountKeys, readPublicKeys } from '../../../src/apiserver/authn/keys.js';
+import { decodeJWT, keyID, signJWT, verifySignature, verifyingKey } from '../../src/util/jwt.js';
+import { jwks, loadServiceAccountKeys, readPublicKeys } from '../../src/apiserver/authn/keys.js';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;

@@ -1,5 +1,5 @@
-// Compact JWS (RFC 7515) signing and verification for the two algorithms the API server's
-// ServiceAccount keys use: RS256 (RSA) and ES256 (ECDSA P-256). Claims are not judged here.
+// Compact JWS (RFC 7515) signing and verification for the two algorithms ServiceAccount
+// keys use: RS256 (RSA) and ES256 (ECDSA P-256). Claims are not judged here.
 import { createHash, createPublicKey, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 
 export type Algorithm = 'RS256' | 'ES256';

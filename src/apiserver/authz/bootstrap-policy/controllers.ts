@@ -1,0 +1,84 @@
+// The system:controller:* roles of the controllers capstan's controller-manager runs, after
+// upstream's bootstrappolicy/controller_policy.go. Upstream binds each to its controller's
+// ServiceAccount in kube-system; capstan runs every controller with the controller-manager's
+// own credential (upstream's --use-service-account-credentials=false), so that user is a
+// subject of each binding too.
+import { eventsRule, Read, rule } from './rule.js';
+import type { BootstrapClusterRole } from './roles.js';
+
+const core = [''];
+const PREFIX = 'system:controller:';
+
+export const controllerRoles: BootstrapClusterRole[] = [
+  {
+    name: 'clusterrole-aggregation-controller', rules: [
+      rule(['escalate', 'get', 'list', 'patch', 'update', 'watch'], ['rbac.authorization.k8s.io'], ['clusterroles']),
+    ],
+  },
+  {
+    name: 'deployment-controller', rules: [
+      rule(['get', 'list', 'watch', 'update'], ['apps'], ['deployments']),
+      rule(['update'], ['apps'], ['deployments/status', 'deployments/finalizers']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], ['apps'], ['replicasets']),
+      rule(['get', 'list', 'watch', 'update'], core, ['pods']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'replicaset-controller', rules: [
+      rule(['get', 'list', 'watch', 'update'], ['apps'], ['replicasets']),
+      rule(['update'], ['apps'], ['replicasets/status', 'replicasets/finalizers']),
+      rule(['list', 'watch', 'patch', 'create', 'delete'], core, ['pods']),
+      eventsRule(),
+    ],
+  },
+  { name: 'generic-garbage-collector', rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*'])] },
+  {
+    name: 'endpoint-controller', rules: [
+      rule(Read, core, ['services', 'pods']),
+      rule(['get', 'list', 'create', 'update', 'delete'], core, ['endpoints']),
+      rule(['create'], core, ['endpoints/restricted']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'endpointslice-controller', rules: [
+      rule(Read, core, ['services', 'pods', 'nodes']),
+      rule(['update'], core, ['services/finalizers']),
+      rule(['create', 'update', 'delete', 'get', 'list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'namespace-controller', rules: [
+      rule(['get', 'list', 'watch', 'delete'], core, ['namespaces']),
+      rule(['update'], core, ['namespaces/finalize', 'namespaces/status']),
+      rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
+    ],
+  },
+  {
+    name: 'node-controller', rules: [
+      rule(['get', 'list', 'update', 'delete', 'patch'], core, ['nodes']),
+      rule(['patch', 'update'], core, ['nodes/status']),
+      rule(['patch', 'update'], core, ['pods/status']),
+      rule(['list', 'delete'], core, ['pods']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'service-account-controller', rules: [
+      rule(['create'], core, ['serviceaccounts']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'pod-garbage-collector', rules: [
+      rule(['list', 'watch', 'delete'], core, ['pods']),
+      rule(['get', 'list'], core, ['nodes']),
+      rule(['patch'], core, ['pods/status']),
+    ],
+  },
+].map((r) => ({ ...r, name: `${PREFIX}${r.name}` }));
+
+/** kube-system ServiceAccount names, as upstream binds each controller role. */
+export const controllerServiceAccount = (roleName: string): string => roleName.slice(PREFIX.length);
