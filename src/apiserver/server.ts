@@ -133,7 +133,7 @@ export class APIServer {
       ? unionAuthorizer([superuserDecider, opts.authorizer])
       : buildAuthorizer(modes, { RBAC: this.rbac, Node: this.node, ...opts.authorizers });
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
-    this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision));
+    this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision, ev.key));
     this.metrics.waitingReads = () => this.cache.waitingReads;
   }
 
@@ -141,7 +141,7 @@ export class APIServer {
     await this.cache.start();
     this.policyFeed.start();
     const pods = this.registries.get('', 'pods')!;
-    this.stopNodeGraph = feedNodeGraph(this.nodeGraph, this.cache, { pods: (value, revision) => pods.decode(value, revision) });
+    this.stopNodeGraph = feedNodeGraph(this.nodeGraph, this.cache, { pods: (value, revision, key) => pods.decode(value, revision, key) });
     const conn = { ...connectionDefaults, ...this.opts.connections };
     const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
     const authz = this.authorizer;

@@ -15,7 +15,7 @@ await cache.start();
 t.teardown(() => cache.stop());
 const pods = api.server.registries.get('', 'pods')!;
 const graph = new NodeGraph();
-const stop = feedNodeGraph(graph, cache, { pods: (v, rev) => pods.decode(v, rev) });
+const stop = feedNodeGraph(graph, cache, { pods: (v, rev, key) => pods.decode(v, rev, key) });
 t.teardown(stop);
 const authz = new NodeAuthorizer(graph);
 const n1 = { username: 'system:node:n1', groups: ['system:nodes'] };
@@ -27,7 +27,7 @@ t.test('pods already stored when the feed starts are in the graph', async (t) =>
   t.equal(res.status, 201);
   const g = new NodeGraph();
   await eventually(() => cache.revision >= Number(res.body.metadata.resourceVersion), 5000, 'cache caught up');
-  const stopLate = feedNodeGraph(g, cache, { pods: (v, rev) => pods.decode(v, rev) });
+  const stopLate = feedNodeGraph(g, cache, { pods: (v, rev, key) => pods.decode(v, rev, key) });
   t.teardown(stopLate);
   t.ok(g.reaches('n1', 'configmap', 'default', 'early-cm'));
 });

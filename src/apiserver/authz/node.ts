@@ -179,13 +179,13 @@ export function feedNodeGraph(graph: NodeGraph, cache: WatchCache, decoders: { p
   return stop;
 }
 
-export type Decoder = (value: Buffer, revision: number) => KubeObject;
+export type Decoder = (value: Buffer, revision: number, key: string) => KubeObject;
 
 function podEvent(graph: NodeGraph, ev: WatchEvent, decode: Decoder): void {
   const key = ev.key.slice('/registry/pods/'.length);
   if (ev.type === 'DELETE') return graph.deletePod(key);
   try {
-    graph.setPod(decode(ev.value, ev.revision) as Pod);
+    graph.setPod(decode(ev.value, ev.revision, ev.key) as Pod);
   } catch (error) {
     // Fail closed: a pod that cannot be read grants nothing.
     graph.deletePod(key);
@@ -197,7 +197,7 @@ function claimEvent(graph: NodeGraph, ev: WatchEvent, decode: Decoder): void {
   const [ns, name] = ev.key.slice('/registry/persistentvolumeclaims/'.length).split('/');
   if (ev.type === 'DELETE') return graph.setClaim(ns, name, undefined);
   try {
-    graph.setClaim(ns, name, decode(ev.value, ev.revision).spec?.volumeName || undefined);
+    graph.setClaim(ns, name, decode(ev.value, ev.revision, ev.key).spec?.volumeName || undefined);
   } catch (error) {
     fallback('node-graph-undecodable', { error, once: ev.key });
   }
