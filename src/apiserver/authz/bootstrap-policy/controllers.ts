@@ -78,6 +78,30 @@ export const controllerRoles: BootstrapClusterRole[] = [
       rule(['patch'], core, ['pods/status']),
     ],
   },
+  {
+    name: 'root-ca-cert-publisher', rules: [
+      rule(['create', 'update'], core, ['configmaps']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'certificate-controller', rules: [
+      rule(['delete', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests']),
+      rule(['update'], ['certificates.k8s.io'], ['certificatesigningrequests/approval', 'certificatesigningrequests/status']),
+      rule(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving']),
+      rule(['sign'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving', 'kubernetes.io/legacy-unknown']),
+      rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+      eventsRule(),
+    ],
+  },
+  // Upstream's tokens controller runs with the controller-manager's root credential and has
+  // no role; capstan names what it does (legacy ServiceAccount token Secrets).
+  {
+    name: 'serviceaccount-token-controller', rules: [
+      rule(['get', 'list', 'watch', 'create', 'update', 'delete'], core, ['secrets']),
+      rule(['get', 'list', 'watch', 'update'], core, ['serviceaccounts']),
+    ],
+  },
 ].map((r) => ({ ...r, name: `${PREFIX}${r.name}` }));
 
 /** kube-system ServiceAccount names, as upstream binds each controller role. */
