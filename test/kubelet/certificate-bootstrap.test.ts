@@ -5,7 +5,7 @@
 // kubectl logs in with; when the injected clock passes 70–90% of the certificate's 10-minute
 // lifetime it renews as the node itself, and its API client switches to the new certificate.
 import t from 'tap';
-import { NODE_BOOTSTRAP_TOKEN_GROUP } from '../../src/cli/node-bootstrap-rbac.js';
+import { NODE_BOOTSTRAP_TOKEN_GROUP } from '../../src/cli/node-bootstrap.js';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
