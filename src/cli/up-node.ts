@@ -16,7 +16,7 @@ import { networkInterfaces } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { issueCert, loadOrCreate, certificateIPs, type KeyPair } from '../pki/index.js';
 import { fallbacks } from '../log/fallback.js';
-import { writeNodeKubeconfigs, type NodeKubeconfigs } from './node-identities.js';
+import { nodeKubeconfigPath, writeNodeKubeconfigs, type NodeKubeconfigs } from '../client/index.js';
 
 const fallback = fallbacks('node');
 
@@ -48,8 +48,9 @@ export interface NodeOptions {
   ca?: KeyPair;
   /**
    * A joined node (capstan join): the kubelet's kubeconfig (system:node:<name>, certificate
-   * from a CSR, rotated) and the bootstrap kubeconfig it renews from. The other components
-   * use the node's identity too: nothing on the node can issue certificates.
+   * from a CSR, rotated) and the bootstrap kubeconfig it renews from. Nothing on the node can
+   * issue certificates: the other components use `<dataDir>/<component>.kubeconfig` when an
+   * operator provisioned one (capstan lab does), else the node's identity.
    */
   joined?: { kubeletKubeconfig: string; bootstrapKubeconfig: string };
   nodeName?: string;
@@ -78,7 +79,11 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
   try {
     let kc: NodeKubeconfigs;
     if (o.ca) kc = writeNodeKubeconfigs(o.dataDir, o.ca, o.kubeconfig, nodeName);
-    else if (o.joined) kc = { kubelet: o.joined.kubeletKubeconfig, proxy: o.joined.kubeletKubeconfig, networkAgent: o.joined.kubeletKubeconfig, dns: o.joined.kubeletKubeconfig };
+    else if (o.joined) {
+      // Kubeconfigs the operator provisioned for the other components (capstan lab does), else the node's own.
+      const own = (c: keyof NodeKubeconfigs) => (existsSync(nodeKubeconfigPath(o.dataDir, c)) ? nodeKubeconfigPath(o.dataDir, c) : o.joined!.kubeletKubeconfig);
+      kc = { kubelet: o.joined.kubeletKubeconfig, proxy: own('proxy'), networkAgent: own('networkAgent'), dns: own('dns') };
+    }
     else throw new Error('a node needs the cluster CA or a joined kubelet identity');
     // Pod networking: capstan's CNI plugin served by the network agent, unless the user
     // brings a CNI configuration of their own (then the kubelet falls back to ptp on it).
