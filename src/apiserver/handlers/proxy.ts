@@ -19,6 +19,7 @@ import { badRequest, StatusError } from '../errors.js';
 import { queryBool } from '../query.js';
 import type { Registries } from '../registry/index.js';
 import type { HandlerContext } from './context.js';
+import { splice } from './splice.js';
 
 export interface KubeletClientConfig {
   certPem: string;
@@ -179,13 +180,7 @@ export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, h
     throw kubeletError(answer.code, body);
   }
   socket.write(answer.raw);
-  up.pipe(socket);
-  socket.pipe(up);
-  const close = () => { up.destroy(); socket.destroy(); };
-  up.on('error', close);
-  socket.on('error', close);
-  up.on('close', close);
-  socket.on('close', close);
+  splice(up, socket);
 }
 
 interface ResponseHead {
