@@ -63,15 +63,16 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
   const nodeName = (values['hostname-override'] ?? hostname()).toLowerCase();
   const rootDir = resolve(values['root-dir']);
   mkdirSync(rootDir, { recursive: true });
+  const log = logger('kubelet', { node: nodeName });
+  const certDir = resolve(values['cert-dir'] ?? `${rootDir}/pki`);
+  // Credentials first: a bootstrap that fails leaves nothing else open.
+  const credentials = !extras.clients && (values['bootstrap-kubeconfig'] || values['rotate-certificates'] === 'true')
+    ? await clientCredentials({ nodeName, kubeconfig: values.kubeconfig!, bootstrapKubeconfig: values['bootstrap-kubeconfig'], certDir, rotate: values['rotate-certificates'] === 'true', clock: realClock, log })
+    : undefined;
   const socket = values['container-runtime-endpoint'];
   const runtime = new CRIClient({ socket, observe: extras.observe });
   // Ready must turn False within a heartbeat when the runtime is gone, not after 10 s.
   const healthRuntime = new CRIClient({ socket, timeouts: { Status: 2_000, Version: 2_000 } });
-  const log = logger('kubelet', { node: nodeName });
-  const certDir = resolve(values['cert-dir'] ?? `${rootDir}/pki`);
-  const credentials = !extras.clients && (values['bootstrap-kubeconfig'] || values['rotate-certificates'] === 'true')
-    ? await clientCredentials({ nodeName, kubeconfig: values.kubeconfig!, bootstrapKubeconfig: values['bootstrap-kubeconfig'], certDir, rotate: values['rotate-certificates'] === 'true', clock: realClock, log })
-    : undefined;
   const clients = extras.clients ?? credentials?.clients ?? clientsetFromKubeconfig(values.kubeconfig!, 'capstan-kubelet');
   const closeClients = () => { if (credentials) credentials.stop(); else if (!extras.clients) clients.close(); };
   let serving: CertificateManager | undefined;

@@ -16,7 +16,7 @@ import { networkInterfaces } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { issueCert, loadOrCreate, certificateIPs, type KeyPair } from '../pki/index.js';
 import { fallbacks } from '../log/fallback.js';
-import { writeNodeKubeconfigs } from './node-identities.js';
+import { nodeKubeconfigPath, writeNodeKubeconfigs, type NodeKubeconfigs } from '../client/index.js';
 
 const fallback = fallbacks('node');
 
@@ -40,8 +40,19 @@ export interface NodeOptions {
   dataDir: string;
   /** Names the API server; each component gets a kubeconfig of its own identity (node-identities.ts). */
   kubeconfig: string;
-  /** The cluster CA: signs the kubelet's serving certificate and is the client CA it trusts. */
-  ca: KeyPair;
+  /**
+   * The cluster CA: signs the kubelet's serving certificate and each component's client
+   * certificate, and is the client CA the kubelet trusts. Without it (a node that joined with
+   * a bootstrap token: `joined`), only `<dataDir>/pki/ca.crt` is there.
+   */
+  ca?: KeyPair;
+  /**
+   * A joined node (capstan join): the kubelet's kubeconfig (system:node:<name>, certificate
+   * from a CSR, rotated) and the bootstrap kubeconfig it renews from. Nothing on the node can
+   * issue certificates: the other components use `<dataDir>/<component>.kubeconfig` when an
+   * operator provisioned one (capstan lab does), else the node's identity.
+   */
+  joined?: { kubeletKubeconfig: string; bootstrapKubeconfig: string };
   nodeName?: string;
   cniBinDir?: string;
   cniConfDir?: string;
@@ -68,7 +79,14 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => { for (const stop of stops.reverse()) await stop().catch((e: unknown) => fallback('stop-failed-continuing', { error: e })); };
   try {
-    const kc = writeNodeKubeconfigs(o.dataDir, o.ca, o.kubeconfig, nodeName);
+    let kc: NodeKubeconfigs;
+    if (o.ca) kc = writeNodeKubeconfigs(o.dataDir, o.ca, o.kubeconfig, nodeName);
+    else if (o.joined) {
+      // Kubeconfigs the operator provisioned for the other components (capstan lab does), else the node's own.
+      const own = (c: keyof NodeKubeconfigs) => (existsSync(nodeKubeconfigPath(o.dataDir, c)) ? nodeKubeconfigPath(o.dataDir, c) : o.joined!.kubeletKubeconfig);
+      kc = { kubelet: o.joined.kubeletKubeconfig, proxy: own('proxy'), networkAgent: own('networkAgent'), dns: own('dns') };
+    }
+    else throw new Error('a node needs the cluster CA or a joined kubelet identity');
     // Pod networking: capstan's CNI plugin served by the network agent, unless the user
     // brings a CNI configuration of their own (then the kubelet falls back to ptp on it).
     let cniBinDir: string, cniConfDir: string, kubeletCNI: string[] = [];
@@ -94,9 +112,13 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
     const containerd = await startContainerd({ root: join(o.dataDir, 'containerd'), isolateMounts: true, cniBinDir, cniConfDir });
     stops.push(() => containerd.destroy({ removeFiles: false, cgroupParents: [cgroupRoot] }));
     await ensureBuiltinImages(containerd.socket);
-    const tls = kubeletServingCert(o.dataDir, o.ca, nodeName);
+    // Joined: the serving certificate comes from a CSR too (kubelet-serving signer).
+    const serving = o.ca
+      ? (({ cert, key, ca }) => ['--tls-cert-file', cert, '--tls-private-key-file', key, '--client-ca-file', ca])(kubeletServingCert(o.dataDir, o.ca, nodeName))
+      : ['--rotate-server-certificates', 'true', '--client-ca-file', join(o.dataDir, 'pki', 'ca.crt'),
+        '--rotate-certificates', 'true', '--bootstrap-kubeconfig', o.joined!.bootstrapKubeconfig, '--cert-dir', join(o.dataDir, 'pki')];
     const kubelet = await startKubelet([
-      '--tls-cert-file', tls.cert, '--tls-private-key-file', tls.key, '--client-ca-file', tls.ca,
+      ...serving,
       '--kubeconfig', kc.kubelet, '--hostname-override', nodeName, '--container-runtime-endpoint', containerd.socket,
       '--root-dir', join(o.dataDir, 'kubelet'), '--cgroup-root', cgroupRoot, ...kubeletCNI,
       ...(o.nodeIP ? ['--node-ip', o.nodeIP] : []),

@@ -15,7 +15,7 @@ import { APIServer } from '../apiserver/server.js';
 import { encryptionFlag } from './encryption-flag.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
-import { ensureNodeBootstrapRBAC } from './node-bootstrap-rbac.js';
+import { ensureClusterInfo, ensureNodeBootstrapRBAC } from './node-bootstrap.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { startControllerManager } from './controller-manager.js';
 import { startScheduler } from './scheduler.js';
@@ -80,7 +80,10 @@ export async function run(argv: string[]): Promise<number> {
   const url = httpsURL(advertise, port);
   try {
     const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');
-    try { await ensureNodeBootstrapRBAC(admin); } finally { admin.close(); }
+    try {
+      await ensureNodeBootstrapRBAC(admin);
+      await ensureClusterInfo(admin, url, pki.ca.certPem);
+    } finally { admin.close(); }
     const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
     const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
       '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout'],

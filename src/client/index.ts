@@ -13,6 +13,7 @@ export { EventRecorder, type EventSource } from './events.js';
 export { realClock, FakeClock, type Clock } from './clock.js';
 export { FakeClientset, type FakeAction } from './fake.js';
 export { loadKubeconfig, writeKubeconfig, kubeconfigYAML, type ClientConfig } from './kubeconfig.js';
+export { writeNodeKubeconfigs, nodeKubeconfigPath, nodeIdentities, NETWORK_AGENT_USER, DNS_SERVICE_ACCOUNT, type NodeKubeconfigs } from './node-identities.js';
 
 import { loadKubeconfig } from './kubeconfig.js';
 import { RESTClient } from './rest.js';

@@ -19,6 +19,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   'root-ca-cert-publisher': async () => (await import('./rootcacertpublisher/index.js')).create,
   clusterroleaggregation: async () => (await import('./clusterroleaggregation/index.js')).create,
   tokencleaner: async () => (await import('./bootstrap/index.js')).create,
+  bootstrapsigner: async () => (await import('./bootstrap/index.js')).createSigner,
   csrapproving: async () => (await import('./certificates/index.js')).createApprover,
   csrsigning: async () => (await import('./certificates/index.js')).createSigner,
 };

@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { labTopology, type LabTopology } from './topology.js';
 import { addNetns, attachHost, buildRouter, listNetns, sysctl } from './network.js';
-import { alive, kubectl, spawnInNetns, startTime, tail } from './processes.js';
+import { alive, capstanBin, kubectl, spawnInNetns, startTime, tail } from './processes.js';
+import { execFileSync } from 'node:child_process';
+import { writeNodeKubeconfigs } from '../client/index.js';
 import { readState, writeState, type LabState } from './state.js';
 import { hostListener } from './host-listener.js';
 import { labDown } from './down.js';
@@ -102,11 +104,19 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
   record(state, (s) => { s.kubeconfig = kubeconfig; s.internalKubeconfig = internal; s.hostServer = `https://${host.address}:${host.port}`; });
   log(`control plane ready at https://${t.controlPlane.ip}:${t.apiPort} in the lab, https://${host.address}:${host.port} from the host`);
 
+  // Nodes join with a bootstrap token (kubeadm's discovery, the kubelet's certificate from a
+  // CSR): no node holds the CA's key. As the operator, the lab gives each node's proxy,
+  // network agent and DNS a kubeconfig of their own identity, issued here on the host.
+  const join_ = joinCommand(kubeconfig);
+  const ca = { certPem: readFileSync(join(cpDir, 'pki', 'ca.crt'), 'utf8'), keyPem: readFileSync(join(cpDir, 'pki', 'ca.key'), 'utf8') };
   for (const n of t.nodes) {
     const nodeLog = join(dir, 'logs', `${n.name}.log`);
+    const nodeDir = join(dir, 'nodes', n.name);
+    mkdirSync(join(nodeDir, 'pki'), { recursive: true, mode: 0o700 });
+    writeNodeKubeconfigs(nodeDir, ca, internal, n.name, ['proxy', 'networkAgent', 'dns']);
     record(state, (s) => s.cgroups.push(n.cgroupRoot));
-    const pid = spawnInNetns(n.netns, ['node', '--data-dir', join(dir, 'nodes', n.name), '--kubeconfig', internal, '--ca-dir', join(cpDir, 'pki'),
-      '--node-name', n.name, '--node-ip', n.ip, '--cgroup-root', n.cgroupRoot], nodeLog);
+    const pid = spawnInNetns(n.netns, ['join', '--server', `https://${t.controlPlane.ip}:${t.apiPort}`, '--token', join_.token,
+      '--discovery-token-ca-cert-hash', join_.hash, '--data-dir', nodeDir, '--node-name', n.name, '--node-ip', n.ip, '--cgroup-root', n.cgroupRoot], nodeLog);
     record(state, (s) => s.processes.push({ name: n.name, pid, netns: n.netns, log: nodeLog, start: startTime(pid) }));
   }
   let last = '';
@@ -122,6 +132,14 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
       return false;
     }
   });
+}
+
+/** A bootstrap token and the CA hash, from `capstan token create` run as the lab's admin. */
+function joinCommand(kubeconfig: string): { token: string; hash: string } {
+  const out = execFileSync(process.execPath, [capstanBin, 'token', 'create', '--ttl', '2h', '--description', 'capstan lab nodes', '--kubeconfig', kubeconfig], { encoding: 'utf8', timeout: 30_000 });
+  const m = / --token (\S+) --discovery-token-ca-cert-hash (\S+)/.exec(out);
+  if (!m) throw new Error(`capstan token create printed no join command: ${out}`);
+  return { token: m[1], hash: m[2] };
 }
 
 export function usage(state: LabState): string {

@@ -2,7 +2,7 @@
 // the API (created, bound by the scheduler's binding, deleted) change what a node may read
 // as their events arrive, without the authorizer listing anything.
 import t from 'tap';
-import { NodeAuthorizer, feedNodeGraph } from '../../src/apiserver/authz/node.js';
+import { feedNodeGraph, nodeAuthorizerFor } from '../../src/apiserver/authz/node.js';
 import { NodeGraph } from '../../src/apiserver/authz/node-graph.js';
 import { parseRequestInfo } from '../../src/apiserver/request-info.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
@@ -14,10 +14,8 @@ const cache = new WatchCache(api.store, '/registry/');
 await cache.start();
 t.teardown(() => cache.stop());
 const pods = api.server.registries.get('', 'pods')!;
-const graph = new NodeGraph();
-const stop = feedNodeGraph(graph, cache, { pods: (v, rev, key) => pods.decode(v, rev, key) });
+const { authorizer: authz, stop } = nodeAuthorizerFor(cache, api.server.registries);
 t.teardown(stop);
-const authz = new NodeAuthorizer(graph);
 const n1 = { username: 'system:node:n1', groups: ['system:nodes'] };
 const secret = parseRequestInfo('GET', '/api/v1/namespaces/default/secrets/db-password', new URLSearchParams());
 const mayRead = async () => (await authz.authorize(n1, secret)) === null;

@@ -4,7 +4,7 @@
 // validation; the approver approving a kubelet client request from a bootstrapper
 // (a client certificate in system:bootstrappers, the identity a bootstrap token yields).
 import t from 'tap';
-import { NODE_BOOTSTRAP_TOKEN_GROUP } from '../../src/cli/node-bootstrap-rbac.js';
+import { NODE_BOOTSTRAP_TOKEN_GROUP } from '../../src/cli/node-bootstrap.js';
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -227,6 +227,8 @@ t.test('real requests: allowed ones succeed, the others are 403 with upstream\'s
 
 t.test('escalation: a user grants and binds only what it holds, unless it may escalate or bind', async (t) => {
   const erin = as.erin;
+  const dryRun = await erin(['create', 'role', 'grab-secrets', '--verb=get', '--resource=secrets', '-n', 'team-a', '--dry-run=server']);
+  t.equal(dryRun.code, 1, 'a server dry run is refused too');
   await erin.ok(['create', 'role', 'pod-getter', '--verb=get', '--resource=pods', '-n', 'team-a']);
   const refused = await erin(['create', 'role', 'grab-secrets', '--verb=get', '--resource=secrets', '-n', 'team-a']);
   t.equal(refused.code, 1);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startControllerManager } from '../../src/cli/controller-manager.js';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
-import { ensureNodeBootstrapRBAC } from '../../src/cli/node-bootstrap-rbac.js';
+import { ensureNodeBootstrapRBAC } from '../../src/cli/node-bootstrap.js';
 import { clientsetFromKubeconfig } from '../../src/client/index.js';
 import { startAPIServer, type TestAPIServer } from './api.js';
 import type { Teardownable } from './apiserver-process.js';

@@ -5,12 +5,12 @@
 // kubectl logs in with; when the injected clock passes 70–90% of the certificate's 10-minute
 // lifetime it renews as the node itself, and its API client switches to the new certificate.
 import t from 'tap';
-import { NODE_BOOTSTRAP_TOKEN_GROUP } from '../../src/cli/node-bootstrap-rbac.js';
+import { NODE_BOOTSTRAP_TOKEN_GROUP } from '../../src/cli/node-bootstrap.js';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeClock, resources, writeKubeconfig } from '../../src/client/index.js';
-import { clientCredentials, rotationDeadline } from '../../src/kubelet/certificate/index.js';
+import { clientCredentials, rotationDeadline, servingCertificateManager } from '../../src/kubelet/certificate/index.js';
 import { logger } from '../../src/log/index.js';
 import { issueCert } from '../../src/pki/index.js';
 import { startCSRCluster } from '../helpers/csr-cluster.js';
@@ -99,4 +99,25 @@ t.test('a kubelet restarted with a valid certificate uses it and asks nothing', 
   t.ok(creds.manager, 'the cert dir\'s certificate is managed');
   const after = (JSON.parse(await adminKubectl.ok(['get', 'csr', '-o', 'json'])).items as unknown[]).length;
   t.equal(after, before, 'no new request');
+});
+
+t.test('a serving certificate for the node\'s own name and addresses', async (t) => {
+  const certDir = join(dir, 'pki');
+  const kubeconfig = join(dir, 'kubelet.conf');
+  const creds = await clientCredentials({ nodeName: 'worker-7', kubeconfig, certDir, rotate: false, clock: new FakeClock(Date.now()), log: logger('kubelet', {}, () => undefined) });
+  t.teardown(() => creds.stop());
+  // As the node registers itself (NodeRestriction lets it).
+  await creds.clients.resource(resources.nodes).create(undefined, { metadata: { name: 'worker-7' } });
+  await creds.clients.resource(resources.nodes).patch(undefined, 'worker-7', 'merge', { status: { addresses: [{ type: 'InternalIP', address: '10.77.0.7' }, { type: 'Hostname', address: 'worker-7' }] } }, 'status');
+  let rotated = 0;
+  const manager = servingCertificateManager({ nodeName: 'worker-7', certDir, clients: creds.clients, clock: new FakeClock(Date.now()), log: logger('kubelet', {}, () => undefined), onRotate: () => { rotated++; } });
+  t.teardown(() => manager.stop());
+  const pair = await manager.start();
+  t.equal(rotated, 1);
+  t.ok(pair.cert.verify(ca.publicKey), 'signed by the cluster CA');
+  t.equal(pair.cert.subjectAltName, 'DNS:worker-7, IP Address:10.77.0.7', 'its name and its Node\'s address');
+  t.ok(lstatSync(join(certDir, 'kubelet-server-current.pem')).isSymbolicLink());
+  const csr = (JSON.parse(await adminKubectl.ok(['get', 'csr', '-o', 'json'])).items as Array<{ spec: { signerName: string }; status: { conditions: Array<{ message: string }> } }>)
+    .find((c) => c.spec.signerName === 'kubernetes.io/kubelet-serving')!;
+  t.match(csr.status.conditions, [{ message: "Auto approving kubelet serving certificate for the node's own name and addresses." }]);
 });

@@ -4,13 +4,15 @@
 // agents' restarts; `capstan lab down` leaves no namespace, process or file behind.
 import t from 'tap';
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { capstanBin } from '../helpers/apiserver-process.js';
 import { eventually, KUBECTL, kubectlFor } from '../helpers/kubectl.js';
 import { readState, type LabNode, type LabState } from '../../src/lab/index.js';
+import { loadKubeconfig } from '../../src/client/index.js';
+import { X509Certificate } from 'node:crypto';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
@@ -52,6 +54,26 @@ t.test('capstan lab: 3 nodes on 2 subnets', { skip: root ? false : 'needs root',
   t.equal(nodes.filter((l) => / Ready /.test(l)).length, 3, 'all nodes Ready, listed by kubectl on the host');
   const viaLab = await run(process.execPath, [capstanBin, 'lab', 'kubectl', '--dir', dir, '--', 'get', 'nodes', '-o', 'name'], { timeout: 30_000 });
   t.same(viaLab.stdout.trim().split('\n').sort(), ['node/node-1', 'node/node-2', 'node/node-3'], '`capstan lab kubectl` lists them too');
+
+  await t.test('nodes joined with a token: no CA key on any node, each component its own identity', async (t) => {
+    const state = readState(dir) as LabState;
+    for (const n of state.topology.nodes) {
+      const files = readdirSync(join(dir, 'nodes', n.name), { recursive: true }).map(String);
+      t.notOk(files.some((f) => f.endsWith('ca.key')), `${n.name} holds no ca.key`);
+      const p = state.processes.find((x) => x.name === n.name)!;
+      const args = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0');
+      t.ok(args.includes('join') && !args.includes('--ca-dir'), `${n.name} runs capstan join`);
+      for (const [component, cn] of [['proxy', 'system:kube-proxy'], ['networkAgent', 'system:capstan-network-agent'], ['dns', 'system:serviceaccount:kube-system:capstan-dns'], ['kubelet', `system:node:${n.name}`]]) {
+        const kubeconfig = component === 'kubelet' ? 'kubelet.conf' : `${component}.kubeconfig`;
+        const cert = loadKubeconfig(join(dir, 'nodes', n.name, kubeconfig)).certPem!;
+        t.match(new X509Certificate(cert).subject, `CN=${cn}`, `${n.name}: ${component} is ${cn}`);
+      }
+    }
+    const users = (await k.ok(['get', 'csr', '-o', 'jsonpath={range .items[*]}{.spec.username}{"\\n"}{end}'])).split('\n').filter(Boolean);
+    t.ok(users.some((u) => u.startsWith('system:bootstrap:')), 'kubelet client certificates were requested with the bootstrap token');
+    const nodeUsers = JSON.parse(await k.ok(['get', 'nodes', '-o', 'json'])).items.map((i: { metadata: { name: string } }) => i.metadata.name);
+    t.same(nodeUsers.sort(), ['node-1', 'node-2', 'node-3']);
+  });
 
   await t.test('pods reach each other on one node, within a segment and across; direct within a segment, VXLAN across', async (t) => {
     // 4 replicas on 3 nodes: every node gets one (the scheduler's owner spreading) and one

@@ -58,7 +58,9 @@ export function unionAuthorizer(list: DecisionAuthorizer[]): Authorizer {
   const decide = async (user: UserInfo, attrs: Attributes): Promise<Verdict> => {
     const reasons: string[] = [];
     for (const a of list) {
-      const v = await a.decide(user, attrs);
+      const answer = a.decide(user, attrs);
+      // Most authorizers answer synchronously; awaiting only promises saves a turn per request.
+      const v = answer instanceof Promise ? await answer : answer;
       if (v.decision !== 'no-opinion') return v;
       if (v.reason) reasons.push(v.reason);
     }

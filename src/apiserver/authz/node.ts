@@ -202,3 +202,15 @@ function claimEvent(graph: NodeGraph, ev: WatchEvent, decode: Decoder): void {
     fallback('node-graph-undecodable', { error, once: ev.key });
   }
 }
+
+/**
+ * A Node authorizer with its graph fed from a started watch cache with the registries'
+ * decoders (tests; server.ts builds its own and starts the feed after the cache). stop() ends the feed.
+ */
+export function nodeAuthorizerFor(cache: WatchCache, registries: { get(group: string, resource: string): { decode: Decoder } | undefined }): { authorizer: NodeAuthorizer; stop: () => void } {
+  const graph = new NodeGraph();
+  const pods = registries.get('', 'pods')!;
+  const claims = registries.get('', 'persistentvolumeclaims');
+  const stop = feedNodeGraph(graph, cache, { pods: (v, r, k) => pods.decode(v, r, k), claims: claims && ((v, r, k) => claims.decode(v, r, k)) });
+  return { authorizer: new NodeAuthorizer(graph), stop };
+}

@@ -241,6 +241,7 @@ export class GenericRegistry {
     strategy.defaults?.(obj);
     strategy.canonicalize?.(obj);
     this.validateOrThrow(obj, [...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator), ...strategy.validate(obj, ctx)]);
+    await this.def.hooks?.checkWrite?.(obj, undefined, ctx);
     if (ctx.dryRun) return { ...obj, metadata: { ...obj.metadata } };
 
     await this.def.hooks?.beforeCreate?.(obj, ctx, this.store);
@@ -290,6 +291,7 @@ export class GenericRegistry {
       if (obj.metadata.deletionTimestamp && this.isFinalized(obj) && !old.metadata.deletionGracePeriodSeconds) {
         return (await this.deleteNow(old, kv.modRevision, ctx)).object;
       }
+      await this.def.hooks?.checkWrite?.(obj, old, ctx);
       if (ctx.dryRun) return obj;
       await this.def.hooks?.beforeUpdate?.(obj, old, ctx, this.store);
       try {

@@ -63,6 +63,8 @@ export interface ScaleDef {
 
 /** Side effects a resource needs around storage writes (IP and port allocation). */
 export interface StorageHooks {
+  /** Before a create (old undefined) or update is written, dry runs included: throw a StatusError to refuse (RBAC escalation checks). */
+  checkWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext): Promise<void>;
   /** Before a create is written; may allocate. Throw a StatusError to refuse. */
   beforeCreate?(obj: KubeObject, ctx: RequestContext, store: Store): Promise<void>;
   /** A create failed after beforeCreate: undo its allocations. */

@@ -61,10 +61,13 @@ export class CSRApprovingController extends QueueController {
 
   /** The requester is the node named in the request, and asks only for its Node's names and addresses. */
   private ownNamesAndAddresses(csr: CSR): boolean {
+    // (Recognised requests name `system:node:*` in `system:nodes`.)
     const req = parsedRequest(csr);
     if (req.commonName !== csr.spec.username || !(csr.spec.groups ?? []).includes('system:nodes')) return false;
-    const node = this.nodes.lister.get(undefined, req.commonName.slice('system:node:'.length));
-    if (!node) return false;
+    const name = req.commonName.slice('system:node:'.length);
+    const node = this.nodes.lister.get(undefined, name);
+    // Thrown, so the request is retried with backoff: the Node may still be registering.
+    if (!node) throw new Error(`node ${name} is not known yet`);
     const addresses = node.status?.addresses ?? [];
     const names = new Set([node.metadata.name ?? '', ...addresses.filter((a) => !isIP(a.address)).map((a) => a.address)]);
     const ips = new Set(addresses.filter((a) => isIP(a.address)).map((a) => a.address));

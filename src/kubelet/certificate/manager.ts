@@ -38,6 +38,8 @@ export function rotationDeadline(notBefore: number, notAfter: number, random: ()
   return notBefore + total * (0.7 + 0.2 * random());
 }
 
+const MAX_TIMER_MS = 24 * 3600_000;
+
 export class CertificateManager {
   private pair: CertificatePair | null;
   private timer: unknown;
@@ -81,7 +83,9 @@ export class CertificateManager {
 
   private arm(ms: number): void {
     this.opts.clock.clearTimeout(this.timer);
-    this.timer = this.opts.clock.setTimeout(() => void this.renew(), ms);
+    // Timers past 2^31 ms fire at once: a year-long certificate's deadline is waited for in steps.
+    if (ms > MAX_TIMER_MS) this.timer = this.opts.clock.setTimeout(() => this.arm(ms - MAX_TIMER_MS), MAX_TIMER_MS);
+    else this.timer = this.opts.clock.setTimeout(() => void this.renew(), ms);
   }
 
   private async renew(): Promise<void> {

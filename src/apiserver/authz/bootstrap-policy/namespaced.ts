@@ -35,7 +35,8 @@ export const namespacedRoleBindings: BootstrapRoleBinding[] = [
   { namespace: 'kube-system', name: 'system::extension-apiserver-authentication-reader', role: 'extension-apiserver-authentication-reader', subjects: [user('system:kube-controller-manager'), user('system:kube-scheduler')] },
   { namespace: 'kube-system', name: 'system::leader-locking-kube-controller-manager', role: 'system::leader-locking-kube-controller-manager', subjects: [user('system:kube-controller-manager'), sa('kube-controller-manager')] },
   { namespace: 'kube-system', name: 'system::leader-locking-kube-scheduler', role: 'system::leader-locking-kube-scheduler', subjects: [user('system:kube-scheduler'), sa('kube-scheduler')] },
-  { namespace: 'kube-system', name: 'system:controller:bootstrap-signer', role: 'system:controller:bootstrap-signer', subjects: [sa('bootstrap-signer')] },
+  // capstan runs every controller as system:kube-controller-manager (see bindings.ts).
+  { namespace: 'kube-system', name: 'system:controller:bootstrap-signer', role: 'system:controller:bootstrap-signer', subjects: [sa('bootstrap-signer'), user('system:kube-controller-manager')] },
   { namespace: 'kube-system', name: 'system:controller:token-cleaner', role: 'system:controller:token-cleaner', subjects: [sa('token-cleaner'), user('system:kube-controller-manager')] },
   { namespace: 'kube-system', name: 'system:capstan-dns', role: 'system:capstan-dns', subjects: [sa('capstan-dns')] },
   { namespace: 'kube-public', name: 'system:controller:bootstrap-signer', role: 'system:controller:bootstrap-signer', subjects: [sa('bootstrap-signer')] },

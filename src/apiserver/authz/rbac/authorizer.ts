@@ -5,13 +5,15 @@ import { allow, noOpinion, type Attributes, type DecisionAuthorizer, type RuleLi
 import type { Grant, PolicyIndex } from './policy-index.js';
 import { ruleAllows, type PolicyRule } from './rules.js';
 
+const NO_OPINION = noOpinion();
+
 export class RBACAuthorizer implements DecisionAuthorizer {
   constructor(readonly index: PolicyIndex) {}
 
   decide(user: UserInfo, a: Attributes): Verdict {
     const set = this.index.rulesFor(user);
     const grant = find(set.cluster, a) ?? (a.namespace ? find(set.namespaced.get(a.namespace), a) : undefined);
-    return grant ? allow(`RBAC: allowed by ${grant.via}`) : noOpinion();
+    return grant ? allow(grant.reason) : NO_OPINION;
   }
 
   rulesFor(user: UserInfo, namespace: string): RuleList {

@@ -28,7 +28,8 @@ export interface BindingObject {
 /** A rule and the binding that grants it (for SubjectAccessReview reasons). */
 export interface Grant {
   rule: PolicyRule;
-  via: string;
+  /** `RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "y" to Group "z"`, made once per cached rule set. */
+  reason: string;
 }
 
 /** One user's rules: cluster-wide, and per namespace from RoleBindings. */
@@ -145,8 +146,8 @@ export class PolicyIndex {
         seen.add(b);
         const rules = this.roleRules(b.roleRef, b.namespace);
         if (!rules) continue;
-        const via = describe(b, key);
-        const grants = rules.map((rule) => ({ rule, via }));
+        const reason = `RBAC: allowed by ${describe(b, key)}`;
+        const grants = rules.map((rule) => ({ rule, reason }));
         if (!b.namespace) set.cluster.push(...grants);
         else {
           const list = set.namespaced.get(b.namespace);

@@ -36,20 +36,14 @@ export function rbacResources(guard: EscalationGuard): ResourceDef[] {
     ...base, resource: 'roles', singular: 'role', kind: 'Role', listKind: 'RoleList', namespaced: true,
     versions: versions('Role'),
     strategy: { validate: (o) => validateRules(o.rules, true) },
-    hooks: {
-      beforeCreate: (o, ctx) => guard.checkRole('roles', o, ctx.user),
-      beforeUpdate: (o, old, ctx) => guard.checkRole('roles', o, ctx.user, old),
-    },
+    hooks: { checkWrite: (o, old, ctx) => guard.checkRole('roles', o, ctx.user, old) },
     columns: [createdAt],
   };
   const clusterroles: ResourceDef = {
     ...base, resource: 'clusterroles', singular: 'clusterrole', kind: 'ClusterRole', listKind: 'ClusterRoleList', namespaced: false,
     versions: versions('ClusterRole'),
     strategy: { validate: (o) => [...validateRules(o.rules, false), ...validateAggregationRule(o.aggregationRule)] },
-    hooks: {
-      beforeCreate: (o, ctx) => guard.checkRole('clusterroles', o, ctx.user),
-      beforeUpdate: (o, old, ctx) => guard.checkRole('clusterroles', o, ctx.user, old),
-    },
+    hooks: { checkWrite: (o, old, ctx) => guard.checkRole('clusterroles', o, ctx.user, old) },
     columns: [createdAt],
   };
   const binding = (namespaced: boolean): ResourceDef => {
@@ -63,10 +57,7 @@ export function rbacResources(guard: EscalationGuard): ResourceDef[] {
         validate: (o) => validateBinding(o, namespaced),
         validateUpdate: validateRoleRefUnchanged,
       },
-      hooks: {
-        beforeCreate: (o, ctx) => guard.checkBinding(resource, o, ctx.user),
-        beforeUpdate: (o, old, ctx) => guard.checkBinding(resource, o, ctx.user, old),
-      },
+      hooks: { checkWrite: (o, old, ctx) => guard.checkBinding(resource, o, ctx.user, old) },
       columns: bindingColumns,
     };
   };

@@ -5,7 +5,7 @@
 // and DNS the ServiceAccount kube-system/capstan-dns (a certificate for that user rather than a
 // token: a TokenRequest token expires, and the DNS process has no kubelet to renew it).
 import { join } from 'node:path';
-import { loadKubeconfig, writeKubeconfig } from '../client/index.js';
+import { loadKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { issueCert, loadOrCreate, type KeyPair } from '../pki/index.js';
 
 export interface NodeKubeconfigs {
@@ -30,19 +30,25 @@ export function nodeIdentities(nodeName: string): Record<keyof NodeKubeconfigs, 
   };
 }
 
+/** Where writeNodeKubeconfigs puts a component's kubeconfig. */
+export const nodeKubeconfigPath = (dataDir: string, component: keyof NodeKubeconfigs): string => join(dataDir, `${component}.kubeconfig`);
+
 /**
- * Writes `<dataDir>/<component>.kubeconfig` for each node component, for the API server that
+ * Writes `<dataDir>/<component>.kubeconfig` for each node component (all by default; an
+ * operator provisioning a node that joins with a token writes all but the kubelet's), for the API server that
  * `fromKubeconfig` names, with client certificates issued by `ca` (kept in `<dataDir>/pki`).
  */
-export function writeNodeKubeconfigs(dataDir: string, ca: KeyPair, fromKubeconfig: string, nodeName: string): NodeKubeconfigs {
+export function writeNodeKubeconfigs(dataDir: string, ca: KeyPair, fromKubeconfig: string, nodeName: string,
+  components: (keyof NodeKubeconfigs)[] = ['kubelet', 'proxy', 'networkAgent', 'dns']): NodeKubeconfigs {
   const { server } = loadKubeconfig(fromKubeconfig);
   const ids = nodeIdentities(nodeName);
   const out = {} as NodeKubeconfigs;
-  for (const [component, id] of Object.entries(ids) as [keyof NodeKubeconfigs, { commonName: string; organizations: string[] }][]) {
+  for (const component of components) {
+    const id = ids[component];
     // The node name is part of the kubelet's file name: a renamed node gets a new identity.
     const file = component === 'kubelet' ? `kubelet-client-${nodeName}` : `${component}-client`;
     const kp = loadOrCreate(join(dataDir, 'pki'), file, () => issueCert(ca, { ...id, usage: 'client' }));
-    const path = join(dataDir, `${component}.kubeconfig`);
+    const path = nodeKubeconfigPath(dataDir, component);
     writeKubeconfig(path, { server, caPem: ca.certPem, certPem: kp.certPem, keyPem: kp.keyPem }, { user: component });
     out[component] = path;
   }
