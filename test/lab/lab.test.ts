@@ -295,6 +295,70 @@ spec:
     }
   });
 
+  await t.test('a pod lists pods with its mounted token only when a Role allows it', async (t) => {
+    await k.ok(['create', 'namespace', 'team']);
+    await k.ok(['apply', '-n', 'team', '-f', '-'], `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: reader}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: nobody}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: pod-reader}
+rules: [{apiGroups: [""], resources: [pods], verbs: [get, list]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: reader-reads-pods}
+subjects: [{kind: ServiceAccount, name: reader, namespace: team}]
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
+`);
+    for (const sa of ['reader', 'nobody']) {
+      await k.ok(['run', '-n', 'team', sa, '--image=localhost/capstan/busybox:1', `--overrides={"apiVersion":"v1","spec":{"serviceAccountName":"${sa}"}}`, '--', 'sleep', '3600']);
+    }
+    await k.ok(['wait', '-n', 'team', '--for=condition=Ready', 'pod/reader', 'pod/nobody', '--timeout=120s']);
+    const apiIP = (await k.ok(['get', 'service', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    // busybox's wget speaks TLS (it checks no certificate: the point here is the token).
+    const listPods = (pod: string) => k(['exec', '-n', 'team', pod, '--', 'sh', '-c',
+      `wget -qO- --header "Authorization: Bearer $(cat /var/run/secrets/kubernetes.io/serviceaccount/token)" https://${apiIP}:443/api/v1/namespaces/team/pods`]);
+    let allowed = { stdout: '', stderr: '', code: -1 };
+    await eventually(async () => { allowed = await listPods('reader'); return allowed.code === 0; }, 60_000, 'the reader pod lists pods')
+      .catch((e: Error) => { throw new Error(`${e.message}: ${allowed.stderr}`); });
+    const list = JSON.parse(allowed.stdout) as { kind: string; items: { metadata: { name: string } }[] };
+    t.equal(list.kind, 'PodList');
+    t.same(list.items.map((i) => i.metadata.name).sort(), ['nobody', 'reader'], 'with its Role: the pods of its namespace');
+    const refused = await listPods('nobody');
+    t.not(refused.code, 0);
+    t.match(refused.stderr, /403 Forbidden/, 'without one: 403');
+  });
+
+  await t.test('a kubelet\'s credentials read the Secrets of its own pods, not those of another node\'s', async (t) => {
+    await k.ok(['create', 'secret', 'generic', '-n', 'team', 'for-node-1', '--from-literal=k=v1']);
+    await k.ok(['create', 'secret', 'generic', '-n', 'team', 'for-node-2', '--from-literal=k=v2']);
+    for (const n of ['node-1', 'node-2']) {
+      await k.ok(['apply', '-n', 'team', '-f', '-'], `apiVersion: v1
+kind: Pod
+metadata: {name: uses-${n}}
+spec:
+  nodeName: ${n}
+  containers: [{name: c, image: localhost/capstan/busybox:1, command: [sleep, '3600'], env: [{name: K, valueFrom: {secretKeyRef: {name: for-${n}, key: k}}}]}]
+`);
+    }
+    // node-1's own kubeconfig, through the host's loopback listener the printed one uses.
+    const asNode1 = (args: string[]) => run(KUBECTL, ['--kubeconfig', join(dir, 'nodes', 'node-1', 'kubelet.conf'), '--server', server, ...args], { timeout: 30_000 })
+      .then((r) => ({ code: 0, out: r.stdout }), (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, out: e.stderr ?? '' }));
+    let own = { code: -1, out: '' };
+    await eventually(async () => { own = await asNode1(['get', 'secret', '-n', 'team', 'for-node-1', '-o', 'jsonpath={.data.k}']); return own.code === 0; }, 30_000, 'node-1 reads its pod\'s Secret')
+      .catch((e: Error) => { throw new Error(`${e.message}: ${own.out}`); });
+    t.equal(Buffer.from(own.out, 'base64').toString(), 'v1', 'the Secret of a pod on node-1');
+    const other = await asNode1(['get', 'secret', '-n', 'team', 'for-node-2']);
+    t.not(other.code, 0);
+    t.match(other.out, /forbidden: User "system:node:node-1" cannot get resource "secrets" in API group "" in the namespace "team": no relationship found between node 'node-1' and this object/, 'the Secret of a pod on node-2: Forbidden');
+  });
+
   await t.test('a node removed: its block\'s route disappears from the others', async (t) => {
     const gone = topo.nodes[1];
     const block = (await k.ok(['get', 'node', gone.name, '-o', 'jsonpath={.spec.podCIDR}'])).trim();
