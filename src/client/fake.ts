@@ -46,7 +46,8 @@ function fieldSet(obj: KubeObject): Record<string, string> {
 export class FakeClientset implements ClientsetAPI {
   private objects = new Map<string, KubeObject>();
   private events: StoredEvent[] = [];
-  private watchers = new Set<{ prefix: string; push: (e: StoredEvent) => void }>();
+  private watchers = new Set<{ prefix: string; push: (e: StoredEvent) => void; pending: () => boolean }>();
+  private idleWaiters: (() => void)[] = [];
   private rv = 1;
   readonly actions: FakeAction[] = [];
   /** Make the next matching write fail (verb, resource) → error; for retry tests. */
@@ -62,6 +63,26 @@ export class FakeClientset implements ClientsetAPI {
   close(): void {
     for (const w of this.watchers) w.push({ rv: -1, type: 'DELETED', key: '', object: { metadata: {} } });
     this.watchers.clear();
+    this.wakeIdle();
+  }
+
+  /**
+   * Resolves once every open watch has handed out all its events and its consumer has asked
+   * for the next one (an informer's handlers have run for everything written so far): the
+   * positive signal a test waits for before asserting that a write did not happen.
+   */
+  delivered(): Promise<void> {
+    if (this.idle()) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private idle(): boolean {
+    for (const w of this.watchers) if (w.pending()) return false;
+    return true;
+  }
+
+  private wakeIdle(): void {
+    if (this.idleWaiters.length && this.idle()) for (const r of this.idleWaiters.splice(0)) r();
   }
 
   /** Puts objects straight into the store (test fixtures), without recording actions. */
@@ -128,8 +149,11 @@ export class FakeClientset implements ClientsetAPI {
     const queue: WatchEventRaw[] = [];
     let wake: (() => void) | undefined;
     let closed = false;
+    // An event handed to the consumer counts as pending until it asks for the next one.
+    let handedOut = false;
     const entry = {
       prefix,
+      pending: () => !closed && (queue.length > 0 || handedOut),
       push: (e: StoredEvent) => {
         if (e.rv === -1) { closed = true; wake?.(); return; }
         if (e.rv <= after) return;
@@ -141,16 +165,28 @@ export class FakeClientset implements ClientsetAPI {
     for (const e of this.events) if (e.key.startsWith(prefix)) entry.push(e);
     this.watchers.add(entry);
     const watchers = this.watchers;
+    const settled = () => this.wakeIdle();
     async function* events(): AsyncGenerator<WatchEventRaw> {
-      while (!closed) {
-        const ev = queue.shift();
-        if (ev) { yield ev; continue; }
-        await new Promise<void>((r) => { wake = r; });
-        wake = undefined;
+      try {
+        while (!closed) {
+          const ev = queue.shift();
+          if (ev) {
+            handedOut = true;
+            yield ev;
+            handedOut = false;
+            continue;
+          }
+          settled();
+          await new Promise<void>((r) => { wake = r; });
+          wake = undefined;
+        }
+      } finally {
+        handedOut = false;
+        settled();
       }
     }
     const it = events();
-    return { close: () => { closed = true; watchers.delete(entry); wake?.(); }, [Symbol.asyncIterator]: () => it };
+    return { close: () => { closed = true; watchers.delete(entry); wake?.(); settled(); }, [Symbol.asyncIterator]: () => it };
   }
 }
 

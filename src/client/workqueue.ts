@@ -124,6 +124,11 @@ export class WorkQueue {
     return this.queue.length;
   }
 
+  /** Nothing waiting and nothing being processed (delayed adds not yet due do not count). */
+  get idle(): boolean {
+    return this.queue.length === 0 && this.processing.size === 0;
+  }
+
   /** Stops accepting keys; waiting workers get undefined; resolves when in-flight work is done. */
   shutDown(): Promise<void> {
     this.shuttingDown = true;

@@ -1,6 +1,7 @@
 import { compileOps } from './compile.js';
 import { encodeKey } from './encoding.js';
 import { NftError, errnoOf } from './errors.js';
+import { realClock, type Clock } from '../util/index.js';
 import type { Applied, Element, Expr, NftDriver, NftOp, TableRef, TableState } from './types.js';
 
 class Failure extends Error {
@@ -13,6 +14,7 @@ class Failure extends Error {
  * In-memory nftables for unit tests: the same atomicity (a failed transaction changes
  * nothing) and the kernel's error codes for the common mistakes (ENOENT for missing
  * objects, EBUSY for deleting something still in use, EEXIST for conflicting elements).
+ * Element expiry follows the injected clock.
  */
 export class FakeNft implements NftDriver {
   readonly name = 'fake';
@@ -20,6 +22,9 @@ export class FakeNft implements NftDriver {
   private nextHandle = 1;
   /** Number of transactions applied, for tests that check a sync did (not) happen. */
   transactions = 0;
+
+  /** Element timeouts run on `clock`, so a test steps a FakeClock instead of sleeping. */
+  constructor(private readonly clock: Clock = realClock) {}
 
   async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<Applied> {
     compileOps(table, ops); // the same TypeErrors as the addon for malformed input
@@ -50,7 +55,7 @@ export class FakeNft implements NftDriver {
   async list(netns: string | null, table: TableRef): Promise<TableState> {
     const t = this.tables.get(tableKey(netns, table));
     if (!t) throw new NftError(`table ${table.name} does not exist`, errnoOf('ENOENT'), 'ENOENT');
-    const now = Date.now();
+    const now = this.clock.now();
     const out = structuredClone(t);
     for (const s of out.sets) {
       s.elements = s.elements.filter((el) => !lapsed(el, now));
@@ -77,7 +82,7 @@ export class FakeNft implements NftDriver {
     };
     const chainInUse = (name: string) =>
       t.rules.some((r) => r.chain === name || r.exprs.some((e) => 'chain' in e && e.chain === name)) ||
-      t.sets.some((s) => s.elements.some((el) => el.verdict && 'chain' in el.verdict && el.verdict.chain === name && !lapsed(el, Date.now())));
+      t.sets.some((s) => s.elements.some((el) => el.verdict && 'chain' in el.verdict && el.verdict.chain === name && !lapsed(el, this.clock.now())));
     switch (op.op) {
       case 'deleteTable': return undefined;
       case 'addChain':
@@ -119,7 +124,7 @@ export class FakeNft implements NftDriver {
       case 'deleteElements': {
         const s = set(op.set);
         const id = (el: Element) => Buffer.from(encodeKey(s.keyType, el.key)).toString('hex');
-        const now = Date.now();
+        const now = this.clock.now();
         for (const given of op.elements) {
           const el = op.op === 'addElements' && (op.timeoutMs || op.expiresMs)
             ? { ...given, timeoutMs: given.timeoutMs ?? op.timeoutMs, expiresMs: given.expiresMs ?? op.expiresMs } : given;

@@ -26,3 +26,20 @@ t.test('informers run against the fake; conflicts and finalizers behave', async 
   t.same((await pods.list('ns', { fieldSelector: 'spec.nodeName=n1' })).items.map((p) => p.metadata.name), ['a']);
   t.same(fake.actions.map((a) => `${a.verb} ${a.name}`), ['create b', 'delete b', 'update b']);
 });
+
+t.test('delivered(): resolves only once the informers\' handlers have seen every write', async (t) => {
+  const fake = new FakeClientset();
+  const factory = new SharedInformerFactory(fake);
+  const seen: string[] = [];
+  factory.informerFor(resources.configmaps).addEventHandler({ onAdd: (o) => seen.push(o.metadata.name as string) });
+  factory.start();
+  t.teardown(() => { fake.close(); return factory.stop(); });
+  await factory.waitForCacheSync();
+  await fake.delivered();
+  // Written synchronously: the watch consumer has not run for any of them yet.
+  for (let i = 0; i < 50; i++) fake.seed(resources.configmaps, { metadata: { name: `cm-${i}`, namespace: 'ns' } });
+  t.equal(seen.length, 0);
+  await fake.delivered();
+  t.equal(seen.length, 50, 'every create reached the handler before delivered() resolved');
+  t.same(seen, Array.from({ length: 50 }, (_, i) => `cm-${i}`));
+});

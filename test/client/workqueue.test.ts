@@ -71,3 +71,14 @@ t.test('shutdown wakes idle workers and waits for in-flight work to finish', asy
   q.add('late');
   t.equal(q.length, 0, 'no adds after shutdown');
 });
+
+t.test('idle: nothing waiting and nothing being processed', async (t) => {
+  const q = new WorkQueue(new FakeClock());
+  t.ok(q.idle, 'a new queue is idle');
+  q.add('a');
+  t.notOk(q.idle, 'a key waiting');
+  const key = await q.get();
+  t.notOk(q.idle, 'a key being processed');
+  q.done(key!);
+  t.ok(q.idle, 'idle again once done');
+});

@@ -36,7 +36,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void = () => undefined
   await informers.waitForCacheSync();
   // What run() does first, without starting workers: look at every Endpoints object once.
   for (const ep of informers.informerFor(resources.endpoints).lister.list()) c.enqueue(ep);
-  const { drain } = queueDriver(c, clock);
+  const { drain } = queueDriver(c, fake, clock);
   await drain();
   const ep = (name = 'web') => fake.get(resources.endpoints, 'default', name);
   const writes = () => fake.actions.filter((a) => a.resource === 'endpoints');

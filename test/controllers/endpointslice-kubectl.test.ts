@@ -3,8 +3,8 @@
 // not ready, steady state writes nothing, and a deleted Service takes its endpoints along.
 import t, { type Test } from 'tap';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
-import { clientsetFromKubeconfig, realClock, SharedInformerFactory } from '../../src/client/index.js';
-import { type Controller } from '../../src/controllers/framework.js';
+import { clientsetFromKubeconfig, realClock, resources, SharedInformerFactory } from '../../src/client/index.js';
+import { type QueueController } from '../../src/controllers/framework.js';
 import { create as endpointSlices } from '../../src/controllers/endpointslice/index.js';
 import { create as endpoints } from '../../src/controllers/endpoints/index.js';
 import { logger } from '../../src/log/index.js';
@@ -19,7 +19,7 @@ async function cluster(t: Test) {
   const informers = new SharedInformerFactory(clients, { clock: realClock });
   const log = logger('test', {}, () => undefined);
   const ctx = controllerContext({ clients, informers, clock: realClock, log });
-  const controllers: Controller[] = [endpointSlices(ctx), endpoints(ctx)];
+  const controllers = [endpointSlices(ctx), endpoints(ctx)] as QueueController[];
   informers.start();
   await informers.waitForCacheSync();
   for (const c of controllers) void c.run(2);
@@ -28,7 +28,16 @@ async function cluster(t: Test) {
     await informers.stop();
     clients.close();
   });
-  return { s, k: kubectlFor(t, kubeconfig) };
+  const pods = informers.informerFor(resources.pods).lister;
+  /**
+   * Resolves once the controllers' pod informer holds each pod at (at least) the given
+   * resourceVersion, so its handlers have queued whatever they queue, and then no controller
+   * has a key waiting or a reconcile running: every reaction to those writes is done.
+   */
+  const reacted = (seen: Record<string, string>) => eventually(async () =>
+    Object.entries(seen).every(([name, rv]) => Number(pods.get('default', name)?.metadata.resourceVersion ?? 0) >= Number(rv)) &&
+    controllers.every((c) => c.queue.idle), 15_000, 'the controllers to handle the pod changes');
+  return { s, k: kubectlFor(t, kubeconfig), reacted };
 }
 
 const manifest = `
@@ -64,7 +73,7 @@ async function reportStatus(client: APIClient, name: string, ip: string, ready: 
 }
 
 t.test('kubectl sees a Service\'s endpoints follow its Pods', async (t) => {
-  const { s, k } = await cluster(t);
+  const { s, k, reacted } = await cluster(t);
   await k.ok(['apply', '-f', '-'], manifest);
   await reportStatus(s.client, 'web-a', '10.244.1.5', true);
   await reportStatus(s.client, 'web-b', '10.244.1.6', true);
@@ -89,8 +98,9 @@ t.test('kubectl sees a Service\'s endpoints follow its Pods', async (t) => {
     const rv = (await s.client.get(`/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/${slice.metadata.name}`)).body.metadata.resourceVersion;
     const epRV = (await s.client.get('/api/v1/namespaces/default/endpoints/web')).body.metadata.resourceVersion;
     await reportStatus(s.client, 'other', '10.244.1.8', true);
-    await k.ok(['annotate', 'pod', 'web-a', 'note=x']);
-    await new Promise((r) => setTimeout(r, 1500));
+    const annotated = JSON.parse(await k.ok(['annotate', 'pod', 'web-a', 'note=x', '-o', 'json']));
+    const other = (await s.client.get('/api/v1/namespaces/default/pods/other')).body;
+    await reacted({ 'web-a': annotated.metadata.resourceVersion, other: other.metadata.resourceVersion });
     t.equal((await s.client.get(`/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/${slice.metadata.name}`)).body.metadata.resourceVersion, rv);
     t.equal((await s.client.get('/api/v1/namespaces/default/endpoints/web')).body.metadata.resourceVersion, epRV);
   });

@@ -5,9 +5,7 @@ import t, { type Test } from 'tap';
 import { FakeClientset, FakeClock, SharedInformerFactory, resources } from '../../src/client/index.js';
 import { EndpointSliceController } from '../../src/controllers/endpointslice/index.js';
 import type { KubeObject } from '../../src/api/object.js';
-import { controllerContext } from '../helpers/controller-context.js';
-
-const settle = () => new Promise((r) => setTimeout(r, 2));
+import { controllerContext, queueDriver } from '../helpers/controller-context.js';
 
 interface PodOpts {
   ip?: string | null;
@@ -59,15 +57,7 @@ async function setup(t: Test, seed: (fake: FakeClientset) => void = () => undefi
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const drain = async () => {
-    for (let i = 0; i < 200; i++) {
-      await settle();
-      clock.step(200); // stale-cache requeues
-      if (!c.queue.length) { await settle(); if (!c.queue.length) return; }
-      while (c.queue.length) await c.processNext();
-    }
-    throw new Error('queue never drained');
-  };
+  const { drain } = queueDriver(c, fake, clock, { tickMs: 200 }); // ticks: stale-cache requeues
   if (drainFirst) await drain();
   const slices = (svc = 'web') => fake.list(resources.endpointslices, 'default').filter((s) => s.metadata.labels?.['kubernetes.io/service-name'] === svc);
   const writes = () => fake.actions.filter((a) => a.resource === 'endpointslices');

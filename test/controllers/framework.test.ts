@@ -27,7 +27,7 @@ function setup(registry?: Registry) {
   const log = logger('controller-manager', {}, (l) => { lines.push(JSON.parse(l)); });
   const ctx: ControllerContext = { ...controllerContext({ clients: fake, informers: new SharedInformerFactory(fake, { clock }), clock, log }), metrics: registry };
   const c = new Echo(ctx);
-  return { c, clock, lines, drive: queueDriver(c, clock) };
+  return { c, clock, lines, drive: queueDriver(c, fake, clock) };
 }
 
 t.test('every line a reconcile logs carries the controller, the key and one reconcileID per reconcile', async (t) => {

@@ -26,7 +26,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void, discovery: Resou
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const { drain, advance } = queueDriver(c, clock, 500);
+  const { drain, advance } = queueDriver(c, fake, clock, { stepMs: 500 });
   await drain();
   const finalized = (ns: string) => !(fake.get(resources.namespaces, undefined, ns)?.spec?.finalizers ?? []).includes('kubernetes');
   const conditions = (ns: string) => Object.fromEntries(((fake.get(resources.namespaces, undefined, ns)?.status?.conditions ?? []) as KubeObject[]).map((c) => [c.type, c]));

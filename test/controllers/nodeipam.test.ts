@@ -15,7 +15,7 @@ async function setup(t: Test, fake: FakeClientset, config: Partial<ControllerCon
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const { drain } = queueDriver(c, clock);
+  const { drain } = queueDriver(c, fake, clock);
   return { c, drain, clock };
 }
 

@@ -16,7 +16,7 @@ async function setup(t: Test, fake: FakeClientset, clock: FakeClock) {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const { drain, advance } = queueDriver(c, clock);
+  const { drain, advance } = queueDriver(c, fake, clock);
   return { c, drain, advance };
 }
 

@@ -19,7 +19,7 @@ async function setup(t: Test, api: FakeClientset, clock: FakeClock, o: { cache?:
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  return queueDriver(c, clock);
+  return queueDriver(c, api, clock);
 }
 
 const node = (name: string): KubeObject => ({ metadata: { name }, spec: {}, status: {} });

@@ -1,6 +1,7 @@
 // Drives workload controllers in unit tests: an in-memory FakeClientset, a FakeClock, real
-// shared informers over it, and a loop that lets watch events land and processes queued
-// keys until nothing is left to do. Time only moves when the test steps the clock.
+// shared informers over it, and a loop that waits until every watch event has reached the
+// informers and processes queued keys until nothing is left to do. Time only moves when the
+// test steps the clock.
 import type { Test } from 'tap';
 import type { KubeObject } from '../../src/api/object.js';
 import { rfc3339 } from '../../src/api/time.js';
@@ -26,10 +27,6 @@ export interface Harness {
   markReady(pods?: KubeObject[]): Promise<void>;
 }
 
-export async function flush(rounds = 6): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise((r) => setImmediate(r));
-}
-
 export function harness(t: Test, controllers: (ctx: ControllerContext) => QueueController[]): Harness & { controllers: QueueController[] } {
   const clock = new FakeClock();
   const fake = new FakeClientset(clock);
@@ -45,7 +42,7 @@ export function harness(t: Test, controllers: (ctx: ControllerContext) => QueueC
     },
     async settle(maxSteps = 500, onStep?: () => void) {
       for (let i = 0; i < maxSteps; i++) {
-        await flush();
+        await fake.delivered();
         onStep?.();
         const c = list.find((x) => x.queue.length > 0);
         if (!c) return;

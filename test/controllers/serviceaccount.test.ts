@@ -15,7 +15,7 @@ async function setup(t: Test, seed: (f: FakeClientset) => void) {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const { drain } = queueDriver(c, clock);
+  const { drain } = queueDriver(c, fake, clock);
   await drain();
   const sa = (ns: string) => fake.get(resources.serviceaccounts, ns, 'default');
   return { fake, drain, sa };

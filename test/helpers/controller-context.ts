@@ -1,7 +1,7 @@
 // The ControllerContext every controller test builds: given clients, informers and a clock,
 // a silent logger (unless one is passed), events recorded through the same clients, and the
 // default configuration with the test's overrides.
-import type { ClientsetAPI, Clock, FakeClock, SharedInformerFactory } from '../../src/client/index.js';
+import type { ClientsetAPI, Clock, FakeClientset, FakeClock, SharedInformerFactory } from '../../src/client/index.js';
 import { EventRecorder, resources } from '../../src/client/index.js';
 import { defaultControllerConfig, type ControllerConfig, type ControllerContext, type QueueController } from '../../src/controllers/framework.js';
 import { logger, type Logger } from '../../src/log/index.js';
@@ -22,15 +22,18 @@ export function controllerContext(o: {
 }
 
 /**
- * Runs a controller's queue by hand: `drain` reconciles until the queue stays empty,
- * `advance` moves the fake clock `stepMs` at a time, draining whatever falls due.
+ * Runs a controller's queue by hand: `drain` lets the fake clientset deliver every watch event
+ * to the informers, reconciles what that queued, and repeats until a delivery queues nothing;
+ * `advance` moves the fake clock `stepMs` at a time, draining whatever falls due. `tickMs`
+ * steps the clock before each round (for controllers that requeue after a short delay).
  */
-export function queueDriver(c: QueueController, clock: FakeClock, stepMs = 1000) {
-  const settle = () => new Promise((r) => setTimeout(r, 2));
+export function queueDriver(c: QueueController, fake: FakeClientset, clock: FakeClock, o: { stepMs?: number; tickMs?: number } = {}) {
+  const { stepMs = 1000, tickMs = 0 } = o;
   const drain = async () => {
-    for (let i = 0; i < 100; i++) {
-      await settle();
-      if (!c.queue.length) { await settle(); if (!c.queue.length) return; }
+    for (let i = 0; i < 1000; i++) {
+      await fake.delivered();
+      if (tickMs) clock.step(tickMs);
+      if (!c.queue.length) return;
       while (c.queue.length) await c.processNext();
     }
     throw new Error('queue never drained');

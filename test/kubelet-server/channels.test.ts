@@ -49,35 +49,43 @@ function scripted() {
   let out: (d: Buffer) => void = () => undefined;
   let err: (d: Buffer) => void = () => undefined;
   let finish: (s: Buffer) => void = () => undefined;
+  // The bridge wires output once the process is open: the signal that it is.
+  let wired = false;
   const rc: RemoteCommand = {
     stdin: (d) => calls.push(`stdin:${d}`),
     closeStdin: () => calls.push('close-stdin'),
     resize: (j) => calls.push(`resize:${j}`),
-    onStdout: (fn) => { out = fn; },
+    onStdout: (fn) => { out = fn; wired = true; },
     onStderr: (fn) => { err = fn; },
     done: new Promise((r) => { finish = r; }),
     abort: () => calls.push('abort'),
   };
-  return { rc, calls, out: (s: string) => out(Buffer.from(s)), err: (s: string) => err(Buffer.from(s)), finish: (s: string) => finish(Buffer.from(s)) };
+  return { rc, calls, opened: () => wired, out: (s: string) => out(Buffer.from(s)), err: (s: string) => err(Buffer.from(s)), finish: (s: string) => finish(Buffer.from(s)) };
 }
 
 async function session(t: { teardown(fn: () => unknown): void }, protocol: string, streams: ExecStreams, start: () => Promise<RemoteCommand>) {
   const http = createServer();
   const wss = new WebSocketServer({ server: http, handleProtocols: (p) => pickProtocol(p) });
   const bridged: Promise<void>[] = [];
-  wss.on('connection', (ws) => bridged.push(bridgeExec(ws, ws.protocol, streams, start, () => undefined)));
+  // Counted by a listener added after the bridge's: when it runs, the bridge has the message.
+  let serverReceived = 0;
+  wss.on('connection', (ws) => {
+    bridged.push(bridgeExec(ws, ws.protocol, streams, start, () => undefined));
+    ws.on('message', () => { serverReceived++; });
+  });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise((r) => { wss.close(); http.close(r); }));
+  t.teardown(() => new Promise((r) => { for (const c of wss.clients) c.terminate(); wss.close(); http.close(r); }));
   const ws = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/`, [protocol]);
   const received: [number, string][] = [];
   ws.on('message', (m: Buffer) => received.push([m[0], m.subarray(1).toString()]));
   const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
   await new Promise((r) => ws.once('open', r));
-  return { ws, received, closed, bridged };
+  return { ws, received, closed, bridged, serverReceived: () => serverReceived };
 }
 
 const until = async (f: () => boolean) => {
-  for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 1000 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!f()) throw new Error(`never came true: ${f}`);
 };
 
 t.test('bridge: v5 stdin, close, resize, output and status', async (t) => {
@@ -89,8 +97,8 @@ t.test('bridge: v5 stdin, close, resize, output and status', async (t) => {
   // Sent before the process is open: kept, then delivered in order.
   s.ws.send(frame(CHANNEL.stdin, 'early'));
   s.ws.send(frame(CHANNEL.resize, '{"Width":1,"Height":1}'));
-  await new Promise((r) => setTimeout(r, 30));
-  t.same(p.calls, []);
+  await until(() => s.serverReceived() >= 2);
+  t.same(p.calls, [], 'both frames reached the bridge before the process opened');
   release();
   s.ws.send(frame(CHANNEL.stdin, 'late'));
   s.ws.send(Buffer.from([CHANNEL.close, CHANNEL.stdin]));
@@ -129,7 +137,7 @@ t.test('bridge: a process that cannot start ends with a Failure status', async (
 t.test('bridge: the client leaving aborts the process', async (t) => {
   const p = scripted();
   const s = await session(t, 'v5.channel.k8s.io', { stdin: true, stdout: true, stderr: true, tty: false }, async () => p.rc);
-  await new Promise((r) => setTimeout(r, 20));
+  await until(p.opened);
   s.ws.close();
   await Promise.all(s.bridged);
   t.same(p.calls, ['abort']);
