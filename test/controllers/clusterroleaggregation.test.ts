@@ -22,7 +22,7 @@ async function setup(t: Test, seed: ClusterRole[]) {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const { drain } = queueDriver(c, clock);
+  const { drain } = queueDriver(c, fake, clock);
   await drain();
   const rules = (name: string) => fake.get(resources.clusterroles, undefined, name)?.rules;
   return { fake, drain, rules };

@@ -38,7 +38,7 @@ async function approver(t: Test, seed: CertificateSigningRequest[]) {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  await queueDriver(c, clock).drain();
+  await queueDriver(c, fake, clock).drain();
   const approvals = new Map<string, string>();
   for (const a of fake.actions) {
     if (a.verb === 'update' && a.subresource === 'approval') approvals.set(a.name, (a.object?.status?.conditions as Array<{ type: string; message: string }>).find((x) => x.type === 'Approved')!.message);
@@ -78,7 +78,7 @@ async function signer(t: Test, seed: CertificateSigningRequest[]) {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  await queueDriver(c, clock).drain();
+  await queueDriver(c, fake, clock).drain();
   return { get: (name: string) => fake.get(resources.certificatesigningrequests, undefined, name), ca: new X509Certificate(ca.certPem), clock };
 }
 

@@ -17,7 +17,7 @@ t.test('kube-root-ca.crt in every namespace, kept as published', async (t) => {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const { drain } = queueDriver(c, clock);
+  const { drain } = queueDriver(c, fake, clock);
   await drain();
   const cm = (ns: string) => fake.get(resources.configmaps, ns, 'kube-root-ca.crt');
 

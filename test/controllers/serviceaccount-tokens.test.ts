@@ -26,7 +26,7 @@ async function setup(t: Test, withKey: boolean) {
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const { drain } = queueDriver(c, clock);
+  const { drain } = queueDriver(c, fake, clock);
   await drain();
   return { fake };
 }

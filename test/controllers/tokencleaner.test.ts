@@ -29,7 +29,7 @@ t.test('expired bootstrap token secrets are deleted at their expiry', async (t) 
   informers.start();
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
-  const { drain, advance } = queueDriver(c, clock);
+  const { drain, advance } = queueDriver(c, fake, clock);
   await drain();
   const names = () => fake.list(resources.secrets).map((s) => `${s.metadata.namespace}/${s.metadata.name}`).sort();
   t.same(names(), ['default/bootstrap-token-otherns', 'kube-system/bootstrap-token-later1', 'kube-system/bootstrap-token-never1', 'kube-system/bootstrap-token-opaque'],
