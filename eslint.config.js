@@ -21,7 +21,7 @@ const layers = {
   netlink: ['util', 'log'],
   nft: ['util', 'log', 'netlink'],
   kubelet: ['util', 'log', 'api', 'pki', 'client', 'cri'],
-  network: ['util', 'log', 'api', 'client', 'netlink'],
+  network: ['util', 'log', 'api', 'client', 'netlink', 'nft'],
   proxy: ['util', 'log', 'api', 'client', 'netlink', 'nft'],
   dns: ['util', 'log', 'api', 'client', 'netlink'],
   lab: ['util', 'log', 'api', 'pki', 'client', 'netlink', 'nft', 'kubelet', 'network', 'proxy'],

@@ -7,6 +7,7 @@ import { CRIClient } from '../../cri/index.js';
 import { clientsetFromKubeconfig, type Clientset } from '../client/index.js';
 import { logger } from '../log/index.js';
 import { createNetlink } from '../netlink/index.js';
+import { createNftDriver } from '../nft/index.js';
 import { DEFAULT_SOCKET, NetworkAgent } from '../network/index.js';
 import { autoPodMTU } from '../network/mtu.js';
 import { parseMode } from '../network/routes/index.js';
@@ -44,6 +45,8 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
       encapsulation: { type: 'string', default: 'CrossSubnet' },
       // Made unreachable, so no pod address without a route follows the default route out.
       'cluster-cidr': { type: 'string' },
+      // Calico's natOutgoing (on in its default pool): pods to outside --cluster-cidr are masqueraded.
+      'nat-outgoing': { type: 'string', default: 'true' },
     },
   });
   if (!values['pod-cidr'] && !(values.kubeconfig && values['node-name'])) {
@@ -51,6 +54,7 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
   }
   const encapsulation = parseMode(values.encapsulation);
   if (!encapsulation) throw new Error(`invalid --encapsulation ${values.encapsulation} (CrossSubnet, Always or Never)`);
+  if (values['nat-outgoing'] !== 'true' && values['nat-outgoing'] !== 'false') throw new Error(`invalid --nat-outgoing ${values['nat-outgoing']} (true or false)`);
   const netlink = createNetlink('addon');
   const mtu = values.mtu === 'auto' ? await autoPodMTU(netlink, values.netns ?? null, encapsulation) : Number(values.mtu);
   if (!Number.isInteger(mtu) || mtu < 576) throw new Error(`invalid --mtu ${values.mtu}`);
@@ -76,6 +80,8 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
     gcGraceMs: parseDuration(values['gc-grace']),
     encapsulation,
     clusterCIDR: values['cluster-cidr'],
+    natOutgoing: values['nat-outgoing'] === 'true',
+    nft: createNftDriver('addon'),
     log,
   });
   await agent.start();

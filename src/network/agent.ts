@@ -6,7 +6,7 @@
 //   every gcIntervalMs ──► gc: records of sandboxes the runtime no longer has
 //
 // Routes to other nodes hang off the same informer (`nodes`) and apply through the same
-// `netlink` in `hostNetns`.
+// `netlink` in `hostNetns`. Outgoing NAT (nat.ts) is one nftables table set up at start.
 import { resources, SharedInformerFactory, type ClientsetAPI, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import type { Netlink } from '../netlink/index.js';
@@ -20,6 +20,8 @@ import { RoutesManager, type EncapsulationMode } from './routes/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node } from '../api/kinds.js';
+import type { NftDriver } from '../nft/index.js';
+import { natTable, syncNatOutgoing } from './nat.js';
 
 export interface NetworkAgentOptions {
   netlink: Netlink;
@@ -47,6 +49,10 @@ export interface NetworkAgentOptions {
   encapsulation?: EncapsulationMode;
   /** The cluster's pod network: made unreachable next to the own block (with clients + nodeName). */
   clusterCIDR?: string;
+  /** Calico's natOutgoing: masquerade pods' traffic to outside the pool (--cluster-cidr, else
+   *  the fixed --pod-cidr). Needs `nft`; without `nft` the agent keeps no nftables state. */
+  natOutgoing?: boolean;
+  nft?: NftDriver;
   /** How long start() waits for the Node cache before serving anyway (default 5 s). */
   syncTimeoutMs?: number;
   log: Logger;
@@ -106,6 +112,7 @@ export class NetworkAgent {
 
   async start(): Promise<void> {
     await this.netlink.apply(this.hostNetns, nodeNetworkOps());
+    await this.syncNat();
     if (this.o.cniBinDir) {
       const r = await installPlugin(this.o.cniBinDir, this.o.socket, this.o.pluginBinary);
       this.o.log.info('installed the CNI plugin', { path: r.plugin, loopback: r.loopback });
@@ -123,6 +130,18 @@ export class NetworkAgent {
     this.syncNode();
     this.routes?.start();
     if (this.o.listSandboxIDs) this.scheduleGC();
+  }
+
+  /** The pool does not change while the agent runs: set once per start, adopted when equal.
+   *  With natOutgoing off, a table an earlier run left is removed. */
+  private async syncNat(): Promise<void> {
+    if (!this.o.nft) return;
+    const raw = this.o.clusterCIDR ?? this.o.podCIDR;
+    const pool = raw !== undefined ? parseCidr(raw) : undefined;
+    if (this.o.natOutgoing && !pool) {
+      this.o.log.warn('outgoing NAT needs --cluster-cidr (or --pod-cidr); pods keep their address to outside the cluster');
+    }
+    await syncNatOutgoing(natTable(this.o.nft, this.hostNetns), this.o.natOutgoing ? pool : undefined, this.o.log);
   }
 
   /** Level-based: re-reads the own Node from the cache, whatever event woke it. */

@@ -10,3 +10,4 @@ export { serveCNI, type CNIServer } from './cni/server.js';
 export { CNIError, CNI_ERROR } from './cni/errors.js';
 export { SUPPORTED_VERSIONS, parseNetConf, parseEnv, parseArgs } from './cni/config.js';
 export { parseRequest, encodeRequest, encodeReply, parseReply, type CNIRequest } from './cni/wire.js';
+export { NAT_TABLE, NAT_CHAIN, natOutgoingRule, natTable, syncNatOutgoing } from './nat.js';

@@ -4,9 +4,9 @@
 // agents' restarts; `capstan lab down` leaves no namespace, process or file behind.
 import t from 'tap';
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { capstanBin } from '../helpers/apiserver-process.js';
 import { eventually, KUBECTL, kubectlFor } from '../helpers/kubectl.js';
@@ -316,14 +316,28 @@ metadata: {name: reader-reads-pods}
 subjects: [{kind: ServiceAccount, name: reader, namespace: team}]
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
 `);
+    // The client in the pod is the host's kubectl (a static Go binary, mounted read-only):
+    // busybox's wget offers no signature_algorithms in its TLS 1.2 ClientHello, so SHA-1 is
+    // implied, which Node's OpenSSL 3 refuses at its default security level (alert 40).
+    const kubectlPath = realpathSync(KUBECTL);
+    const kubectlDir = dirname(kubectlPath);
+    const KUBECTL_NAME = kubectlPath.slice(kubectlDir.length + 1);
     for (const sa of ['reader', 'nobody']) {
-      await k.ok(['run', '-n', 'team', sa, '--image=localhost/capstan/busybox:1', `--overrides={"apiVersion":"v1","spec":{"serviceAccountName":"${sa}"}}`, '--', 'sleep', '3600']);
+      await k.ok(['apply', '-n', 'team', '-f', '-'], `apiVersion: v1
+kind: Pod
+metadata: {name: ${sa}}
+spec:
+  serviceAccountName: ${sa}
+  containers: [{name: c, image: localhost/capstan/busybox:1, command: [sleep, '3600'], volumeMounts: [{name: kubectl, mountPath: /opt/kubectl, readOnly: true}]}]
+  volumes: [{name: kubectl, hostPath: {path: ${kubectlDir}, type: Directory}}]
+`);
     }
     await k.ok(['wait', '-n', 'team', '--for=condition=Ready', 'pod/reader', 'pod/nobody', '--timeout=120s']);
     const apiIP = (await k.ok(['get', 'service', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
-    // busybox's wget speaks TLS (it checks no certificate: the point here is the token).
+    // Only what the pod has mounted: its token and the cluster CA (the server's certificate is checked).
+    const sa = '/var/run/secrets/kubernetes.io/serviceaccount';
     const listPods = (pod: string) => k(['exec', '-n', 'team', pod, '--', 'sh', '-c',
-      `wget -qO- --header "Authorization: Bearer $(cat /var/run/secrets/kubernetes.io/serviceaccount/token)" https://${apiIP}:443/api/v1/namespaces/team/pods`]);
+      `HOME=/tmp /opt/kubectl/${KUBECTL_NAME} --server https://${apiIP}:443 --certificate-authority ${sa}/ca.crt --token "$(cat ${sa}/token)" get --raw /api/v1/namespaces/team/pods`]);
     let allowed = { stdout: '', stderr: '', code: -1 };
     await eventually(async () => { allowed = await listPods('reader'); return allowed.code === 0; }, 60_000, 'the reader pod lists pods')
       .catch((e: Error) => { throw new Error(`${e.message}: ${allowed.stderr}`); });
@@ -332,7 +346,7 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
     t.same(list.items.map((i) => i.metadata.name).sort(), ['nobody', 'reader'], 'with its Role: the pods of its namespace');
     const refused = await listPods('nobody');
     t.not(refused.code, 0);
-    t.match(refused.stderr, /403 Forbidden/, 'without one: 403');
+    t.match(refused.stderr, /\(Forbidden\)[^\n]*User "system:serviceaccount:team:nobody" cannot list resource "pods"/, 'without one: 403 Forbidden');
   });
 
   await t.test('a kubelet\'s credentials read the Secrets of its own pods, not those of another node\'s', async (t) => {
