@@ -1,17 +1,18 @@
 // RBAC end to end with real kubectl against `capstan up` (API server with the default
 // --authorization-mode, controller-manager with the ClusterRole aggregation controller).
-// Users come from client certificates (CN user, O groups) and from the static token file.
-// The matrix below is user × verb × resource → allowed or 403 as upstream answers; add rows
-// (and users) to extend it.
+// Users come from client certificates (CN user, O groups), the static token file, a
+// ServiceAccount token (`kubectl create token`), a bootstrap token, impersonation (`--as`)
+// and no credentials at all (anonymous). The matrix below is user × verb × resource → allowed
+// or 403 as upstream answers; add rows (and users) to extend it.
 import t from 'tap';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureClusterPKI } from '../../src/cli/pki-files.js';
 import { issueCert, type KeyPair } from '../../src/pki/index.js';
 import { APIClient } from '../helpers/api.js';
-import { writeKubeconfig } from '../../src/client/kubeconfig.js';
+import { kubeconfigYAML, writeKubeconfig } from '../../src/client/kubeconfig.js';
 import { startCapstanUp } from '../helpers/capstan-up.js';
 import { eventually, kubectlFor, type Kubectl } from '../helpers/kubectl.js';
 
@@ -144,10 +145,48 @@ metadata: {name: erin-writes-roles, namespace: team-a}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: role-writer}
 subjects:
 - {kind: User, name: erin}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: ci-views, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects:
+- {kind: ServiceAccount, name: ci, namespace: team-a}
 `;
 
+await admin.ok(['apply', '-f', '-'], policy);
+
+// A ServiceAccount's token, as `kubectl create token` hands it out.
+await admin.ok(['create', 'serviceaccount', 'ci', '-n', 'team-a']);
+const saToken = (await admin.ok(['create', 'token', 'ci', '-n', 'team-a', '--duration=1h'])).trim();
+writeKubeconfig(join(dataDir, 'ci.kubeconfig'), { server, caPem: pki.ca.certPem, token: saToken }, { user: 'ci' });
+as.ci = kubectlFor(t, join(dataDir, 'ci.kubeconfig'));
+
+// A bootstrap token, as `capstan token create` (and kubeadm) store it.
+const tokenID = randomBytes(3).toString('hex');
+const tokenSecret = randomBytes(8).toString('hex');
+await admin.ok(['apply', '-f', '-'], `apiVersion: v1
+kind: Secret
+metadata: {name: bootstrap-token-${tokenID}, namespace: kube-system}
+type: bootstrap.kubernetes.io/token
+stringData:
+  token-id: "${tokenID}"
+  token-secret: "${tokenSecret}"
+  usage-bootstrap-authentication: "true"
+  auth-extra-groups: system:bootstrappers:kubeadm:default-node-token
+  expiration: "${new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z')}"
+`);
+writeKubeconfig(join(dataDir, 'boot.kubeconfig'), { server, caPem: pki.ca.certPem, token: `${tokenID}.${tokenSecret}` }, { user: 'boot' });
+as.boot = kubectlFor(t, join(dataDir, 'boot.kubeconfig'));
+
+// No credentials: kubectl asks for a password on a kubeconfig without any, so this one has
+// Basic auth, which the server (as kube-apiserver) ignores: the request is anonymous.
+const anonymousPath = join(dataDir, 'anonymous.kubeconfig');
+writeFileSync(anonymousPath, kubeconfigYAML({ server, caPem: pki.ca.certPem }).replace('user: {}', 'user:\n      username: nobody\n      password: nothing'), { mode: 0o600 });
+as.anonymous = kubectlFor(t, anonymousPath);
+
 /** One row: `who` asks `can-i verb resource` (a `/path` for non-resource URLs) in `ns`. */
-interface Row { who: string; verb: string; resource: string; ns?: string; name?: string; subresource?: string; allowed: boolean }
+interface Row { who: string; as?: string[]; verb: string; resource: string; ns?: string; name?: string; subresource?: string; allowed: boolean }
 const matrix: Row[] = [
   { who: 'alice', verb: 'list', resource: 'pods', ns: 'team-a', allowed: true },
   { who: 'alice', verb: 'get', resource: 'pods', subresource: 'log', ns: 'team-a', allowed: true },
@@ -174,20 +213,33 @@ const matrix: Row[] = [
   { who: 'dave', verb: 'get', resource: '/logs/kube.log', allowed: true },
   { who: 'dave', verb: 'get', resource: '/metrics', allowed: false },
   { who: 'dave', verb: 'get', resource: '/version', allowed: true },
+  { who: 'ci', verb: 'list', resource: 'pods', ns: 'team-a', allowed: true },
+  { who: 'ci', verb: 'get', resource: 'deployments.apps', ns: 'team-a', allowed: true },
+  { who: 'ci', verb: 'get', resource: 'secrets', ns: 'team-a', allowed: false },
+  { who: 'ci', verb: 'create', resource: 'pods', ns: 'team-a', allowed: false },
+  { who: 'ci', verb: 'list', resource: 'pods', ns: 'team-b', allowed: false },
+  { who: 'boot', verb: 'create', resource: 'certificatesigningrequests.certificates.k8s.io', allowed: true },
+  { who: 'boot', verb: 'list', resource: 'pods', ns: 'default', allowed: false },
+  { who: 'boot', verb: 'get', resource: 'secrets', ns: 'kube-system', allowed: false },
+  { who: 'admin', as: ['--as', 'alice'], verb: 'list', resource: 'pods', ns: 'team-a', allowed: true },
+  { who: 'admin', as: ['--as', 'alice'], verb: 'list', resource: 'nodes', allowed: false },
+  { who: 'admin', as: ['--as', 'bob', '--as-group', 'qa'], verb: 'create', resource: 'deployments.apps', ns: 'team-b', allowed: true },
+  { who: 'admin', as: ['--as', 'bob'], verb: 'create', resource: 'deployments.apps', ns: 'team-b', allowed: false },
   { who: 'admin', verb: 'delete', resource: 'nodes', allowed: true },
   { who: 'admin', verb: '*', resource: '*', ns: 'team-a', allowed: true },
 ];
 
 function canI(r: Row): string[] {
-  const args = ['auth', 'can-i', r.verb, r.name ? `${r.resource}/${r.name}` : r.resource];
+  const args = ['auth', 'can-i', r.verb, r.name ? `${r.resource}/${r.name}` : r.resource, ...(r.as ?? [])];
   if (r.subresource) args.push(`--subresource=${r.subresource}`);
   if (r.ns) args.push('-n', r.ns);
   return args;
 }
 
-await admin.ok(['apply', '-f', '-'], policy);
 // The authorizer follows the watch cache: wait until the last binding has arrived.
 await eventually(async () => (await as.erin(['auth', 'can-i', 'create', 'roles', '-n', 'team-a'])).code === 0, 15_000, 'bindings in effect');
+await eventually(async () => (await as.ci(['auth', 'can-i', 'list', 'pods', '-n', 'team-a'])).code === 0, 15_000, 'the ServiceAccount\'s binding in effect');
+await eventually(async () => (await as.boot(['auth', 'whoami'])).code === 0, 15_000, 'the bootstrap token accepted');
 // view's rules come from the aggregation controller.
 await eventually(async () => (await as.alice(['auth', 'can-i', 'list', 'pods', '-n', 'team-b'])).code === 0, 30_000, 'view aggregated');
 
@@ -197,6 +249,17 @@ t.test('the matrix: kubectl auth can-i answers as upstream would', async (t) => 
     t.equal(res.stdout.trim(), r.allowed ? 'yes' : 'no', `${r.who}: ${canI(r).slice(2).join(' ')} → ${r.allowed ? 'yes' : 'no'} ${res.stderr.trim()}`);
     t.equal(res.code, r.allowed ? 0 : 1);
   }
+});
+
+t.test('anonymous requests get what system:public-info-viewer grants; impersonation needs the impersonate verb', async (t) => {
+  t.match(await as.anonymous.ok(['get', '--raw', '/version']), /"gitVersion"/, 'anonymous reads /version');
+  t.equal(await as.anonymous.ok(['get', '--raw', '/healthz']), 'ok', 'and /healthz');
+  const pods = await as.anonymous(['get', '--raw', '/api/v1/namespaces/default/pods']);
+  t.equal(pods.code, 1);
+  t.match(pods.stderr, 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"');
+  const impersonating = await as.carol(['get', 'pods', '-n', 'team-a', '--as', 'alice']);
+  t.equal(impersonating.code, 1);
+  t.match(impersonating.stderr, 'users "alice" is forbidden: User "carol" cannot impersonate resource "users" in API group "" at the cluster scope');
 });
 
 t.test('real requests: allowed ones succeed, the others are 403 with upstream\'s message', async (t) => {
