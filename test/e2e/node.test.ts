@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startCapstanUp } from '../helpers/capstan-up.js';
+import { addNodeUplink } from '../helpers/fake-uplink.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
 import { CRIClient } from '../../cri/index.js';
 
@@ -17,11 +18,8 @@ t.test('capstan up runs pods on a real node', { skip: root ? false : 'needs root
   t.teardown(() => { try { execFileSync('ip', ['netns', 'del', netns]); } catch { /* gone */ } });
   execFileSync('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
   // A node has an uplink with a default route; proxy ARP answers for the pods' gateway
-  // 169.254.1.1 only then. A veth pair inside the namespace stands in: nothing leaves it.
-  for (const args of [['link', 'add', 'uplink0', 'type', 'veth', 'peer', 'name', 'uplink1'], ['addr', 'add', '192.168.250.1/24', 'dev', 'uplink0'],
-    ['link', 'set', 'uplink0', 'up'], ['link', 'set', 'uplink1', 'up'], ['route', 'add', 'default', 'via', '192.168.250.2', 'dev', 'uplink0']]) {
-    execFileSync('ip', ['-n', netns, ...args]);
-  }
+  // 169.254.1.1 only then.
+  addNodeUplink(netns);
   const up = await startCapstanUp(t, ['--node-name', 'node-a'], { netns });
   const k = kubectlFor(t, up.kubeconfig, { netns });
 

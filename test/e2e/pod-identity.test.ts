@@ -5,6 +5,7 @@
 // refreshed; automount can be refused; downwardAPI and projected volumes follow their
 // sources; and https://kubernetes.default.svc leads from the pod to the API server.
 import t from 'tap';
+import { addNodeUplink } from '../helpers/fake-uplink.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -22,12 +23,9 @@ t.test('pods get an identity toward the API', { skip: root ? false : 'needs root
   execFileSync('ip', ['netns', 'add', netns]);
   t.teardown(() => { try { execFileSync('ip', ['netns', 'del', netns]); } catch { /* gone */ } });
   execFileSync('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
-  // The node's uplink, a veth pair inside the namespace: nothing leaves it. The API server
-  // listens (and is advertised) on its address, so pods can reach it through the Service.
-  for (const args of [['link', 'add', 'uplink0', 'type', 'veth', 'peer', 'name', 'uplink1'], ['addr', 'add', '192.168.250.1/24', 'dev', 'uplink0'],
-    ['link', 'set', 'uplink0', 'up'], ['link', 'set', 'uplink1', 'up'], ['route', 'add', 'default', 'via', '192.168.250.2', 'dev', 'uplink0']]) {
-    execFileSync('ip', ['-n', netns, ...args]);
-  }
+  // The node's uplink. The API server listens (and is advertised) on its address, so pods can
+  // reach it through the Service.
+  addNodeUplink(netns);
   // Tokens older than 20 s are refreshed (upstream: 80 % of their lifetime, at most 24 h), so
   // a refresh shows within the test instead of after 8 minutes.
   const up = await startCapstanUp(t, ['--node-name', 'node-id', '--bind-address', '192.168.250.1', '--service-account-token-max-ttl', '20s'], { netns });

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCapstanUp } from '../helpers/capstan-up.js';
+import { addNodeUplink } from '../helpers/fake-uplink.js';
 import { capstanBin } from '../helpers/apiserver-process.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
 
@@ -40,11 +41,8 @@ async function upWithPodsThenCtrlC(t: Test) {
     try { execFileSync('ip', ['netns', 'del', netns]); } catch { /* gone */ }
   });
   execFileSync('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
-  // An uplink with a default route, as a node has (see node.test.ts); nothing leaves the namespace.
-  for (const args of [['link', 'add', 'uplink0', 'type', 'veth', 'peer', 'name', 'uplink1'], ['addr', 'add', '192.168.251.1/24', 'dev', 'uplink0'],
-    ['link', 'set', 'uplink0', 'up'], ['link', 'set', 'uplink1', 'up'], ['route', 'add', 'default', 'via', '192.168.251.2', 'dev', 'uplink0']]) {
-    execFileSync('ip', ['-n', netns, ...args]);
-  }
+  // An uplink with a default route, as a node has; nothing leaves the namespace.
+  addNodeUplink(netns, '192.168.251');
   const links = () => execFileSync('ip', ['-n', netns, '-br', 'link'], { encoding: 'utf8' }).split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0].split('@')[0]).sort();
   const baseline = links();
 

@@ -38,3 +38,16 @@ export function fakeUplinkWorld(t: Teardownable): { id: string; h: string; p: st
 
   return { id, h, p };
 }
+
+/**
+ * A node's uplink inside `netns`: a veth pair whose far end stays in the namespace, `<subnet>.1/24`
+ * on `uplink0` and the default route via `<subnet>.2`, as a real node has one (proxy ARP answers
+ * for the pods' gateway only then). Nothing sent there leaves the namespace. Returns the address.
+ */
+export function addNodeUplink(netns: string, subnet = '192.168.250'): string {
+  for (const args of [['link', 'add', 'uplink0', 'type', 'veth', 'peer', 'name', 'uplink1'], ['addr', 'add', `${subnet}.1/24`, 'dev', 'uplink0'],
+    ['link', 'set', 'uplink0', 'up'], ['link', 'set', 'uplink1', 'up'], ['route', 'add', 'default', 'via', `${subnet}.2`, 'dev', 'uplink0']]) {
+    execFileSync('ip', ['-n', netns, ...args]);
+  }
+  return `${subnet}.1`;
+}
