@@ -9,6 +9,25 @@
 
 export interface SchemaCommon {
   description?: string;
+  /** Where the field sits in upstream's protobuf message (set with `pb`); see src/api/DESIGN.md §3. */
+  proto?: ProtoTag;
+}
+
+/**
+ * A field's place in the protobuf message of upstream's generated.proto. The protobuf decode
+ * tables are generated from these (src/apiserver/protobuf/generate.ts).
+ */
+export interface ProtoTag {
+  /** The field number. */
+  n: number;
+  /**
+   * A zero value (0, false, '') read from protobuf stays in the JSON, because the Go field is
+   * a pointer (`*int32`) or has no omitempty. Otherwise it is dropped: gogo-protobuf writes
+   * the zero values that JSON's omitempty leaves out.
+   */
+  keepZero?: boolean;
+  /** The field belongs to an embedded Go struct that JSON inlines (VolumeSource in Volume); `n` is its number there. */
+  in?: string;
 }
 
 export interface PrimitiveSchema extends SchemaCommon {
@@ -45,6 +64,8 @@ export interface ObjectSchema extends SchemaCommon {
   gvk?: { group: string; version: string; kind: string }[];
   /** For `x-kubernetes-map-type`: 'atomic' objects are replaced whole by apply. */
   mapType?: 'atomic' | 'granular';
+  /** Embedded Go structs JSON inlines (fields tagged `in`), by message name: their field number in this message. */
+  protoEmbeds?: Record<string, number>;
 }
 
 /** An object with free-form keys and values of one schema (labels, data). */
@@ -133,3 +154,9 @@ export const arr = (items: Schema, description?: string, extra: Partial<ArraySch
 /** A list merged by key (containers by name): SMP merge key and SSA list-map in one. */
 export const keyedList = (items: Schema, key: string, description?: string): ArraySchema =>
   ({ kind: 'array', items, description, patchMergeKey: key, patchStrategy: 'merge', listType: 'map', listMapKeys: [key] });
+/**
+ * Tags a field with its upstream protobuf number: `pb(3, str())`; `'keepZero'` for a pointer or
+ * non-omitempty Go field; `{ in: 'VolumeSource' }` for a field of an inlined embedded struct.
+ */
+export const pb = <S extends Schema>(n: number, schema: S, opts: 'keepZero' | Omit<ProtoTag, 'n'> = {}): S =>
+  ({ ...schema, proto: { n, ...(opts === 'keepZero' ? { keepZero: true } : opts) } });

@@ -1,22 +1,22 @@
 // core/v1 PodStatus: conditions, container states and the addresses the kubelet reports.
-import { str, int32, int64, bool, obj, map, arr, keyedList, defineType } from '../../schema.js';
+import { str, int32, int64, bool, obj, map, arr, keyedList, defineType, pb } from '../../schema.js';
 import { quantityRef, timeRef } from '../../meta/v1/names.js';
 import { core } from './names.js';
 
 defineType('io.k8s.api.core.v1.PodStatus', obj({
-  phase: str('Summary of where the pod is in its lifecycle.', { enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] }),
+  phase: pb(1, str('Summary of where the pod is in its lifecycle.', { enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] })),
   conditions: keyedList(core('PodCondition'), 'type', 'Current service state of the pod (PodScheduled, Initialized, ContainersReady, Ready...).'),
-  message: str('Human-readable detail on why the pod is in this state.'),
-  reason: str('Short CamelCase reason for the pod\'s state, e.g. Evicted.'),
-  nominatedNodeName: str('Node the pod will likely run on once preemption completes.'),
-  hostIP: str('Primary IP address of the node the pod runs on.'),
+  message: pb(3, str('Human-readable detail on why the pod is in this state.')),
+  reason: pb(4, str('Short CamelCase reason for the pod\'s state, e.g. Evicted.')),
+  nominatedNodeName: pb(11, str('Node the pod will likely run on once preemption completes.')),
+  hostIP: pb(5, str('Primary IP address of the node the pod runs on.')),
   hostIPs: arr(core('HostIP'), 'IP addresses of the node, primary first.', { patchMergeKey: 'ip', patchStrategy: 'merge', listType: 'atomic' }),
-  podIP: str('Primary IP address of the pod.'),
+  podIP: pb(6, str('Primary IP address of the pod.')),
   podIPs: keyedList(core('PodIP'), 'ip', 'IP addresses of the pod, at most one per family, primary first.'),
-  startTime: timeRef('When the kubelet acknowledged the pod.'),
+  startTime: pb(7, timeRef('When the kubelet acknowledged the pod.')),
   initContainerStatuses: arr(core('ContainerStatus'), 'Status of each init container.', { listType: 'atomic' }),
   containerStatuses: arr(core('ContainerStatus'), 'Status of each app container.', { listType: 'atomic' }),
-  qosClass: str('Quality of service class from the resource requests and limits: Guaranteed, Burstable or BestEffort.', { enum: ['Guaranteed', 'Burstable', 'BestEffort'] }),
+  qosClass: pb(9, str('Quality of service class from the resource requests and limits: Guaranteed, Burstable or BestEffort.', { enum: ['Guaranteed', 'Burstable', 'BestEffort'] })),
   ephemeralContainerStatuses: arr(core('ContainerStatus'), 'Status of each ephemeral container.', { listType: 'atomic' }),
   resize: str(),
   resourceClaimStatuses: arr(core('PodResourceClaimStatus'), undefined, { patchMergeKey: 'name', patchStrategy: 'merge,retainKeys', listType: 'map', listMapKeys: ['name'] }),

@@ -1,122 +1,122 @@
 // core/v1 Volume and the volume sources a pod commonly uses.
-import { str, int32, int64, bool, obj, map, arr, defineType, withDefault } from '../../schema.js';
+import { str, int32, int64, bool, obj, map, arr, defineType, withDefault, pb } from '../../schema.js';
 import { labelSelector, objectMeta, quantityRef } from '../../meta/v1/names.js';
 import { core } from './names.js';
 
 defineType('io.k8s.api.core.v1.Volume', obj({
-  name: str('Name of the volume, unique in the pod.'),
-  hostPath: core('HostPathVolumeSource', 'A file or directory of the node.'),
-  emptyDir: core('EmptyDirVolumeSource', 'An empty directory that lives as long as the pod.'),
+  name: pb(1, str('Name of the volume, unique in the pod.'), 'keepZero'),
+  hostPath: pb(1, core('HostPathVolumeSource', 'A file or directory of the node.'), { in: 'VolumeSource' }),
+  emptyDir: pb(2, core('EmptyDirVolumeSource', 'An empty directory that lives as long as the pod.'), { in: 'VolumeSource' }),
   gcePersistentDisk: core('GCEPersistentDiskVolumeSource'),
   awsElasticBlockStore: core('AWSElasticBlockStoreVolumeSource'),
   gitRepo: core('GitRepoVolumeSource'),
-  secret: core('SecretVolumeSource', 'The keys of a Secret as files.'),
+  secret: pb(6, core('SecretVolumeSource', 'The keys of a Secret as files.'), { in: 'VolumeSource' }),
   nfs: core('NFSVolumeSource', 'An NFS export.'),
   iscsi: core('ISCSIVolumeSource'),
   glusterfs: core('GlusterfsVolumeSource'),
-  persistentVolumeClaim: core('PersistentVolumeClaimVolumeSource', 'A persistent volume claimed in the same namespace.'),
+  persistentVolumeClaim: pb(10, core('PersistentVolumeClaimVolumeSource', 'A persistent volume claimed in the same namespace.'), { in: 'VolumeSource' }),
   rbd: core('RBDVolumeSource'),
   flexVolume: core('FlexVolumeSource'),
   cinder: core('CinderVolumeSource'),
   cephfs: core('CephFSVolumeSource'),
   flocker: core('FlockerVolumeSource'),
-  downwardAPI: core('DownwardAPIVolumeSource', 'Pod fields as files.'),
+  downwardAPI: pb(16, core('DownwardAPIVolumeSource', 'Pod fields as files.'), { in: 'VolumeSource' }),
   fc: core('FCVolumeSource'),
   azureFile: core('AzureFileVolumeSource'),
-  configMap: core('ConfigMapVolumeSource', 'The keys of a ConfigMap as files.'),
+  configMap: pb(19, core('ConfigMapVolumeSource', 'The keys of a ConfigMap as files.'), { in: 'VolumeSource' }),
   vsphereVolume: core('VsphereVirtualDiskVolumeSource'),
   quobyte: core('QuobyteVolumeSource'),
   azureDisk: core('AzureDiskVolumeSource'),
   photonPersistentDisk: core('PhotonPersistentDiskVolumeSource'),
-  projected: core('ProjectedVolumeSource', 'Several sources (secrets, configmaps, downward API, tokens) in one directory.'),
+  projected: pb(26, core('ProjectedVolumeSource', 'Several sources (secrets, configmaps, downward API, tokens) in one directory.'), { in: 'VolumeSource' }),
   portworxVolume: core('PortworxVolumeSource'),
   scaleIO: core('ScaleIOVolumeSource'),
   storageos: core('StorageOSVolumeSource'),
   csi: core('CSIVolumeSource', 'A volume provided by a CSI driver.'),
   ephemeral: core('EphemeralVolumeSource', 'A volume provisioned for the pod and deleted with it.'),
   image: core('ImageVolumeSource', 'The content of an OCI image or artifact, read-only.'),
-}, 'A named volume; exactly one source is set.', { required: ['name'] }));
+}, 'A named volume; exactly one source is set.', { required: ['name'], protoEmbeds: { VolumeSource: 2 } }));
 
 defineType('io.k8s.api.core.v1.KeyToPath', obj({
-  key: str(),
-  path: str(),
-  mode: int32(),
+  key: pb(1, str(), 'keepZero'),
+  path: pb(2, str(), 'keepZero'),
+  mode: pb(3, int32(), 'keepZero'),
 }, undefined, { required: ['key', 'path'] }));
 
 defineType('io.k8s.api.core.v1.HostPathVolumeSource', obj({
-  path: str(),
-  type: str(undefined, { enum: ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'] }),
+  path: pb(1, str(), 'keepZero'),
+  type: pb(2, str(undefined, { enum: ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'] }), 'keepZero'),
 }, undefined, { required: ['path'] }));
 
 defineType('io.k8s.api.core.v1.EmptyDirVolumeSource', obj({
-  medium: str(),
-  sizeLimit: quantityRef(),
+  medium: pb(1, str()),
+  sizeLimit: pb(2, quantityRef()),
 }));
 
 defineType('io.k8s.api.core.v1.SecretVolumeSource', obj({
-  secretName: str(),
-  items: arr(core('KeyToPath'), 'The objects in the list.', { listType: 'atomic' }),
-  defaultMode: int32(),
-  optional: bool(),
+  secretName: pb(1, str()),
+  items: pb(2, arr(core('KeyToPath'), 'The objects in the list.', { listType: 'atomic' })),
+  defaultMode: pb(3, int32(), 'keepZero'),
+  optional: pb(4, bool(), 'keepZero'),
 }));
 
 defineType('io.k8s.api.core.v1.ConfigMapVolumeSource', obj({
-  name: withDefault(str('Name of the referent in the same namespace.'), ''),
-  items: arr(core('KeyToPath'), 'The objects in the list.', { listType: 'atomic' }),
-  defaultMode: int32(),
-  optional: bool(),
-}));
+  name: pb(1, withDefault(str('Name of the referent in the same namespace.'), ''), { in: 'LocalObjectReference' }),
+  items: pb(2, arr(core('KeyToPath'), 'The objects in the list.', { listType: 'atomic' })),
+  defaultMode: pb(3, int32(), 'keepZero'),
+  optional: pb(4, bool(), 'keepZero'),
+}, undefined, { protoEmbeds: { LocalObjectReference: 1 } }));
 
 defineType('io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource', obj({
-  claimName: str(),
-  readOnly: bool(),
+  claimName: pb(1, str(), 'keepZero'),
+  readOnly: pb(2, bool()),
 }, undefined, { required: ['claimName'] }));
 
 defineType('io.k8s.api.core.v1.DownwardAPIVolumeSource', obj({
-  items: arr(core('DownwardAPIVolumeFile'), 'The objects in the list.', { listType: 'atomic' }),
-  defaultMode: int32(),
+  items: pb(1, arr(core('DownwardAPIVolumeFile'), 'The objects in the list.', { listType: 'atomic' })),
+  defaultMode: pb(2, int32(), 'keepZero'),
 }));
 
 defineType('io.k8s.api.core.v1.DownwardAPIVolumeFile', obj({
-  path: str(),
-  fieldRef: core('ObjectFieldSelector'),
-  resourceFieldRef: core('ResourceFieldSelector'),
-  mode: int32(),
+  path: pb(1, str(), 'keepZero'),
+  fieldRef: pb(2, core('ObjectFieldSelector')),
+  resourceFieldRef: pb(3, core('ResourceFieldSelector')),
+  mode: pb(4, int32(), 'keepZero'),
 }, undefined, { required: ['path'] }));
 
 defineType('io.k8s.api.core.v1.ProjectedVolumeSource', obj({
-  sources: arr(core('VolumeProjection'), undefined, { listType: 'atomic' }),
-  defaultMode: int32(),
+  sources: pb(1, arr(core('VolumeProjection'), undefined, { listType: 'atomic' })),
+  defaultMode: pb(2, int32(), 'keepZero'),
 }));
 
 defineType('io.k8s.api.core.v1.VolumeProjection', obj({
-  secret: core('SecretProjection'),
-  downwardAPI: core('DownwardAPIProjection'),
-  configMap: core('ConfigMapProjection'),
-  serviceAccountToken: core('ServiceAccountTokenProjection'),
+  secret: pb(1, core('SecretProjection')),
+  downwardAPI: pb(2, core('DownwardAPIProjection')),
+  configMap: pb(3, core('ConfigMapProjection')),
+  serviceAccountToken: pb(4, core('ServiceAccountTokenProjection')),
   clusterTrustBundle: core('ClusterTrustBundleProjection'),
 }));
 
 defineType('io.k8s.api.core.v1.SecretProjection', obj({
-  name: withDefault(str('Name of the referent in the same namespace.'), ''),
-  items: arr(core('KeyToPath'), 'The objects in the list.', { listType: 'atomic' }),
-  optional: bool(),
-}));
+  name: pb(1, withDefault(str('Name of the referent in the same namespace.'), ''), { in: 'LocalObjectReference' }),
+  items: pb(2, arr(core('KeyToPath'), 'The objects in the list.', { listType: 'atomic' })),
+  optional: pb(4, bool(), 'keepZero'),
+}, undefined, { protoEmbeds: { LocalObjectReference: 1 } }));
 
 defineType('io.k8s.api.core.v1.ConfigMapProjection', obj({
-  name: withDefault(str('Name of the referent in the same namespace.'), ''),
-  items: arr(core('KeyToPath'), 'The objects in the list.', { listType: 'atomic' }),
-  optional: bool(),
-}));
+  name: pb(1, withDefault(str('Name of the referent in the same namespace.'), ''), { in: 'LocalObjectReference' }),
+  items: pb(2, arr(core('KeyToPath'), 'The objects in the list.', { listType: 'atomic' })),
+  optional: pb(4, bool(), 'keepZero'),
+}, undefined, { protoEmbeds: { LocalObjectReference: 1 } }));
 
 defineType('io.k8s.api.core.v1.DownwardAPIProjection', obj({
-  items: arr(core('DownwardAPIVolumeFile'), 'The objects in the list.', { listType: 'atomic' }),
+  items: pb(1, arr(core('DownwardAPIVolumeFile'), 'The objects in the list.', { listType: 'atomic' })),
 }));
 
 defineType('io.k8s.api.core.v1.ServiceAccountTokenProjection', obj({
-  audience: str(),
-  expirationSeconds: int64(),
-  path: str(),
+  audience: pb(1, str()),
+  expirationSeconds: pb(2, int64(), 'keepZero'),
+  path: pb(3, str(), 'keepZero'),
 }, undefined, { required: ['path'] }));
 
 defineType('io.k8s.api.core.v1.ClusterTrustBundleProjection', obj({
@@ -162,9 +162,9 @@ defineType('io.k8s.api.core.v1.VolumeResourceRequirements', obj({
 }));
 
 defineType('io.k8s.api.core.v1.TypedLocalObjectReference', obj({
-  apiGroup: str(),
-  kind: str('The type of this object in CamelCase, e.g. Deployment.'),
-  name: str(),
+  apiGroup: pb(1, str(), 'keepZero'),
+  kind: pb(2, str('The type of this object in CamelCase, e.g. Deployment.'), 'keepZero'),
+  name: pb(3, str(), 'keepZero'),
 }, undefined, { required: ['kind', 'name'], mapType: 'atomic' }));
 
 defineType('io.k8s.api.core.v1.TypedObjectReference', obj({

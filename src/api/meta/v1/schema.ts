@@ -1,7 +1,7 @@
 // meta/v1: the object metadata, list metadata, selectors, Status and options every API
 // group shares, plus the apimachinery scalars (Quantity, IntOrString).
 import {
-  any, arr, bool, defineType, int32, int64, intOrString, keyedList, map, obj, quantity, str, time,
+  any, arr, bool, defineType, int32, int64, intOrString, keyedList, map, obj, pb, quantity, str, time,
 } from '../../schema.js';
 import { INT_OR_STRING, META, QUANTITY, listMeta, metaRef, timeRef } from './names.js';
 
@@ -21,43 +21,43 @@ defineType(`${META}.FieldsV1`, any(
 ));
 
 defineType(`${META}.ManagedFieldsEntry`, obj({
-  manager: str('The name of the workflow (field manager) that owns these fields.'),
-  operation: str('Apply or Update: the kind of request that produced this entry.'),
-  apiVersion: str('The version of the resource the fieldset applies to.'),
-  time: timeRef('When the fields were last changed by this manager.'),
-  fieldsType: str('The format of fieldsV1; the only value is "FieldsV1".'),
-  fieldsV1: metaRef('FieldsV1', 'The fields owned, in the FieldsV1 trie format.'),
-  subresource: str('The subresource (e.g. "status", "scale") through which the fields were written, or empty for the main resource.'),
+  manager: pb(1, str('The name of the workflow (field manager) that owns these fields.')),
+  operation: pb(2, str('Apply or Update: the kind of request that produced this entry.')),
+  apiVersion: pb(3, str('The version of the resource the fieldset applies to.')),
+  time: pb(4, timeRef('When the fields were last changed by this manager.')),
+  fieldsType: pb(6, str('The format of fieldsV1; the only value is "FieldsV1".')),
+  fieldsV1: pb(7, metaRef('FieldsV1', 'The fields owned, in the FieldsV1 trie format.')),
+  subresource: pb(8, str('The subresource (e.g. "status", "scale") through which the fields were written, or empty for the main resource.')),
 }, 'Which fields one manager owns on an object, recorded by server-side apply.'));
 
 defineType(`${META}.OwnerReference`, obj({
-  apiVersion: str('API version of the owner.'),
-  kind: str('Kind of the owner.'),
-  name: str('Name of the owner.'),
-  uid: str('UID of the owner.'),
-  controller: bool('True when the owner is the managing controller of this object; at most one owner may be.'),
-  blockOwnerDeletion: bool('When true, foreground deletion of the owner waits for this object to be deleted first.'),
+  apiVersion: pb(5, str('API version of the owner.'), 'keepZero'),
+  kind: pb(1, str('Kind of the owner.'), 'keepZero'),
+  name: pb(3, str('Name of the owner.'), 'keepZero'),
+  uid: pb(4, str('UID of the owner.'), 'keepZero'),
+  controller: pb(6, bool('True when the owner is the managing controller of this object; at most one owner may be.'), 'keepZero'),
+  blockOwnerDeletion: pb(7, bool('When true, foreground deletion of the owner waits for this object to be deleted first.'), 'keepZero'),
 }, 'Points to an object this object depends on; the garbage collector deletes dependents whose owners are gone.', {
   required: ['apiVersion', 'kind', 'name', 'uid'],
   mapType: 'atomic',
 }));
 
 defineType(`${META}.ObjectMeta`, obj({
-  name: str('Unique name within the namespace (or cluster, for cluster-scoped kinds). Cannot be changed.'),
-  generateName: str('Prefix the server uses to generate a unique name when name is empty.'),
-  namespace: str('The namespace the object lives in; empty for cluster-scoped kinds.'),
-  selfLink: str('Deprecated and no longer set by the server.'),
-  uid: str('Unique identifier for this incarnation of the object, set by the server.'),
-  resourceVersion: str('Opaque version of the object, used for optimistic concurrency and watches.'),
-  generation: int64('Sequence number of the desired state; the server increments it on spec changes.'),
-  creationTimestamp: timeRef('When the server created the object.'),
-  deletionTimestamp: timeRef('When graceful deletion was requested; set by the server, the object disappears after its finalizers are done.'),
-  deletionGracePeriodSeconds: int64('Seconds the object has to terminate gracefully before it is removed.'),
-  labels: map(str(), 'Key/value pairs used to organise and select objects.'),
-  annotations: map(str(), 'Key/value pairs of arbitrary non-identifying metadata for tools.'),
-  ownerReferences: keyedList(metaRef('OwnerReference'), 'uid', 'Objects this one depends on.'),
-  finalizers: arr(str(), 'Tokens that must be removed before the object is deleted.', { patchStrategy: 'merge', listType: 'set' }),
-  managedFields: arr(metaRef('ManagedFieldsEntry'), 'Field ownership recorded by server-side apply; internal bookkeeping.', { listType: 'atomic' }),
+  name: pb(1, str('Unique name within the namespace (or cluster, for cluster-scoped kinds). Cannot be changed.')),
+  generateName: pb(2, str('Prefix the server uses to generate a unique name when name is empty.')),
+  namespace: pb(3, str('The namespace the object lives in; empty for cluster-scoped kinds.')),
+  selfLink: pb(4, str('Deprecated and no longer set by the server.')),
+  uid: pb(5, str('Unique identifier for this incarnation of the object, set by the server.')),
+  resourceVersion: pb(6, str('Opaque version of the object, used for optimistic concurrency and watches.')),
+  generation: pb(7, int64('Sequence number of the desired state; the server increments it on spec changes.')),
+  creationTimestamp: pb(8, timeRef('When the server created the object.')),
+  deletionTimestamp: pb(9, timeRef('When graceful deletion was requested; set by the server, the object disappears after its finalizers are done.')),
+  deletionGracePeriodSeconds: pb(10, int64('Seconds the object has to terminate gracefully before it is removed.'), 'keepZero'),
+  labels: pb(11, map(str(), 'Key/value pairs used to organise and select objects.')),
+  annotations: pb(12, map(str(), 'Key/value pairs of arbitrary non-identifying metadata for tools.')),
+  ownerReferences: pb(13, keyedList(metaRef('OwnerReference'), 'uid', 'Objects this one depends on.')),
+  finalizers: pb(14, arr(str(), 'Tokens that must be removed before the object is deleted.', { patchStrategy: 'merge', listType: 'set' })),
+  managedFields: pb(17, arr(metaRef('ManagedFieldsEntry'), 'Field ownership recorded by server-side apply; internal bookkeeping.', { listType: 'atomic' })),
 }, 'Metadata every persisted object carries.'));
 
 defineType(`${META}.ListMeta`, obj({
@@ -68,25 +68,25 @@ defineType(`${META}.ListMeta`, obj({
 }, 'Metadata of a list response.'));
 
 defineType(`${META}.LabelSelectorRequirement`, obj({
-  key: str('The label key the requirement applies to.'),
-  operator: str('In, NotIn, Exists or DoesNotExist.'),
-  values: arr(str(), 'Values for In and NotIn; must be empty for Exists and DoesNotExist.', { listType: 'atomic' }),
+  key: pb(1, str('The label key the requirement applies to.'), 'keepZero'),
+  operator: pb(2, str('In, NotIn, Exists or DoesNotExist.'), 'keepZero'),
+  values: pb(3, arr(str(), 'Values for In and NotIn; must be empty for Exists and DoesNotExist.', { listType: 'atomic' })),
 }, 'One label requirement: a key, an operator and values.', { required: ['key', 'operator'] }));
 
 defineType(`${META}.LabelSelector`, obj({
-  matchLabels: map(str(), 'Labels that must all match exactly (each is like an In requirement with one value).'),
-  matchExpressions: arr(metaRef('LabelSelectorRequirement'), 'Requirements that must all hold.', { listType: 'atomic' }),
+  matchLabels: pb(1, map(str(), 'Labels that must all match exactly (each is like an In requirement with one value).')),
+  matchExpressions: pb(2, arr(metaRef('LabelSelectorRequirement'), 'Requirements that must all hold.', { listType: 'atomic' })),
 }, 'Selects objects by labels; all requirements are ANDed. An empty selector matches everything, a null one nothing.', {
   mapType: 'atomic',
 }));
 
 defineType(`${META}.Condition`, obj({
-  type: str('The condition type in CamelCase, e.g. Available.'),
-  status: str('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }),
-  observedGeneration: int64('The metadata.generation the condition was computed from.'),
-  lastTransitionTime: timeRef('When the status last changed.'),
-  reason: str('A CamelCase machine-readable reason for the last transition.'),
-  message: str('A human-readable explanation of the last transition.'),
+  type: pb(1, str('The condition type in CamelCase, e.g. Available.'), 'keepZero'),
+  status: pb(2, str('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }), 'keepZero'),
+  observedGeneration: pb(3, int64('The metadata.generation the condition was computed from.')),
+  lastTransitionTime: pb(4, timeRef('When the status last changed.')),
+  reason: pb(5, str('A CamelCase machine-readable reason for the last transition.'), 'keepZero'),
+  message: pb(6, str('A human-readable explanation of the last transition.'), 'keepZero'),
 }, 'One aspect of an object\'s current state.', { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] }));
 
 defineType(`${META}.StatusCause`, obj({
@@ -116,19 +116,19 @@ defineType(`${META}.Status`, obj({
 }, 'The result of a request that returns no object, and every error reply.'));
 
 defineType(`${META}.Preconditions`, obj({
-  uid: str('The object is only affected if its UID is this.'),
-  resourceVersion: str('The object is only affected if its resourceVersion is this.'),
+  uid: pb(1, str('The object is only affected if its UID is this.'), 'keepZero'),
+  resourceVersion: pb(2, str('The object is only affected if its resourceVersion is this.'), 'keepZero'),
 }, 'Conditions that must hold for an operation to proceed.'));
 
 defineType(`${META}.DeleteOptions`, obj({
   apiVersion: str('The versioned schema of this options object.'),
   kind: str('Always DeleteOptions.'),
-  gracePeriodSeconds: int64('Seconds before the object is removed; 0 deletes immediately, unset uses the kind\'s default.'),
-  preconditions: metaRef('Preconditions', 'Conditions that must hold or the deletion is refused with a Conflict.'),
-  orphanDependents: bool('Deprecated: use propagationPolicy. True orphans dependents.'),
-  propagationPolicy: str('Orphan, Background or Foreground: how dependents are garbage-collected.'),
-  dryRun: arr(str(), 'When "All", the deletion is validated but not persisted.', { listType: 'atomic' }),
-  ignoreStoreReadErrorWithClusterBreakingPotential: bool('Delete an object whose stored data cannot be decoded; dangerous.'),
+  gracePeriodSeconds: pb(1, int64('Seconds before the object is removed; 0 deletes immediately, unset uses the kind\'s default.'), 'keepZero'),
+  preconditions: pb(2, metaRef('Preconditions', 'Conditions that must hold or the deletion is refused with a Conflict.')),
+  orphanDependents: pb(3, bool('Deprecated: use propagationPolicy. True orphans dependents.'), 'keepZero'),
+  propagationPolicy: pb(4, str('Orphan, Background or Foreground: how dependents are garbage-collected.'), 'keepZero'),
+  dryRun: pb(5, arr(str(), 'When "All", the deletion is validated but not persisted.', { listType: 'atomic' })),
+  ignoreStoreReadErrorWithClusterBreakingPotential: pb(6, bool('Delete an object whose stored data cannot be decoded; dangerous.'), 'keepZero'),
 }, 'Options for a DELETE request, sent as its body.'));
 
 defineType(`${META}.WatchEvent`, obj({
