@@ -12,5 +12,6 @@ import './endpoints.js';
 import './node.js';
 import './namespace.js';
 import './config.js';
+import './quota.js';
 import './event.js';
 import './references.js';

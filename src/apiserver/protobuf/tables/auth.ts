@@ -12,8 +12,6 @@ export const auth: Messages = {
   SelfSubjectReview: msg({ 1: ['metadata', 'ObjectMeta'], 2: ['status', 'SelfSubjectReviewStatus'] }),
   SelfSubjectReviewStatus: msg({ 1: ['userInfo', 'UserInfo'] }),
   UserInfo: msg({ 1: ['username', 'string'], 2: ['uid', 'string'], 3: ['groups', '[]string'], 4: ['extra', 'map<ExtraValue>'] }),
-  // A named []string in Go, so JSON writes the list itself.
-  ExtraValue: msg({ 1: ['items', '[]string'] }, (o) => o.items ?? []),
 
   SelfSubjectAccessReview: msg({ 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'SelfSubjectAccessReviewSpec'], 3: ['status', 'SubjectAccessReviewStatus'] }),
   SelfSubjectAccessReviewSpec: msg({ 1: ['resourceAttributes', '*ResourceAttributes'], 2: ['nonResourceAttributes', '*NonResourceAttributes'] }),
@@ -22,6 +20,8 @@ export const auth: Messages = {
     6: ['subresource', 'string'], 7: ['name', 'string'], 8: ['fieldSelector', '*FieldSelectorAttributes'], 9: ['labelSelector', '*LabelSelectorAttributes'],
   }),
   FieldSelectorAttributes: msg({ 1: ['rawSelector', 'string'], 2: ['requirements', '[]FieldSelectorRequirement'] }),
+  // meta/v1, used only here.
+  FieldSelectorRequirement: msg({ 1: ['key', 'string!'], 2: ['operator', 'string!'], 3: ['values', '[]string'] }),
   LabelSelectorAttributes: msg({ 1: ['rawSelector', 'string'], 2: ['requirements', '[]LabelSelectorRequirement'] }),
   NonResourceAttributes: msg({ 1: ['path', 'string'], 2: ['verb', 'string'] }),
   // Its status (the rules) is the server's answer and is not read.

@@ -1,4 +1,6 @@
-// k8s.io/apimachinery: meta/v1, util/intstr, api/resource.
+// The wrapper messages: how meta/v1 Time, MicroTime, Duration and FieldsV1, util/intstr's
+// IntOrString, api/resource's Quantity and the ExtraValue lists appear in JSON. They are wire
+// rules, not API shape, so they are written here rather than generated from the schema DSL.
 import { formatDuration } from '../../../util/index.js';
 import { ProtobufDecodeError } from '../errors.js';
 import { msg, type Messages } from '../schema.js';
@@ -12,21 +14,6 @@ function timestamp(o: Record<string, unknown>, fraction: boolean): string | unde
 }
 
 export const meta: Messages = {
-  ObjectMeta: msg({
-    1: ['name', 'string'], 2: ['generateName', 'string'], 3: ['namespace', 'string'], 4: ['selfLink', 'string'],
-    5: ['uid', 'string'], 6: ['resourceVersion', 'string'], 7: ['generation', 'int64'],
-    8: ['creationTimestamp', 'Time'], 9: ['deletionTimestamp', '*Time'], 10: ['deletionGracePeriodSeconds', '*int64'],
-    11: ['labels', 'map<string>'], 12: ['annotations', 'map<string>'], 13: ['ownerReferences', '[]OwnerReference'],
-    14: ['finalizers', '[]string'], 17: ['managedFields', '[]ManagedFieldsEntry'],
-  }),
-  OwnerReference: msg({
-    5: ['apiVersion', 'string!'], 1: ['kind', 'string!'], 3: ['name', 'string!'], 4: ['uid', 'string!'],
-    6: ['controller', '*bool'], 7: ['blockOwnerDeletion', '*bool'],
-  }),
-  ManagedFieldsEntry: msg({
-    1: ['manager', 'string'], 2: ['operation', 'string'], 3: ['apiVersion', 'string'], 4: ['time', '*Time'],
-    6: ['fieldsType', 'string'], 7: ['fieldsV1', '*FieldsV1'], 8: ['subresource', 'string'],
-  }),
   FieldsV1: msg({ 1: ['raw', 'raw'] }, (o) => {
     const raw = o.raw as Buffer | undefined;
     if (!raw?.length) return {};
@@ -39,19 +26,9 @@ export const meta: Messages = {
   Time: msg({ 1: ['seconds', 'int64'], 2: ['nanos', 'int32'] }, (o) => timestamp(o, false)),
   MicroTime: msg({ 1: ['seconds', 'int64'], 2: ['nanos', 'int32'] }, (o) => timestamp(o, true)),
   Duration: msg({ 1: ['duration', 'int64'] }, (o) => formatDuration(Number(o.duration ?? 0))),
-  LabelSelector: msg({ 1: ['matchLabels', 'map<string>'], 2: ['matchExpressions', '[]LabelSelectorRequirement'] }),
-  LabelSelectorRequirement: msg({ 1: ['key', 'string!'], 2: ['operator', 'string!'], 3: ['values', '[]string'] }),
-  FieldSelectorRequirement: msg({ 1: ['key', 'string!'], 2: ['operator', 'string!'], 3: ['values', '[]string'] }),
-  Condition: msg({
-    1: ['type', 'string!'], 2: ['status', 'string!'], 3: ['observedGeneration', 'int64'], 4: ['lastTransitionTime', 'Time'],
-    5: ['reason', 'string!'], 6: ['message', 'string!'],
-  }),
-  DeleteOptions: msg({
-    1: ['gracePeriodSeconds', '*int64'], 2: ['preconditions', '*Preconditions'], 3: ['orphanDependents', '*bool'],
-    4: ['propagationPolicy', '*string'], 5: ['dryRun', '[]string'], 6: ['ignoreStoreReadErrorWithClusterBreakingPotential', '*bool'],
-  }),
-  Preconditions: msg({ 1: ['uid', '*string'], 2: ['resourceVersion', '*string'] }),
   IntOrString: msg({ 1: ['type', 'int64'], 2: ['intVal', 'int32'], 3: ['strVal', 'string'] },
     (o) => (o.type === 1 ? (o.strVal ?? '') : (o.intVal ?? 0))),
   Quantity: msg({ 1: ['string', 'string!'] }, (o) => o.string ?? '0'),
+  // A named []string in Go (authentication, authorization, certificates), so JSON writes the list itself.
+  ExtraValue: msg({ 1: ['items', '[]string'] }, (o) => o.items ?? []),
 };
