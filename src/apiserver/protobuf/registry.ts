@@ -3,11 +3,9 @@
 // describe yet keep hand-written tables.
 import type { Messages } from './schema.js';
 import { protobufTables } from './generate.js';
-import { auth } from './tables/auth.js';
 import { batch } from './tables/batch.js';
 import { meta } from './tables/meta.js';
 import { networking } from './tables/networking.js';
-import { policy } from './tables/policy.js';
 
 function merge(...groups: Messages[]): Messages {
   const all: Messages = {};
@@ -22,15 +20,11 @@ function merge(...groups: Messages[]): Messages {
 
 const generated = protobufTables();
 
-export const messages = merge(meta, generated.messages, batch, networking, auth, policy);
+export const messages = merge(meta, generated.messages, batch, networking);
 
 const handWrittenRoots: Record<string, string[]> = {
-  'authentication.k8s.io/v1': ['TokenRequest', 'TokenReview', 'SelfSubjectReview'],
-  'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'],
   'batch/v1': ['Job', 'CronJob'],
   'networking.k8s.io/v1': ['Ingress'],
-  'policy/v1': ['Eviction', 'PodDisruptionBudget'],
-  'scheduling.k8s.io/v1': ['PriorityClass'],
 };
 
 const byGroupVersion: Record<string, string[]> = { ...handWrittenRoots };

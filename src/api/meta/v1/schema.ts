@@ -73,6 +73,12 @@ defineType(`${META}.LabelSelectorRequirement`, obj({
   values: pb(3, arr(str(), 'Values for In and NotIn; must be empty for Exists and DoesNotExist.', { listType: 'atomic' })),
 }, 'One label requirement: a key, an operator and values.', { required: ['key', 'operator'] }));
 
+defineType(`${META}.FieldSelectorRequirement`, obj({
+  key: pb(1, str('The field the requirement applies to.'), 'keepZero'),
+  operator: pb(2, str('In, NotIn, Exists or DoesNotExist.'), 'keepZero'),
+  values: pb(3, arr(str(), 'Values for In and NotIn; must be empty for Exists and DoesNotExist.', { listType: 'atomic' })),
+}, 'One field requirement: a field, an operator and values.', { required: ['key', 'operator'] }));
+
 defineType(`${META}.LabelSelector`, obj({
   matchLabels: pb(1, map(str(), 'Labels that must all match exactly (each is like an In requirement with one value).')),
   matchExpressions: pb(2, arr(metaRef('LabelSelectorRequirement'), 'Requirements that must all hold.', { listType: 'atomic' })),
