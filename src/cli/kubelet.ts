@@ -5,14 +5,18 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { delegatedAuth, startKubeletServer, type KubeletServer } from '../kubelet/server/index.js';
 import { CRIClient, type CRIMethod } from '../../cri/index.js';
 import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/index.js';
 import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
 import { logger } from '../log/index.js';
+import { bindFallbacks } from '../log/fallback.js';
 import { parseDuration } from '../util/index.js';
 import { untilSignal } from './signals.js';
+import { startHealthServer } from './health-server.js';
 
 export interface KubeletHandle {
   kubelet: Kubelet;
@@ -45,6 +49,11 @@ export const kubeletFlags = {
   'service-account-token-max-ttl': { type: 'string', default: '24h' },
   'node-status-update-frequency': { type: 'string', default: '10s' },
   port: { type: 'string', default: '10250' },
+  // Plain-HTTP /healthz and /metrics on loopback (upstream's healthz endpoint; capstan's other
+  // components serve /metrics beside it). Off by default, unlike upstream's 10248: several
+  // kubelets share a network namespace in the lab and in tests.
+  'healthz-port': { type: 'string', default: '0' },
+  'healthz-bind-address': { type: 'string', default: '127.0.0.1' },
   address: { type: 'string', default: '0.0.0.0' },
   'tls-cert-file': { type: 'string' },
   'tls-private-key-file': { type: 'string' },
@@ -76,6 +85,9 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
   const clients = extras.clients ?? credentials?.clients ?? clientsetFromKubeconfig(values.kubeconfig!, 'capstan-kubelet');
   const closeClients = () => { if (credentials) credentials.stop(); else if (!extras.clients) clients.close(); };
   let serving: CertificateManager | undefined;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  bindFallbacks('kubelet', registry, log);
   const kubelet = new Kubelet({
     nodeName, clients, runtime, healthRuntime, rootDir, log,
     logRoot: values['pod-log-dir'] ? resolve(values['pod-log-dir']) : undefined,
@@ -87,8 +99,15 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     kubeletPort: Number(values.port), tokenMaxTTLMs: parseDuration(values['service-account-token-max-ttl']),
   });
   let server: KubeletServer | undefined;
+  let health: Server | undefined;
   try {
     await kubelet.start();
+    if (Number(values['healthz-port']) > 0) {
+      ({ server: health } = await startHealthServer({
+        address: values['healthz-bind-address'], port: Number(values['healthz-port']),
+        registry: () => Registry.merge([registry, kubelet.registry]), ready: () => true,
+      }));
+    }
     // Logs and exec for the API server: only with a serving certificate and the CA that signs
     // the API server's kubelet client certificate.
     let tls: { certPem: string; keyPem: string } | undefined;
@@ -106,6 +125,7 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
       });
     }
   } catch (e) {
+    health?.close();
     await server?.stop();
     await kubelet.stop();
     serving?.stop();
@@ -117,6 +137,7 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
   return {
     kubelet, runtime,
     stop: async () => {
+      health?.close();
       await server?.stop();
       await kubelet.stop();
       serving?.stop();

@@ -2,6 +2,8 @@
 // runs one serialised worker per pod over CRI. Housekeeping finds runtime pods the API no
 // longer has (deleted while the kubelet was away) and hands them to workers to remove.
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { Registry } from 'prom-client';
 import type { CRIRuntime } from '../../cri/index.js';
 import {
   EventRecorder, SharedInformer, isNotFound, realClock, resources, type Clock, type ClientsetAPI,
@@ -13,6 +15,7 @@ import type { ObjectSource } from './env.js';
 import { ImageManager } from './images.js';
 import { defaultNodeIP, machineInfo, pressureSample, type MachineInfo, type PressureSample } from './machine.js';
 import { NodeAgent } from './node-agent.js';
+import { kubeletMetrics } from './metrics.js';
 import { PodSyncer, type PodMemory, type SyncSettings } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import { ProbeManager } from './probe-manager.js';
@@ -57,6 +60,14 @@ export interface KubeletOptions {
   /** A service account token older than this is refreshed whatever its expiry (upstream's
    *  fixed 24 h; tests shorten it to see a refresh). */
   tokenMaxTTLMs?: number;
+  /** Where the kubelet's metrics go (kubelet_pod_worker_duration_seconds …); default its own. */
+  registry?: Registry;
+}
+
+/** Whether two versions of a pod ask the same of the kubelet: a status-only change (often its own write) does not. */
+function sameDesiredState(a: Pod, b: Pod): boolean {
+  const desired = (p: Pod) => [p.spec, p.metadata.labels, p.metadata.annotations, p.metadata.deletionTimestamp, p.metadata.deletionGracePeriodSeconds];
+  return isDeepStrictEqual(desired(a), desired(b));
 }
 
 function apiObjects(clients: ClientsetAPI): ObjectSource {
@@ -93,6 +104,8 @@ export class Kubelet {
   readonly settings: SyncSettings;
   readonly tokens: TokenManager;
   agent?: NodeAgent;
+  /** The kubelet's metrics, for /metrics. */
+  readonly registry: Registry;
   private memory = new Map<string, PodMemory>();
   private known = new Map<string, Pod>();
   private clock: Clock;
@@ -124,11 +137,14 @@ export class Kubelet {
       removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
       settings: this.settings,
     });
-    this.workers = new PodWorkers((uid) => this.syncOne(uid), this.clock, this.log, o.resyncMs ?? 10_000);
+    this.registry = o.registry ?? new Registry();
+    const metrics = kubeletMetrics(this.registry);
+    this.workers = new PodWorkers((uid) => this.syncOne(uid), this.clock, this.log, o.resyncMs ?? 10_000, undefined,
+      (operation, seconds) => metrics.podWorkerDuration.observe({ operation_type: operation }, seconds));
     this.informer = new SharedInformer(o.clients.resource(resources.pods), { fieldSelector: `spec.nodeName=${o.nodeName}`, log: this.log, clock: this.clock });
     this.informer.addEventHandler({
       onAdd: (p) => this.observe(p),
-      onUpdate: (_old, p) => this.observe(p),
+      onUpdate: (old, p) => this.observe(p, !sameDesiredState(old, p)),
       onDelete: (p) => {
         const uid = p.metadata.uid as string;
         this.known.delete(uid);
@@ -137,10 +153,10 @@ export class Kubelet {
     });
   }
 
-  private observe(p: Pod): void {
+  private observe(p: Pod, changed = false): void {
     const uid = p.metadata.uid as string;
     this.known.set(uid, p);
-    this.workers.enqueue(uid);
+    this.workers.enqueue(uid, 0, changed);
   }
 
   private async syncOne(uid: string) {

@@ -4,11 +4,19 @@
 import type { Clock } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import { SyncRunner } from '../util/index.js';
+import type { SyncOperation } from './metrics.js';
 
 export interface WorkerResult { requeueAfterMs?: number; done?: boolean }
 
+/** Told of every finished sync: what it was for and how long it took. */
+export type SyncObserver = (operation: SyncOperation, seconds: number) => void;
+
 export class PodWorkers {
   private entries = new Map<string, SyncRunner>();
+  /** Pods synced at least once by this process: a later sync is not a 'create'. */
+  private synced = new Set<string>();
+  /** Pods whose spec or metadata changed since their last sync. */
+  private changed = new Set<string>();
   private stopped = false;
 
   constructor(
@@ -17,11 +25,13 @@ export class PodWorkers {
     private log: Logger,
     private resyncMs: number,
     private errorRetryMs = 2_000,
+    private observe: SyncObserver = () => undefined,
   ) {}
 
-  /** Wakes the pod's worker now, or after `delayMs` (an earlier wake-up wins). */
-  enqueue(uid: string, delayMs = 0): void {
+  /** Wakes the pod's worker now, or after `delayMs` (an earlier wake-up wins); `changed`: the pod itself changed. */
+  enqueue(uid: string, delayMs = 0, changed = false): void {
     if (this.stopped) return;
+    if (changed) this.changed.add(uid);
     let w = this.entries.get(uid);
     if (!w) {
       const runner: SyncRunner = new SyncRunner(() => this.run(uid, runner), { clock: this.clock, startNow: true });
@@ -32,6 +42,9 @@ export class PodWorkers {
   }
 
   private async run(uid: string, w: SyncRunner): Promise<void> {
+    const operation: SyncOperation = !this.synced.has(uid) ? 'create' : this.changed.has(uid) ? 'update' : 'sync';
+    this.changed.delete(uid);
+    const started = this.clock.now();
     let result: WorkerResult;
     try {
       result = await this.syncFn(uid);
@@ -39,10 +52,16 @@ export class PodWorkers {
       this.log.warn('pod sync failed', { uid, error: (err as Error).message });
       result = { requeueAfterMs: this.errorRetryMs };
     }
+    this.synced.add(uid);
+    this.observe(operation, (this.clock.now() - started) / 1000);
     if (this.stopped) return;
     if (result.done) {
       // Finished for good, unless woken meanwhile: then the same worker syncs once more.
-      if (!w.requestedAgain && this.entries.get(uid) === w) this.entries.delete(uid);
+      if (!w.requestedAgain && this.entries.get(uid) === w) {
+        this.entries.delete(uid);
+        this.synced.delete(uid);
+        this.changed.delete(uid);
+      }
       return;
     }
     w.request(result.requeueAfterMs ?? this.resyncMs);

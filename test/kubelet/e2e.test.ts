@@ -2,7 +2,7 @@
 // process inside that namespace (so probes reach pod IPs), an in-process API server bridged
 // into it, real kubectl. Pods are bound with spec.nodeName (no scheduler needed).
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startRuntimeEnv, runtimeUnavailable } from '../cri/runtime-env.js';
 import { startAPIServer } from '../helpers/api.js';
@@ -28,6 +28,8 @@ async function until(check: () => Promise<unknown>, ms: number, what: string): P
   }
 }
 const NODE = 'node-e2e';
+/** The kubelet's /healthz and /metrics, on loopback inside the test's own network namespace. */
+const HEALTHZ_PORT = 10248;
 
 t.test('kubelet on a private containerd', { skip: why ?? false, timeout: 180_000 }, async (t) => {
   const env = await startRuntimeEnv(t);
@@ -44,7 +46,7 @@ t.test('kubelet on a private containerd', { skip: why ?? false, timeout: 180_000
     kubelet = spawn('nsenter', [`--net=/run/netns/${env.netns}`, '--', process.execPath, capstanBin, 'kubelet',
       '--kubeconfig', kubeconfig, '--hostname-override', NODE, '--container-runtime-endpoint', env.containerd.socket,
       '--root-dir', join(env.dir, 'kubelet'), '--cgroup-root', env.cgroupParent, '--node-ip', '127.0.0.1',
-      '--sync-frequency', '2s', '--resolv-conf', '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      '--sync-frequency', '2s', '--resolv-conf', '/dev/null', '--healthz-port', String(HEALTHZ_PORT)], { stdio: ['ignore', 'pipe', 'pipe'] });
     kubelet.stdout!.on('data', (d: Buffer) => { logs = (logs + d.toString()).slice(-20_000); });
     kubelet.stderr!.on('data', (d: Buffer) => { logs = (logs + d.toString()).slice(-20_000); });
   };
@@ -59,6 +61,16 @@ t.test('kubelet on a private containerd', { skip: why ?? false, timeout: 180_000
   startKubelet();
   t.teardown(() => { if (t.passing() === false) console.error(logs); });
 
+  /** Pod syncs of the running kubelet so far, by operation_type (kubelet_pod_worker_duration_seconds). */
+  const podSyncs = async (): Promise<Record<string, number>> => {
+    const fetchMetrics = `fetch('http://127.0.0.1:${HEALTHZ_PORT}/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))`;
+    const text = await new Promise<string>((resolve, reject) => {
+      execFile('nsenter', [`--net=/run/netns/${env.netns}`, '--', process.execPath, '-e', fetchMetrics], (err, out) => (err ? reject(err) : resolve(out)));
+    });
+    const out: Record<string, number> = {};
+    for (const m of text.matchAll(/^kubelet_pod_worker_duration_seconds_count\{operation_type="(\w+)"\} (\d+)$/gm)) out[m[1]] = Number(m[2]);
+    return out;
+  };
   const podJSON = async (name: string) => JSON.parse(await k.ok(['get', 'pod', name, '-o', 'json']));
   const execIn = async (pod: string, cmd: string[]) => {
     const uid = (await podJSON(pod)).metadata.uid;
@@ -172,12 +184,22 @@ t.test('kubelet on a private containerd', { skip: why ?? false, timeout: 180_000
   });
 
   await t.test('kubelet SIGKILL + restart: same containers, nothing restarted', async (t) => {
+    // web is then the only pod on the node and in the runtime, so the new kubelet's pod syncs are all web's.
+    await k.ok(['wait', '--for=delete', 'pod/flaky', '--timeout=60s']);
+    await until(async () => {
+      if ((await cri.listPodSandbox({ label_selector: { [POD_NAME_LABEL]: 'flaky' } })).length) throw new Error('flaky sandbox still there');
+    }, 20_000, 'flaky sandbox gone');
     const uid = (await podJSON('web')).metadata.uid;
     const before = (await cri.listContainers({ label_selector: { [POD_UID_LABEL]: uid } })).map((c) => `${c.id}/${c.state}`).sort();
     const sandboxes = (await cri.listPodSandbox({ label_selector: { [POD_UID_LABEL]: uid } })).map((s) => s.id);
     await killKubelet();
     startKubelet();
-    await new Promise((r) => setTimeout(r, 6_000)); // a few resyncs of the new kubelet
+    // The new kubelet's first sync of web (a create: it adopts or replaces what runs), then two
+    // periodic resyncs that start after it: whatever a restarted kubelet does to a pod, it did.
+    await until(async () => {
+      const syncs = await podSyncs();
+      if (syncs.create !== 1 || !(syncs.sync >= 2)) throw new Error(`pod syncs so far: ${JSON.stringify(syncs)}`);
+    }, 30_000, 'web synced by the new kubelet');
     await until(async () => {
       const pod = await podJSON('web');
       if (pod.status.containerStatuses[0].ready !== true) throw new Error('not ready after restart');
