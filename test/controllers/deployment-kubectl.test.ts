@@ -1,6 +1,6 @@
 // The Deployment, ReplicaSet and garbage-collector controllers against a real API server over
-// HTTPS, driven by real kubectl: rollout status, set image (sampled for availability during
-// the rollout), rollout history and undo, scale, and delete with each cascade mode. No
+// HTTPS, driven by real kubectl: rollout status, set image (every pod change watched for
+// availability during the rollout), rollout history and undo, scale, and delete with each cascade mode. No
 // kubelet runs: a stand-in marks pods Running/Ready through the status subresource a little
 // after they appear, so a rollout takes several steps.
 import t, { type Test } from 'tap';
@@ -99,24 +99,46 @@ t.test('deployments through kubectl', async (t) => {
   });
 
   await t.test('set image rolls out a new ReplicaSet without dropping below replicas - maxUnavailable', async (t) => {
-    let minReady = Infinity, samples = 0, maxPods = 0;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const pods = (await podsAPI.list('default', { labelSelector: 'app=web' })).items.filter((p) => !p.metadata.deletionTimestamp);
-        minReady = Math.min(minReady, pods.filter(isReady).length);
-        maxPods = Math.max(maxPods, pods.length);
-        samples++;
-        await new Promise((r) => setTimeout(r, 30));
+    // Every state the pods pass through, from a watch that starts at the list's version: no
+    // change between two looks goes unseen. A pod being deleted counts as gone.
+    const start = await podsAPI.list('default', { labelSelector: 'app=web' });
+    const live = new Map<string, KubeObject>();
+    const apply = (type: string, p: KubeObject) => {
+      if (type === 'DELETED' || p.metadata.deletionTimestamp) live.delete(p.metadata.uid as string);
+      else live.set(p.metadata.uid as string, p);
+    };
+    for (const p of start.items) apply('ADDED', p);
+    let minReady = [...live.values()].filter(isReady).length, maxPods = live.size, changes = 0;
+    /** The pods' readiness once the rollout is done; the watch is read up to it. */
+    let end: Map<string, boolean> | undefined;
+    const atEnd = () => end !== undefined && live.size === end.size && [...end].every(([uid, ready]) => live.has(uid) && isReady(live.get(uid)!) === ready);
+    let reachedEnd!: () => void;
+    const ended = new Promise<void>((r) => { reachedEnd = r; });
+    const w = await podsAPI.watch('default', { labelSelector: 'app=web', resourceVersion: start.metadata.resourceVersion });
+    t.teardown(() => w.close());
+    const observer = (async () => {
+      for await (const ev of w) {
+        if (ev.type === 'ERROR') throw new Error(`watch error: ${JSON.stringify(ev.object)}`);
+        if (ev.type === 'BOOKMARK') continue;
+        apply(ev.type, ev.object);
+        changes++;
+        minReady = Math.min(minReady, [...live.values()].filter(isReady).length);
+        maxPods = Math.max(maxPods, live.size);
+        if (atEnd()) return reachedEnd();
       }
     })();
     t.match(await k.ok(['set', 'image', 'deploy/web', 'web=nginx:1.26']), 'deployment.apps/web image updated');
     const r = await k(['rollout', 'status', 'deploy/web', '--timeout=60s']);
-    sampling = false;
-    await sampler;
+    end = new Map((await podsAPI.list('default', { labelSelector: 'app=web' })).items
+      .filter((p) => !p.metadata.deletionTimestamp).map((p) => [p.metadata.uid as string, Boolean(isReady(p))]));
+    if (atEnd()) reachedEnd();
+    await Promise.race([ended, observer]);
+    w.close();
+    await observer;
+    t.ok(atEnd(), 'the watch saw the pods as they are after the rollout');
     t.equal(r.code, 0, r.stderr);
     t.match(r.stdout, 'successfully rolled out');
-    t.ok(samples > 10, `sampled during the rollout (${samples})`);
+    t.ok(changes >= 9, `watched the rollout: 3 pods added, 3 made ready, 3 old ones going (${changes} changes)`);
     t.ok(minReady >= 2, `never fewer than 2 of 3 ready (min ${minReady}, max pods ${maxPods})`);
     const images = (await podsAPI.list('default', { labelSelector: 'app=web' })).items.map((p) => p.spec!.containers[0]!.image);
     t.same(images, ['nginx:1.26', 'nginx:1.26', 'nginx:1.26']);
