@@ -10,6 +10,8 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   replicaset: async () => (await import('./replicaset/index.js')).create,
   deployment: async () => (await import('./deployment/index.js')).create,
   job: async () => (await import('./job/index.js')).create,
+  cronjob: async () => (await import('./cronjob/index.js')).create,
+  ttlafterfinished: async () => (await import('./ttlafterfinished/index.js')).create,
   garbagecollector: async () => (await import('./garbagecollector/index.js')).create,
   endpointslice: async () => (await import('./endpointslice/index.js')).create,
   endpoints: async () => (await import('./endpoints/index.js')).create,

@@ -47,3 +47,8 @@ export function timesBetween(schedule: string, tz: string | undefined, after: nu
 export function nextTime(schedule: string, tz: string | undefined, after: number): number {
   return CronExpressionParser.parse(schedule.trim(), { currentDate: new Date(after), ...(tz ? { tz } : {}) }).next().getTime();
 }
+
+/** The latest scheduled time at or before `at`. */
+export function lastTimeAtOrBefore(schedule: string, tz: string | undefined, at: number): number {
+  return CronExpressionParser.parse(schedule.trim(), { currentDate: new Date(at + 1), ...(tz ? { tz } : {}) }).prev().getTime();
+}
