@@ -74,6 +74,24 @@ t.test('Jobs and CronJobs on hollow nodes', async (t) => {
     t.match(await k.ok(['get', 'jobs', 'quick']), /^quick\s+Complete\s+1\/1/m);
   });
 
+  await t.test('a finished Job with ttlSecondsAfterFinished is deleted with its pods', async (t) => {
+    await k.ok(['apply', '-f', '-'], `apiVersion: batch/v1
+kind: Job
+metadata: {name: brief}
+spec:
+  ttlSecondsAfterFinished: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: work, image: busybox, command: [sleep, '1']}
+`);
+    await k.ok(['wait', '--for=condition=complete', 'job/brief', '--timeout=120s']);
+    await k.ok(['wait', '--for=delete', 'job/brief', '--timeout=60s']);
+    await eventually(async () => (await k.ok(['get', 'pods', '-l', 'job-name=brief', '-o', 'name'])).trim() === '', 30_000, 'its pods gone');
+    t.pass('deleted after its TTL');
+  });
+
   await t.test('a CronJob fires at the next minute and its Job completes', async (t) => {
     await k.ok(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=* * * * *', '--', 'sh', '-c', 'exit 0']);
     let name = '';
