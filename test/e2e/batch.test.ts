@@ -92,6 +92,8 @@ spec:
     t.pass('deleted after its TTL');
   });
 
+  // A minute is cron's smallest step and a new CronJob only looks forward from its creation,
+  // so this waits for the next minute boundary (at most 60 s); the unit tests step a clock.
   await t.test('a CronJob fires at the next minute and its Job completes', async (t) => {
     await k.ok(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=* * * * *', '--', 'sh', '-c', 'exit 0']);
     let name = '';
