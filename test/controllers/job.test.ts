@@ -217,3 +217,23 @@ t.test('backoffLimitPerIndex: an index fails on its own and the Job fails with F
   t.equal(h.job().status.completedIndexes, '1');
   t.same(h.conditions(), ['FailureTarget=True:FailedIndexes', 'Failed=True:FailedIndexes']);
 });
+
+t.test('a Job being deleted, or gone, leaves no tracking finalizer on its pods', async (t) => {
+  const h = setup(t);
+  h.fake.seed(resources.jobs, jobObject({ parallelism: 2, completions: 2 }));
+  await h.start();
+  await h.settle();
+  t.equal(h.pods().filter((p) => p.metadata.finalizers?.length).length, 2);
+  const job = h.job();
+  h.fake.seed(resources.jobs, { ...job, metadata: { ...job.metadata, deletionTimestamp: new Date(h.clock.now()).toISOString(), finalizers: ['foregroundDeletion'] } });
+  await h.settle();
+  t.equal(h.pods().filter((p) => p.metadata.finalizers?.length).length, 0, 'released while the Job is deleted in the foreground');
+
+  h.fake.seed(resources.jobs, jobObject({ parallelism: 1, completions: 1 }), { ...jobObject({}), metadata: { ...jobObject({}).metadata, name: 'other', uid: 'uid-other' } });
+  await h.settle();
+  t.equal(h.pods().filter((p) => p.metadata.ownerReferences?.[0]?.uid === 'uid-other' && p.metadata.finalizers?.length).length, 1, 'the other Job runs a tracked pod');
+  await h.fake.resource(resources.jobs).delete('default', 'other');
+  await h.settle();
+  const left = h.pods().filter((p) => p.metadata.ownerReferences?.[0]?.uid === 'uid-other' && p.metadata.finalizers?.length);
+  t.equal(left.length, 0, 'a deleted Job\'s pods lose the finalizer');
+});

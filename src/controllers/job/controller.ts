@@ -93,7 +93,8 @@ export class JobController extends QueueController {
     if (managedBy && managedBy !== 'kubernetes.io/job-controller') return;
     const selector = fromLabelSelector(job.spec?.selector);
     if (!selector || !selector.length) return;
-    const finished = isTrue(job.status?.conditions, 'Complete') || isTrue(job.status?.conditions, 'Failed');
+    // A finished Job, or one being deleted, holds none of its pods back.
+    const finished = isTrue(job.status?.conditions, 'Complete') || isTrue(job.status?.conditions, 'Failed') || !!job.metadata.deletionTimestamp;
     const inNamespace = this.podInformer.lister.list(job.metadata.namespace);
     const pods = finished
       ? inNamespace.filter((p) => controllerRef(p)?.uid === job.metadata.uid)
