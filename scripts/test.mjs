@@ -36,6 +36,7 @@ const UNIT = [
   'test/controllers/podgc', 'test/controllers/replicaset', 'test/controllers/replicaset-slowstart',
   'test/controllers/serviceaccount', 'test/controllers/serviceaccount-tokens', 'test/controllers/clusterroleaggregation', 'test/controllers/tokencleaner',
   'test/controllers/csr', 'test/apiserver/node-authorizer',
+  'test/controllers/job', 'test/controllers/cronjob', 'test/hollow/exit-plan',
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',

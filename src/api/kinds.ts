@@ -5,6 +5,7 @@
 // `metadata` is always present, top-level fields (`status`) are writable so a copy can be
 // edited before an update, and apiVersion/kind are plain strings (the client fills them in).
 import type * as apps from 'kubernetes-types/apps/v1.js';
+import type * as batch from 'kubernetes-types/batch/v1.js';
 import type * as certificates from 'kubernetes-types/certificates/v1.js';
 import type * as coordination from 'kubernetes-types/coordination/v1.js';
 import type * as core from 'kubernetes-types/core/v1.js';
@@ -37,6 +38,8 @@ export type ClusterRole = Stored<rbac.ClusterRole>;
 export type RoleBinding = Stored<rbac.RoleBinding>;
 export type ClusterRoleBinding = Stored<rbac.ClusterRoleBinding>;
 export type CertificateSigningRequest = Stored<certificates.CertificateSigningRequest>;
+export type Job = Stored<batch.Job>;
+export type CronJob = Stored<batch.CronJob>;
 
 /** An object of any kind whose metadata is typed: what owner-reference and key helpers take. */
 export interface KindObject {

@@ -14,6 +14,7 @@ import './authentication/v1/schema.js';
 import './authorization/v1/schema.js';
 import './policy/v1/schema.js';
 import './scheduling/v1/schema.js';
+import './batch/v1/schema.js';
 import { allTypes, ref, type RefSchema } from './schema.js';
 import { META } from './meta/v1/names.js';
 

@@ -35,6 +35,8 @@ export const resources = {
   rolebindings: r<k.RoleBinding>('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
   clusterrolebindings: r<k.ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
   certificatesigningrequests: r<k.CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
+  jobs: r<k.Job>('batch', 'v1', 'jobs', 'Job', true),
+  cronjobs: r<k.CronJob>('batch', 'v1', 'cronjobs', 'CronJob', true),
 } as const;
 
 export function apiVersion(t: ResourceType<ObjectBase>): string {

@@ -98,3 +98,48 @@ export function isRunningAndReady(pod: Pod, podIP: string): boolean {
   return initSpecs(pod).length === inits.length && initSpecs(pod).every((c, i) =>
     inits[i]?.name === c.name && (isSidecar(c) ? !!inits[i].state?.running && inits[i].ready && inits[i].started : !!inits[i].state?.terminated));
 }
+
+/**
+ * The status once every container has exited (restartPolicy Never, or OnFailure with all
+ * exits 0): Succeeded when all exited 0, else Failed; Ready false as the kubelet reports it.
+ */
+export function finishedStatus(pod: Pod, exits: number[], now: number): PodStatus {
+  const stamp = rfc3339(new Date(now));
+  const ok = exits.every((c) => c === 0);
+  const reason = ok ? 'PodCompleted' : 'PodFailed';
+  const statuses = pod.status?.containerStatuses ?? [];
+  return {
+    ...pod.status,
+    phase: ok ? 'Succeeded' : 'Failed',
+    conditions: (pod.status?.conditions ?? []).map((c) =>
+      ['Ready', 'ContainersReady'].includes(c.type) ? { ...c, status: 'False', reason, lastTransitionTime: stamp } : c),
+    containerStatuses: regularSpecs(pod).map((c, i) => {
+      const prev = statuses.find((s) => s.name === c.name);
+      const containerID = prev?.containerID ?? '';
+      return {
+        name: c.name, ready: false, started: false, restartCount: prev?.restartCount ?? 0,
+        image: c.image!, imageID: `hollow://${c.image}`, containerID,
+        state: { terminated: { exitCode: exits[i], reason: exits[i] === 0 ? 'Completed' : 'Error', startedAt: prev?.state?.running?.startedAt ?? stamp, finishedAt: stamp, containerID } },
+      };
+    }),
+  };
+}
+
+/** OnFailure: the containers that exited non-zero start again, with one more restart each. */
+export function restartedStatus(pod: Pod, exits: number[], now: number): PodStatus {
+  const stamp = rfc3339(new Date(now));
+  const statuses = pod.status?.containerStatuses ?? [];
+  return {
+    ...pod.status,
+    containerStatuses: regularSpecs(pod).map((c, i) => {
+      const prev = statuses.find((s) => s.name === c.name)!;
+      if (exits[i] === 0) return prev;
+      const startedAt = prev.state?.running?.startedAt ?? stamp;
+      return {
+        ...prev, restartCount: (prev.restartCount ?? 0) + 1,
+        lastState: { terminated: { exitCode: exits[i], reason: 'Error', startedAt, finishedAt: stamp, containerID: prev.containerID } },
+        state: { running: { startedAt: stamp } },
+      };
+    }),
+  };
+}

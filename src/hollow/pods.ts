@@ -11,7 +11,8 @@ import type { Logger } from '../log/index.js';
 import { KeyedBackoff } from '../util/index.js';
 import { PodIPPool } from './addresses.js';
 import { missingVolume } from './volumes.js';
-import { isPendingShown, isRunningAndReady, pendingStatus, runningStatus } from './pod-status.js';
+import { finishedStatus, isPendingShown, isRunningAndReady, pendingStatus, restartedStatus, runningStatus } from './pod-status.js';
+import { exitPlan } from './exit-plan.js';
 import type { Node, Pod } from '../api/kinds.js';
 
 export interface HollowPodsDeps {
@@ -154,9 +155,38 @@ export class HollowPods {
       podIP = ip;
       this.podNode.set(key, node);
     }
-    if (isRunningAndReady(pod, podIP)) return undefined;
-    await this.d.pods.patch(namespace, name as string, 'merge', { status: runningStatus(pod, hostIP, podIP, now) }, 'status');
+    if (isRunningAndReady(pod, podIP)) return this.exitIfDue(pod, now);
+    const status = runningStatus(pod, hostIP, podIP, now);
+    await this.d.pods.patch(namespace, name as string, 'merge', { status }, 'status');
     this.started++;
+    return this.exitIfDue({ ...pod, status }, now);
+  }
+
+  /**
+   * Containers whose command says when they exit (exit-plan.ts) end then: the pod finishes
+   * (restartPolicy Never, or every exit 0), or the failed ones restart (OnFailure).
+   * Returns ms until the next exit, or undefined when the pod runs until deleted.
+   */
+  private async exitIfDue(pod: Pod, now: number): Promise<number | undefined> {
+    const policy = pod.spec?.restartPolicy ?? 'Always';
+    if (policy === 'Always') return undefined;
+    const containers = pod.spec?.containers ?? [];
+    const plans = containers.map(exitPlan);
+    if (!plans.length || plans.some((p) => p === undefined)) return undefined;
+    const statuses = pod.status?.containerStatuses ?? [];
+    let due = 0;
+    containers.forEach((c, i) => {
+      const startedAt = Date.parse(statuses.find((s) => s.name === c.name)?.state?.running?.startedAt ?? '') || now;
+      due = Math.max(due, startedAt + plans[i]!.afterMs);
+    });
+    if (now < due) return due - now;
+    const exits = plans.map((p) => p!.exitCode);
+    const { namespace, name } = pod.metadata;
+    if (policy === 'OnFailure' && exits.some((c) => c !== 0)) {
+      await this.d.pods.patch(namespace, name as string, 'merge', { status: restartedStatus(pod, exits, now) }, 'status');
+      return Math.min(...plans.map((p) => p!.afterMs)) || 1000;
+    }
+    await this.d.pods.patch(namespace, name as string, 'merge', { status: finishedStatus(pod, exits, now) }, 'status');
     return undefined;
   }
 

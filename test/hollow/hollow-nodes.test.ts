@@ -1,5 +1,6 @@
 // Hollow nodes against the in-memory API with a fake clock: registration, spread lease
-// renewals, pods turning Running once the node has a pod CIDR, termination, stopped heartbeats.
+// renewals, pods turning Running once the node has a pod CIDR, termination, stopped heartbeats,
+// containers that exit as their command says.
 import t, { type Test } from 'tap';
 import { FakeClientset, FakeClock, resources } from '../../src/client/index.js';
 import { startHollowNodes, type HollowNodesOptions } from '../../src/hollow/index.js';
@@ -156,4 +157,31 @@ t.test('a projected volume waits for its ConfigMap (kube-root-ca.crt) as the kub
   await fake.resource(resources.configmaps).create('default', { metadata: { name: 'kube-root-ca.crt', namespace: 'default' }, data: { 'ca.crt': 'CA' } });
   await advance(8_000);
   t.equal(getPod(fake, 'api-user')!.status.phase, 'Running');
+});
+
+t.test('containers exit as their command says: Never ends the pod, OnFailure restarts a failed container', async (t) => {
+  const { fake, advance } = await setup(t);
+  await fake.resource(resources.nodes).patch(undefined, 'hollow-0', 'merge', { spec: { podCIDR: '10.244.7.0/24', podCIDRs: ['10.244.7.0/24'] } });
+  const job = (name: string, restartPolicy: string, script: string) => ({ metadata: { name, namespace: 'default' }, spec: { nodeName: 'hollow-0', restartPolicy, containers: [{ name: 'work', image: 'busybox', command: ['sh', '-c', script] }] } });
+  await fake.resource(resources.pods).create('default', job('fails', 'Never', 'sleep 5; exit 7'));
+  await fake.resource(resources.pods).create('default', job('succeeds', 'Never', 'sleep 2'));
+  await fake.resource(resources.pods).create('default', job('retries', 'OnFailure', 'sleep 2; exit 1'));
+  await fake.resource(resources.pods).create('default', job('serves', 'Never', 'while true; do sleep 1; done'));
+  await advance(1000);
+  t.same(['fails', 'succeeds', 'retries', 'serves'].map((n) => getPod(fake, n)!.status.phase), ['Running', 'Running', 'Running', 'Running']);
+  await advance(2500);
+  const ok = getPod(fake, 'succeeds')!.status;
+  t.equal(ok.phase, 'Succeeded');
+  t.match(ok.containerStatuses, [{ name: 'work', ready: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } }]);
+  t.match(ok.conditions.find((c: { type: string }) => c.type === 'Ready'), { status: 'False', reason: 'PodCompleted' });
+  t.equal(getPod(fake, 'fails')!.status.phase, 'Running', 'still in its sleep');
+  const retried = getPod(fake, 'retries')!.status;
+  t.equal(retried.phase, 'Running');
+  t.match(retried.containerStatuses, [{ restartCount: 1, lastState: { terminated: { exitCode: 1, reason: 'Error' } }, state: { running: {} } }]);
+  await advance(2000);
+  const failed = getPod(fake, 'fails')!.status;
+  t.equal(failed.phase, 'Failed');
+  t.match(failed.containerStatuses, [{ state: { terminated: { exitCode: 7, reason: 'Error' } } }]);
+  await advance(60_000);
+  t.equal(getPod(fake, 'serves')!.status.phase, 'Running', 'a loop runs until deleted');
 });

@@ -19,6 +19,7 @@ export const monitoredResources: ResourceType[] = [
   resources.pods, resources.replicasets, resources.deployments, resources.services, resources.endpoints,
   resources.endpointslices, resources.configmaps, resources.secrets, resources.serviceaccounts,
   resources.leases, resources.nodes,
+  resources.jobs, resources.cronjobs,
 ];
 
 type OwnerState = 'solid' | 'dangling' | 'waiting';

@@ -102,6 +102,31 @@ export const controllerRoles: BootstrapClusterRole[] = [
       rule(['get', 'list', 'watch', 'update'], core, ['serviceaccounts']),
     ],
   },
+  {
+    name: 'job-controller', rules: [
+      rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['jobs/status']),
+      rule(['update'], ['batch'], ['jobs/finalizers']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], core, ['pods']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'cronjob-controller', rules: [
+      rule(['get', 'list', 'watch', 'update'], ['batch'], ['cronjobs']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'delete', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['cronjobs/status']),
+      rule(['update'], ['batch'], ['cronjobs/finalizers']),
+      rule(['list', 'delete'], core, ['pods']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'ttl-after-finished-controller', rules: [
+      rule(['delete', 'get', 'list', 'watch'], ['batch'], ['jobs']),
+      eventsRule(),
+    ],
+  },
 ].map((r) => ({ ...r, name: `${PREFIX}${r.name}` }));
 
 /** kube-system ServiceAccount names, as upstream binds each controller role. */
