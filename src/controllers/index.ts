@@ -9,6 +9,8 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   nodelifecycle: async () => (await import('./nodelifecycle/index.js')).create,
   replicaset: async () => (await import('./replicaset/index.js')).create,
   deployment: async () => (await import('./deployment/index.js')).create,
+  statefulset: async () => (await import('./statefulset/index.js')).create,
+
   garbagecollector: async () => (await import('./garbagecollector/index.js')).create,
   endpointslice: async () => (await import('./endpointslice/index.js')).create,
   endpoints: async () => (await import('./endpoints/index.js')).create,
