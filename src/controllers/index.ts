@@ -10,6 +10,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   replicaset: async () => (await import('./replicaset/index.js')).create,
   deployment: async () => (await import('./deployment/index.js')).create,
   statefulset: async () => (await import('./statefulset/index.js')).create,
+  daemonset: async () => (await import('./daemonset/index.js')).create,
 
   garbagecollector: async () => (await import('./garbagecollector/index.js')).create,
   endpointslice: async () => (await import('./endpointslice/index.js')).create,

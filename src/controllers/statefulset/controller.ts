@@ -5,13 +5,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import { fromLabelSelector, matches } from '../../api/labels.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet } from '../../api/kinds.js';
-import { isConflict, isNotFound, resources, type EventRecorder, type ResourceAPI, type SharedInformer } from '../../client/index.js';
+import { resources, type EventRecorder, type ResourceAPI, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
-import { claim, controllerRef } from '../replicaset/controller-ref.js';
+import { writeStatus } from '../replicaset/write-status.js';
+import { claim, controllerRef, ownerStillThere } from '../replicaset/controller-ref.js';
 import { byRevision, ensureRevision, HashCollisionError, revisionData, revisionTemplate, truncateHistory } from '../history/revisions.js';
 import { ordinalOf, podRevision } from './identity.js';
 import { nextAvailableIn } from './pods.js';
-import { computeStatus, statusChanged, type StatefulSetStatus } from './status.js';
+import { computeStatus, statusChanged } from './status.js';
 import { StatefulSetSync, type Revisions } from './sync.js';
 
 export class StatefulSetController extends QueueController {
@@ -81,10 +82,7 @@ export class StatefulSetController extends QueueController {
       return;
     }
     const ns = set.metadata.namespace;
-    const canAdopt = async () => {
-      const fresh = await this.setsAPI.get(ns, set.metadata.name as string).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
-      return !!fresh && fresh.metadata.uid === set.metadata.uid && !fresh.metadata.deletionTimestamp;
-    };
+    const canAdopt = ownerStillThere(this.setsAPI, set);
     const owner = { owner: set, ownerAPIVersion: 'apps/v1', ownerKind: 'StatefulSet', selector, canAdopt };
     const pods = await claim(this.pods.lister.list(ns), { ...owner, api: this.podsAPI, adoptable: (p) => ordinalOf(set, p) >= 0 });
     const revisions = (await claim(this.revisions.lister.list(ns), { ...owner, api: this.revisionsAPI })).sort(byRevision);
@@ -96,7 +94,7 @@ export class StatefulSetController extends QueueController {
     } catch (e) {
       if (!(e instanceof HashCollisionError)) throw e;
       collisionCount++;
-      await this.writeStatus(set, { ...(set.status ?? { replicas: 0 }), collisionCount });
+      await writeStatus(this.setsAPI, set, { ...(set.status ?? { replicas: 0 }), collisionCount });
       throw e;
     }
     const all = [...revisions.filter((r) => r.metadata.name !== update.metadata.name), update].sort(byRevision);
@@ -108,7 +106,7 @@ export class StatefulSetController extends QueueController {
       await new StatefulSetSync({ pods: this.podsAPI, claims: this.claimsAPI, claimLister: this.claims.lister, recorder: this.recorder, now }).run(set, pods, r);
     }
     const status = computeStatus(set, pods, current.metadata.name as string, update.metadata.name as string, collisionCount, now);
-    if (statusChanged(set, status)) await this.writeStatus(set, status);
+    if (statusChanged(set, status)) await writeStatus(this.setsAPI, set, status);
 
     const live = new Set([status.currentRevision as string, status.updateRevision as string, ...pods.map(podRevision).filter((x): x is string => !!x)]);
     await truncateHistory(this.revisionsAPI, all, live, set.spec?.revisionHistoryLimit ?? 10);
@@ -118,16 +116,5 @@ export class StatefulSetController extends QueueController {
     return wait !== undefined ? { requeueAfterMs: wait + 100 } : undefined;
   }
 
-  private async writeStatus(set: StatefulSet, status: StatefulSetStatus): Promise<void> {
-    try {
-      await this.setsAPI.updateStatus({ ...set, status });
-    } catch (e) {
-      if (isNotFound(e)) return;
-      if (!isConflict(e)) throw e;
-      const fresh = await this.setsAPI.get(set.metadata.namespace, set.metadata.name as string);
-      if (fresh.metadata.uid !== set.metadata.uid) return;
-      await this.setsAPI.updateStatus({ ...fresh, status });
-    }
-  }
 }
 
