@@ -37,15 +37,18 @@ function manage(ds: DaemonSet, nodes: Node[], byNode: Map<string, Pod[]>, hash: 
   for (const node of nodes) {
     const name = node.metadata.name as string;
     const { shouldRun, shouldContinueRunning } = placement(ds.spec?.template?.spec, node);
-    const pods = (byNode.get(name) ?? []).filter((p) => !p.metadata.deletionTimestamp);
+    const all = byNode.get(name) ?? [];
+    const pods = all.filter((p) => !p.metadata.deletionTimestamp);
     if (!shouldContinueRunning) { plan.delete.push(...pods); continue; }
     if (!shouldRun && !pods.length) continue;
+    // A pod still terminating holds the node (its ports, its files) until it is gone.
+    const terminating = pods.length < all.length;
     const running: Pod[] = [];
     for (const p of pods) {
       if (p.status?.phase === 'Failed') { plan.delete.push(p); plan.failed.push(p); } else running.push(p);
     }
     if (!running.length) {
-      if (shouldRun) plan.create.push(name);
+      if (shouldRun && !terminating && running.length === pods.length) plan.create.push(name);
       continue;
     }
     if (running.length === 1) continue;
