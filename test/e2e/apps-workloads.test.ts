@@ -33,7 +33,8 @@ spec:
 
 const lines = (s: string) => s.trim().split('\n').filter(Boolean);
 
-t.test('StatefulSets and DaemonSets on capstan up with hollow nodes', async (t) => {
+t.test('StatefulSets and DaemonSets on capstan up with hollow nodes', async (outer) => {
+  const t = outer;
   const up = await startCapstanUp(t, ['--hollow-nodes', '3']);
   const k = kubectlFor(t, up.kubeconfig);
   await eventually(async () => lines(await k.ok(['get', 'nodes', '--no-headers'])).filter((l) => /\sReady\s/.test(l)).length === 3, 60_000, 'three Ready nodes');
@@ -98,7 +99,8 @@ t.test('StatefulSets and DaemonSets on capstan up with hollow nodes', async (t) 
     t.same(await placed(), nodes.filter((n) => n !== tainted), 'every untainted node');
     t.match(await k.ok(['get', 'ds', 'agent']), /agent\s+2\s+2\s+2\s+2\s+2\s+<none>\s/);
 
-    await startHollowNodesProcess(t, ['--kubeconfig', up.kubeconfig, '--count', '1', '--name-prefix', 'late-', '--heartbeat-interval', '1s'], /capstan hollow-nodes running/);
+    // Owned by the outer test: the node must outlive this subtest.
+    await startHollowNodesProcess(outer, ['--kubeconfig', up.kubeconfig, '--count', '1', '--name-prefix', 'late-', '--heartbeat-interval', '1s'], /capstan hollow-nodes running/);
     await eventually(async () => (await placed()).includes('late-0'), 60_000, 'a daemon pod on the new node');
     await k.ok(['rollout', 'status', 'ds/agent', '--timeout=120s']);
     t.equal(await k.ok(['get', 'ds', 'agent', '-o', 'jsonpath={.status.desiredNumberScheduled}/{.status.numberReady}']), '3/3');
