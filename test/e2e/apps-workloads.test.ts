@@ -33,8 +33,8 @@ spec:
 
 const lines = (s: string) => s.trim().split('\n').filter(Boolean);
 
-t.test('StatefulSets and DaemonSets on capstan up with hollow nodes', async (outer) => {
-  const t = outer;
+t.test('StatefulSets and DaemonSets on capstan up with hollow nodes', async (t) => {
+  const outer = t;
   const up = await startCapstanUp(t, ['--hollow-nodes', '3']);
   const k = kubectlFor(t, up.kubeconfig);
   await eventually(async () => lines(await k.ok(['get', 'nodes', '--no-headers'])).filter((l) => /\sReady\s/.test(l)).length === 3, 60_000, 'three Ready nodes');
