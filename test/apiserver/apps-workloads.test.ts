@@ -33,7 +33,8 @@ const invalid: [string, string, object, RegExp][] = [
   ['statefulsets', 'negative-start', sts('negative-start', { ordinals: { start: -1 } }), /^spec\.ordinals\.start: /],
   ['statefulsets', 'bad-retention', sts('bad-retention', { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Keep' } }), /^spec\.persistentVolumeClaimRetentionPolicy\.whenDeleted: Unsupported value/],
   ['statefulsets', 'never-restart', sts('never-restart', { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } }), /^spec\.template\.spec\.restartPolicy: Unsupported value/],
-  ['daemonsets', 'both-zero', ds('both-zero', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 0 } } }), /^spec\.updateStrategy\.rollingUpdate\.maxUnavailable: /],
+  ['daemonsets', 'both-zero', ds('both-zero', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 0 } } }), /^spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Required value: cannot be 0 when maxSurge is 0/],
+  ['daemonsets', 'both-set', ds('both-set', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: '10%' } } }), /^spec\.updateStrategy\.rollingUpdate\.maxSurge: .*may not be set when maxUnavailable is non-zero/],
   ['daemonsets', 'mismatch', ds('mismatch', { selector: { matchLabels: { app: 'other' } } }), /^spec\.template\.metadata\.labels: .*`selector` does not match template `labels`/],
   ['daemonsets', 'deadline', ds('deadline', { template: { ...template, spec: { ...template.spec, activeDeadlineSeconds: 5 } } }), /^spec\.template\.spec\.activeDeadlineSeconds: .*activeDeadlineSeconds in DaemonSet is not Supported/],
 ];

@@ -4,7 +4,7 @@ import type { Fields, KubeObject } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, identityVersion, selectorText, specStrategy, statusStrategy } from '../common.js';
 import { defaultPodSpec } from '../../../api/core/pod-defaults.js';
-import { forbiddenField, invalidValue, notSupported, validateNonNegative, type FieldError } from '../../../api/validation.js';
+import { forbiddenField, invalidValue, notSupported, required, validateNonNegative, type FieldError } from '../../../api/validation.js';
 import { containersCol, imagesCol, isPercentOrInt, selectorCol, validateSelectorAndTemplate, validateSelectorImmutable } from './workloads.js';
 
 /** Upstream keeps the internal templateGeneration of apps/v1 objects in this annotation. */
@@ -38,9 +38,10 @@ function validateDaemonSet(o: KubeObject): FieldError[] {
       if (!isPercentOrInt(v)) errs.push(invalidValue(`spec.updateStrategy.rollingUpdate.${f}`, v, 'must be a non-negative integer or percentage'));
       else if (typeof v === 'string' && percentValue(v) > 100) errs.push(invalidValue(`spec.updateStrategy.rollingUpdate.${f}`, v, 'must not be greater than 100%'));
     }
-    if (percentValue(ru.maxUnavailable) === 0 && percentValue(ru.maxSurge) === 0) {
-      errs.push(invalidValue('spec.updateStrategy.rollingUpdate.maxUnavailable', ru.maxUnavailable, 'cannot be 0 when maxSurge is 0'));
-    }
+    // Exactly one of the two is non-zero.
+    const hasUnavailable = percentValue(ru.maxUnavailable) !== 0, hasSurge = percentValue(ru.maxSurge) !== 0;
+    if (hasUnavailable && hasSurge) errs.push(invalidValue('spec.updateStrategy.rollingUpdate.maxSurge', ru.maxSurge, 'may not be set when maxUnavailable is non-zero'));
+    if (!hasUnavailable && !hasSurge) errs.push(required('spec.updateStrategy.rollingUpdate.maxUnavailable', 'cannot be 0 when maxSurge is 0'));
   }
   errs.push(...validateNonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   if (spec.template?.spec?.activeDeadlineSeconds !== undefined) {

@@ -12,11 +12,12 @@ function defaultStatefulSet(o: KubeObject): void {
   spec.minReadySeconds ??= 0;
   spec.podManagementPolicy ??= 'OrderedReady';
   spec.updateStrategy ??= {};
-  spec.updateStrategy.type ??= 'RollingUpdate';
-  if (spec.updateStrategy.type === 'RollingUpdate') {
+  // As upstream: rollingUpdate is filled in only when the type itself was defaulted.
+  if (!spec.updateStrategy.type) {
+    spec.updateStrategy.type = 'RollingUpdate';
     spec.updateStrategy.rollingUpdate ??= {};
-    spec.updateStrategy.rollingUpdate.partition ??= 0;
   }
+  if (spec.updateStrategy.type === 'RollingUpdate' && spec.updateStrategy.rollingUpdate) spec.updateStrategy.rollingUpdate.partition ??= 0;
   spec.revisionHistoryLimit ??= 10;
   spec.persistentVolumeClaimRetentionPolicy ??= {};
   spec.persistentVolumeClaimRetentionPolicy.whenDeleted ??= 'Retain';
