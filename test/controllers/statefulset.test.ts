@@ -7,6 +7,7 @@ import type { KubeObject } from '../../src/api/object.js';
 import { rfc3339 } from '../../src/api/time.js';
 import { resources } from '../../src/client/index.js';
 import { StatefulSetController } from '../../src/controllers/statefulset/index.js';
+import { hashRevision, revisionData, revisionName } from '../../src/controllers/history/revisions.js';
 import { harness } from './replicaset-harness.js';
 
 function setup(t: Test) {
@@ -279,4 +280,19 @@ t.test('a failed pod is deleted and recreated under the same name', async (t) =>
   const now = s.fake.get(resources.pods, 'default', 'web-0')!;
   t.ok(now, 'web-0 exists again');
   t.not(now.metadata.uid, old.metadata.uid, 'a new pod');
+});
+
+t.test('a revision name taken by other data bumps collisionCount and the next name is used', async (t) => {
+  const s = setup(t);
+  await s.start();
+  const set = statefulSet(1);
+  const taken = revisionName('web', hashRevision(revisionData(set.spec.template), 0));
+  await s.fake.resource(resources.controllerrevisions).create('default', { metadata: { name: taken, namespace: 'default' }, data: { other: true }, revision: 1 });
+  await s.api.create('default', set);
+  await s.settle();
+  const status = s.set().status;
+  t.equal(status.collisionCount, 1);
+  t.not(status.updateRevision, taken);
+  t.equal(status.updateRevision, revisionName('web', hashRevision(revisionData(set.spec.template), 1)));
+  t.same(s.names(), ['web-0']);
 });

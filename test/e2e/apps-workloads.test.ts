@@ -51,6 +51,10 @@ t.test('StatefulSets and DaemonSets on capstan up with hollow nodes', async (t) 
     const times = lines(await k.ok(['get', 'pods', '-l', 'app=web', '--sort-by=.metadata.name', '-o', 'jsonpath={range .items[*]}{.metadata.creationTimestamp} {.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\\n"}{end}']));
     for (let i = 1; i < times.length; i++) t.ok(Date.parse(times[i].split(' ')[0]) >= Date.parse(times[i - 1].split(' ')[1]), `web-${i} created after web-${i - 1} was ready`);
     t.match(await k.ok(['get', 'sts', 'web']), /web\s+3\/3\s/);
+    t.match(await k.ok(['describe', 'sts', 'web']), /Pods Status:\s+3 Running/);
+    const resources = await k.ok(['api-resources', '--api-group=apps']);
+    for (const r of [/^statefulsets\s+sts\s+apps\/v1\s+true\s+StatefulSet$/m, /^daemonsets\s+ds\s+apps\/v1\s+true\s+DaemonSet$/m, /^controllerrevisions\s+apps\/v1\s+true\s+ControllerRevision$/m]) t.match(resources, r);
+    t.match(await k.ok(['explain', 'statefulset.spec.podManagementPolicy']), /OrderedReady/);
   });
 
   await t.test('scaling adds the next ordinals and removes the highest', async (t) => {

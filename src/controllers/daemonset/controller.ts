@@ -12,7 +12,7 @@ import { claim, controllerRef, newControllerRef, ownerStillThere } from '../repl
 import { Expectations } from '../replicaset/expectations.js';
 import { slowStartBatch } from '../replicaset/controller.js';
 import { msUntilAvailable } from '../replicaset/pod-util.js';
-import { byRevision, ensureRevision, HashCollisionError, revisionData, revisionHashLabel, truncateHistory } from '../history/revisions.js';
+import { byRevision, revisionHashLabel, truncateHistory, updateRevision } from '../history/revisions.js';
 import { plan } from './plan.js';
 import { daemonPodTolerations, pinToNode, targetNode } from './predicates.js';
 import { computeStatus, statusChanged } from './status.js';
@@ -66,14 +66,14 @@ export class DaemonSetController extends QueueController {
       },
       onDelete: (pod) => this.podDeleted(pod),
     });
-    const all = () => { for (const ds of this.sets.lister.list()) this.enqueue(ds); };
+    const everySet = () => { for (const ds of this.sets.lister.list()) this.enqueue(ds); };
     this.nodes.addEventHandler({
-      onAdd: all,
+      onAdd: everySet,
       onUpdate: (old, cur) => {
         const relevant = (n: Node) => [n.metadata.labels, n.spec?.taints, n.spec?.unschedulable];
-        if (!isDeepStrictEqual(relevant(old), relevant(cur))) all();
+        if (!isDeepStrictEqual(relevant(old), relevant(cur))) everySet();
       },
-      onDelete: all,
+      onDelete: everySet,
     });
     this.revisions.addEventHandler({
       onAdd: (r) => this.revisionChanged(r), onUpdate: (_o, r) => this.revisionChanged(r), onDelete: (r) => this.revisionChanged(r),
@@ -116,16 +116,9 @@ export class DaemonSetController extends QueueController {
     const pods = await claim(this.pods.lister.list(ns), { ...owner, api: this.podsAPI });
     const revisions = (await claim(this.revisions.lister.list(ns), { ...owner, api: this.revisionsAPI })).sort(byRevision);
 
-    let collisionCount = ds.status?.collisionCount ?? 0;
-    let update: ControllerRevision;
-    try {
-      update = await ensureRevision(this.revisionsAPI, { obj: ds, apiVersion: 'apps/v1', kind: 'DaemonSet', labels: ds.spec?.template?.metadata?.labels ?? {} }, revisions, revisionData(ds.spec?.template), collisionCount);
-    } catch (e) {
-      if (!(e instanceof HashCollisionError)) throw e;
-      collisionCount++;
-      await writeStatus(this.setsAPI, ds, { ...(ds.status ?? { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }), collisionCount });
-      throw e;
-    }
+    const collisionCount = ds.status?.collisionCount ?? 0;
+    const { update, all } = await updateRevision(this.revisionsAPI, { obj: ds, apiVersion: 'apps/v1', kind: 'DaemonSet', labels: ds.spec?.template?.metadata?.labels ?? {} }, revisions, collisionCount,
+      (next) => writeStatus(this.setsAPI, ds, { ...(ds.status ?? { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }), collisionCount: next }));
     const hash = update.metadata.labels?.[revisionHashLabel] as string;
     const nodes = this.nodes.lister.list();
     const byNode = new Map<string, Pod[]>();
@@ -141,7 +134,6 @@ export class DaemonSetController extends QueueController {
     const status = computeStatus(ds, nodes, byNode, hash, collisionCount, now);
     if (statusChanged(ds, status)) await writeStatus(this.setsAPI, ds, status);
 
-    const all = [...revisions.filter((r) => r.metadata.name !== update.metadata.name), update].sort(byRevision);
     const inUse = new Set(pods.map((p) => p.metadata.labels?.[revisionHashLabel]));
     const live = new Set(all.filter((r) => r === update || inUse.has(r.metadata.labels?.[revisionHashLabel])).map((r) => r.metadata.name as string));
     await truncateHistory(this.revisionsAPI, all, live, ds.spec?.revisionHistoryLimit ?? 10);

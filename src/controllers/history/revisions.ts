@@ -106,3 +106,22 @@ export async function truncateHistory(api: ResourceAPI<ControllerRevision>, revi
     }
   }
 }
+
+/**
+ * The owner's update revision (the one of its current template) and all its revisions after
+ * ensuring it, sorted. On a hash collision `bumpCollisionCount` gets the next count to write
+ * into the owner's status, and the error is rethrown so the sync is retried with it.
+ */
+export async function updateRevision(
+  api: ResourceAPI<ControllerRevision>, owner: Owner & { obj: KindObject & { spec?: { template?: unknown } } }, revisions: ControllerRevision[],
+  collisionCount: number, bumpCollisionCount: (next: number) => Promise<void>,
+): Promise<{ update: ControllerRevision; all: ControllerRevision[] }> {
+  let update: ControllerRevision;
+  try {
+    update = await ensureRevision(api, owner, revisions, revisionData(owner.obj.spec?.template), collisionCount);
+  } catch (e) {
+    if (e instanceof HashCollisionError) await bumpCollisionCount(collisionCount + 1);
+    throw e;
+  }
+  return { update, all: [...revisions.filter((r) => r.metadata.name !== update.metadata.name), update].sort(byRevision) };
+}

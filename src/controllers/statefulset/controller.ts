@@ -9,7 +9,7 @@ import { resources, type EventRecorder, type ResourceAPI, type SharedInformer } 
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
 import { writeStatus } from '../replicaset/write-status.js';
 import { claim, controllerRef, ownerStillThere } from '../replicaset/controller-ref.js';
-import { byRevision, ensureRevision, HashCollisionError, revisionData, revisionTemplate, truncateHistory } from '../history/revisions.js';
+import { byRevision, revisionTemplate, truncateHistory, updateRevision } from '../history/revisions.js';
 import { ordinalOf, podRevision } from './identity.js';
 import { nextAvailableIn } from './pods.js';
 import { computeStatus, statusChanged } from './status.js';
@@ -87,17 +87,9 @@ export class StatefulSetController extends QueueController {
     const pods = await claim(this.pods.lister.list(ns), { ...owner, api: this.podsAPI, adoptable: (p) => ordinalOf(set, p) >= 0 });
     const revisions = (await claim(this.revisions.lister.list(ns), { ...owner, api: this.revisionsAPI })).sort(byRevision);
 
-    let collisionCount = set.status?.collisionCount ?? 0;
-    let update: ControllerRevision;
-    try {
-      update = await ensureRevision(this.revisionsAPI, { obj: set, apiVersion: 'apps/v1', kind: 'StatefulSet', labels: set.spec?.template?.metadata?.labels ?? {} }, revisions, revisionData(set.spec?.template), collisionCount);
-    } catch (e) {
-      if (!(e instanceof HashCollisionError)) throw e;
-      collisionCount++;
-      await writeStatus(this.setsAPI, set, { ...(set.status ?? { replicas: 0 }), collisionCount });
-      throw e;
-    }
-    const all = [...revisions.filter((r) => r.metadata.name !== update.metadata.name), update].sort(byRevision);
+    const collisionCount = set.status?.collisionCount ?? 0;
+    const { update, all } = await updateRevision(this.revisionsAPI, { obj: set, apiVersion: 'apps/v1', kind: 'StatefulSet', labels: set.spec?.template?.metadata?.labels ?? {} }, revisions, collisionCount,
+      (next) => writeStatus(this.setsAPI, set, { ...(set.status ?? { replicas: 0 }), collisionCount: next }));
     const current = all.find((r) => r.metadata.name === set.status?.currentRevision) ?? update;
     const r: Revisions = { current, update, currentTemplate: revisionTemplate(current), updateTemplate: revisionTemplate(update) };
 
