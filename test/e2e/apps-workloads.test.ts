@@ -110,6 +110,17 @@ t.test('StatefulSets and DaemonSets on capstan up with hollow nodes', async (t) 
     t.equal(await k.ok(['get', 'ds', 'agent', '-o', 'jsonpath={.status.desiredNumberScheduled}/{.status.numberReady}']), '3/3');
   });
 
+  await t.test('a cordoned node still gets its daemon pod back (the automatic unschedulable toleration)', async (t) => {
+    const node = lines(await k.ok(['get', 'nodes', '-o', 'jsonpath={range .items[*]}{.metadata.name}{"\\n"}{end}'])).sort()[0];
+    await k.ok(['cordon', node]);
+    const onNode = async () => lines(await k.ok(['get', 'pods', '-l', 'app=agent', '--field-selector', `spec.nodeName=${node}`, '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.phase}{"\\n"}{end}']));
+    const [before] = await onNode();
+    await k.ok(['delete', 'pod', before.split(' ')[0], '--wait=true']);
+    await eventually(async () => (await onNode()).some((l) => l.endsWith(' Running') && l.split(' ')[0] !== before.split(' ')[0]), 60_000, 'a new daemon pod running on the cordoned node');
+    await k.ok(['uncordon', node]);
+    t.pass('replaced on the cordoned node');
+  });
+
   await t.test('a DaemonSet rolls out a new image and rolls back', async (t) => {
     await k.ok(['set', 'image', 'ds/agent', 'agent=localhost/capstan/busybox:2']);
     t.match(await k.ok(['rollout', 'status', 'ds/agent', '--timeout=120s']), /daemon set "agent" successfully rolled out/);
