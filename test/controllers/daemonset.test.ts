@@ -190,6 +190,32 @@ t.test('a failed daemon pod is replaced and reported', async (t) => {
   t.match(s.events('FailedDaemonPod'), [{ type: 'Warning', message: `Found failed daemon pod default/${pod.metadata.name} on node n1, will try to kill it` }]);
 });
 
+t.test('a daemon pod that keeps failing on a node is killed at most once per backoff window (1 s, doubling)', async (t) => {
+  const s = setup(t);
+  await s.start();
+  await s.addNode('n1');
+  await s.api.create('default', daemonSet());
+  await s.settle();
+  const fail = async () => {
+    const [pod] = s.live();
+    await s.fake.resource(resources.pods).updateStatus({ ...pod, status: { phase: 'Failed' } });
+    await s.settle();
+    return pod.metadata.uid;
+  };
+  const first = await fail();
+  t.not(s.live()[0].metadata.uid, first, 'the first failure is replaced at once');
+  const second = await fail();
+  t.equal(s.live()[0].metadata.uid, second, 'a second failure within 1 s waits');
+  t.equal(s.events('FailedDaemonPod').length, 1);
+  await s.advance(1100);
+  t.not(s.live()[0].metadata.uid, second, 'replaced once the window has passed');
+  const third = await fail();
+  await s.advance(1100);
+  t.equal(s.live()[0].metadata.uid, third, 'the window has doubled to 2 s');
+  await s.advance(1000);
+  t.not(s.live()[0].metadata.uid, third);
+});
+
 t.test('a rollback reuses the old revision with a new number', async (t) => {
   const s = setup(t);
   await s.start();

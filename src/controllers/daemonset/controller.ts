@@ -13,6 +13,7 @@ import { Expectations } from '../replicaset/expectations.js';
 import { slowStartBatch } from '../replicaset/controller.js';
 import { msUntilAvailable } from '../replicaset/pod-util.js';
 import { byRevision, revisionHashLabel, truncateHistory, updateRevision } from '../history/revisions.js';
+import { FailedPodBackoff } from './failed-backoff.js';
 import { plan } from './plan.js';
 import { daemonPodTolerations, pinToNode, targetNode } from './predicates.js';
 import { computeStatus, statusChanged } from './status.js';
@@ -25,6 +26,7 @@ const asDaemonSet = (ds: DaemonSet): DaemonSet => ({ ...ds, apiVersion: 'apps/v1
 
 export class DaemonSetController extends QueueController {
   readonly expectations: Expectations;
+  private readonly failedBackoff: FailedPodBackoff;
   private readonly sets: SharedInformer<DaemonSet>;
   private readonly pods: SharedInformer<Pod>;
   private readonly nodes: SharedInformer<Node>;
@@ -37,6 +39,7 @@ export class DaemonSetController extends QueueController {
   constructor(ctx: ControllerContext) {
     super('daemonset', ctx);
     this.expectations = new Expectations(ctx.clock);
+    this.failedBackoff = new FailedPodBackoff(ctx.clock);
     this.recorder = ctx.recorder('daemonset-controller');
     this.setsAPI = ctx.clients.resource(resources.daemonsets);
     this.podsAPI = ctx.clients.resource(resources.pods);
@@ -48,7 +51,7 @@ export class DaemonSetController extends QueueController {
     this.sets.addEventHandler({
       onAdd: (ds) => this.enqueue(ds),
       onUpdate: (_o, ds) => this.enqueue(ds),
-      onDelete: (ds) => { this.expectations.delete(objectKey(ds)); this.enqueue(ds); },
+      onDelete: (ds) => { this.expectations.delete(objectKey(ds)); this.failedBackoff.forget(objectKey(ds)); this.enqueue(ds); },
     });
     this.pods.addEventHandler({
       onAdd: (pod) => {
@@ -128,8 +131,9 @@ export class DaemonSetController extends QueueController {
     }
 
     const now = this.ctx.clock.now();
+    let backoffMs: number | undefined;
     if (!ds.metadata.deletionTimestamp && this.expectations.satisfied(key)) {
-      await this.sync(key, ds, plan(ds, nodes, byNode, hash, now), hash);
+      backoffMs = await this.sync(key, ds, plan(ds, nodes, byNode, hash, now), hash);
     }
     const status = computeStatus(ds, nodes, byNode, hash, collisionCount, now);
     if (statusChanged(ds, status)) await writeStatus(this.setsAPI, ds, status);
@@ -140,12 +144,23 @@ export class DaemonSetController extends QueueController {
 
     const minReady = ds.spec?.minReadySeconds ?? 0;
     const waits = pods.map((p) => msUntilAvailable(p, minReady, now)).filter((x): x is number => x !== undefined);
+    if (backoffMs !== undefined) waits.push(backoffMs);
     return waits.length ? { requeueAfterMs: Math.min(...waits) + 100 } : undefined;
   }
 
-  private async sync(key: string, ds: DaemonSet, p: ReturnType<typeof plan>, hash: string): Promise<void> {
+  /** Carries out the plan; returns how long until a failed pod held back by its backoff may be killed. */
+  private async sync(key: string, ds: DaemonSet, p: ReturnType<typeof plan>, hash: string): Promise<number | undefined> {
+    let backoffMs: number | undefined;
     for (const pod of p.failed) {
-      this.recorder.event(asDaemonSet(ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${pod.metadata.namespace}/${pod.metadata.name} on node ${targetNode(pod)}, will try to kill it`);
+      const node = targetNode(pod) ?? '';
+      const wait = this.failedBackoff.wait(key, node);
+      if (wait > 0) {
+        p.delete = p.delete.filter((x) => x !== pod);
+        backoffMs = Math.min(backoffMs ?? wait, wait);
+        continue;
+      }
+      this.failedBackoff.killed(key, node);
+      this.recorder.event(asDaemonSet(ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${pod.metadata.namespace}/${pod.metadata.name} on node ${node}, will try to kill it`);
     }
     this.expectations.expect(key, p.create.length, p.delete.map(objectKey));
     const queue = [...p.create];
@@ -154,6 +169,7 @@ export class DaemonSetController extends QueueController {
     const deleteErrors = await Promise.all(p.delete.map((pod) => this.deletePod(key, ds, pod)));
     const failure = error ?? deleteErrors.find((e) => e !== undefined);
     if (failure) throw failure;
+    return backoffMs;
   }
 
   private async createPod(ds: DaemonSet, node: string, hash: string): Promise<void> {
