@@ -34,6 +34,7 @@ const UNIT = [
   'test/controllers/deployment', 'test/controllers/endpoints', 'test/controllers/endpointslice',
   'test/controllers/garbagecollector', 'test/controllers/namespace', 'test/controllers/nodelifecycle',
   'test/controllers/podgc', 'test/controllers/replicaset', 'test/controllers/replicaset-slowstart',
+  'test/controllers/statefulset', 'test/controllers/daemonset',
   'test/controllers/serviceaccount', 'test/controllers/serviceaccount-tokens', 'test/controllers/clusterroleaggregation', 'test/controllers/tokencleaner',
   'test/controllers/csr', 'test/apiserver/node-authorizer',
   'test/controllers/job', 'test/controllers/cronjob', 'test/hollow/exit-plan',

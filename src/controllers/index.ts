@@ -12,6 +12,8 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   job: async () => (await import('./job/index.js')).create,
   cronjob: async () => (await import('./cronjob/index.js')).create,
   ttlafterfinished: async () => (await import('./ttlafterfinished/index.js')).create,
+  statefulset: async () => (await import('./statefulset/index.js')).create,
+  daemonset: async () => (await import('./daemonset/index.js')).create,
   garbagecollector: async () => (await import('./garbagecollector/index.js')).create,
   endpointslice: async () => (await import('./endpointslice/index.js')).create,
   endpoints: async () => (await import('./endpoints/index.js')).create,

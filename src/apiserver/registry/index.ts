@@ -8,6 +8,10 @@ import { services } from './core/services.js';
 import { nodes } from './core/nodes.js';
 import { events, eventsK8sIO } from './core/events.js';
 import { deployments, replicasets } from './apps/workloads.js';
+import { statefulsets } from './apps/statefulsets.js';
+import { daemonsets } from './apps/daemonsets.js';
+import { controllerrevisions } from './apps/controllerrevisions.js';
+import { persistentvolumeclaims } from './core/persistentvolumeclaims.js';
 import { endpointslices } from './discovery/endpointslices.js';
 import { leases } from './coordination/leases.js';
 import { rbacResources } from './rbac/resources.js';
@@ -47,7 +51,8 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
   const nodePorts = new Allocator(store, '/registry/portallocations/', portRange(cfg.serviceNodePortRange));
   const defs: ResourceDef[] = [
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
-    deployments, replicasets, endpointslices, leases, eventsK8sIO, certificatesigningrequests,
+    deployments, replicasets, statefulsets, daemonsets, controllerrevisions, persistentvolumeclaims,
+    endpointslices, leases, eventsK8sIO, certificatesigningrequests,
     ...rbacResources(cfg.escalation),
     jobs, cronjobs,
   ];

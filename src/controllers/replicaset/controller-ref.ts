@@ -69,3 +69,14 @@ async function patchOwners<T extends KindObject>(api: ResourceAPI<T>, obj: T, re
     throw e;
   }
 }
+
+/**
+ * claim()'s canAdopt for an owner read from a cache: the API server's copy is still the same
+ * object and not being deleted.
+ */
+export function ownerStillThere<T extends KindObject>(api: ResourceAPI<T>, owner: KindObject): () => Promise<boolean> {
+  return async () => {
+    const fresh = await api.get(owner.metadata.namespace, owner.metadata.name as string).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
+    return !!fresh && fresh.metadata.uid === owner.metadata.uid && !fresh.metadata.deletionTimestamp;
+  };
+}

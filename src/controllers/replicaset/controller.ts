@@ -3,9 +3,10 @@
 // controller never acts twice on the same stale view while its pod cache catches up.
 import { isDeepStrictEqual } from 'node:util';
 import { fromLabelSelector, matches } from '../../api/labels.js';
-import { isConflict, isNotFound, objectKey, resources, type EventRecorder, type ResourceAPI, type SharedInformer } from '../../client/index.js';
+import { isNotFound, objectKey, resources, type EventRecorder, type ResourceAPI, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
-import { claim, controllerRef, newControllerRef } from './controller-ref.js';
+import { claim, controllerRef, newControllerRef, ownerStillThere } from './controller-ref.js';
+import { writeStatus } from './write-status.js';
 import { Expectations } from './expectations.js';
 import { deletionOrder, isPodActive, isPodReady } from './pod-util.js';
 import { calculateStatus, statusChanged } from './status.js';
@@ -122,10 +123,7 @@ export class ReplicaSetController extends QueueController {
     const active = this.podInformer.lister.list(rs.metadata.namespace).filter(isPodActive);
     const pods = await claim(active, {
       owner: rs, ownerAPIVersion: 'apps/v1', ownerKind: 'ReplicaSet', selector, api: this.podsAPI,
-      canAdopt: async () => {
-        const fresh = await this.rsAPI.get(rs.metadata.namespace, rs.metadata.name as string).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
-        return !!fresh && fresh.metadata.uid === rs.metadata.uid && !fresh.metadata.deletionTimestamp;
-      },
+      canAdopt: ownerStillThere(this.rsAPI, rs),
     });
 
     let manageError: Error | undefined;
@@ -140,23 +138,12 @@ export class ReplicaSetController extends QueueController {
       if (r.deleted?.size) counted = pods.filter((p) => !r.deleted!.has(objectKey(p)));
     }
     const { status, requeueAfterMs } = calculateStatus(rs, counted, this.ctx.clock.now(), createError);
-    if (statusChanged(rs, status)) await this.writeStatus(rs, status);
+    if (statusChanged(rs, status)) await writeStatus(this.rsAPI, rs, status);
     if (manageError) throw manageError;
     // Requeue a little after the earliest pod becomes available, so availableReplicas moves.
     return requeueAfterMs !== undefined ? { requeueAfterMs: requeueAfterMs + 100 } : undefined;
   }
 
-  private async writeStatus(rs: ReplicaSet, status: object): Promise<void> {
-    try {
-      await this.rsAPI.updateStatus({ ...rs, status });
-    } catch (e) {
-      if (isNotFound(e)) return;
-      if (!isConflict(e)) throw e;
-      const fresh = await this.rsAPI.get(rs.metadata.namespace, rs.metadata.name as string);
-      if (fresh.metadata.uid !== rs.metadata.uid) return;
-      await this.rsAPI.updateStatus({ ...fresh, status });
-    }
-  }
 
   private async manageReplicas(key: string, rs: ReplicaSet, pods: Pod[]): Promise<{ error?: Error; createError?: Error; deleted?: Set<string> }> {
     const want: number = rs.spec?.replicas ?? 1;

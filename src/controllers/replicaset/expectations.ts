@@ -29,11 +29,16 @@ export class Expectations {
   }
 
   expectCreations(key: string, n: number): void {
-    this.records.set(key, { adds: n, deletes: new Set(), at: this.clock.now() });
+    this.expect(key, n, []);
   }
 
   expectDeletions(key: string, podKeys: string[]): void {
-    this.records.set(key, { adds: 0, deletes: new Set(podKeys), at: this.clock.now() });
+    this.expect(key, 0, podKeys);
+  }
+
+  /** Creations and deletions issued in one sync (a DaemonSet does both at once). */
+  expect(key: string, adds: number, podKeys: string[]): void {
+    this.records.set(key, { adds, deletes: new Set(podKeys), at: this.clock.now() });
   }
 
   creationObserved(key: string): void {

@@ -1,4 +1,7 @@
-// apps/v1 Deployment and ReplicaSet.
+// apps/v1 Deployment and ReplicaSet (StatefulSet, DaemonSet and ControllerRevision in their own files).
+import './statefulset.js';
+import './daemonset.js';
+import './controllerrevision.js';
 import { str, int32, int64, bool, obj, arr, keyedList, defineType, pb } from '../../schema.js';
 import { intOrStringRef, labelSelector, listMeta, objectMeta, timeRef } from '../../meta/v1/names.js';
 import { apps } from './names.js';

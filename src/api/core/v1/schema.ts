@@ -15,3 +15,4 @@ import './config.js';
 import './quota.js';
 import './event.js';
 import './references.js';
+import './persistentvolumeclaim.js';

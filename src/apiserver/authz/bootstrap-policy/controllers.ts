@@ -32,6 +32,31 @@ export const controllerRoles: BootstrapClusterRole[] = [
       eventsRule(),
     ],
   },
+  {
+    name: 'statefulset-controller', rules: [
+      rule(['list', 'watch'], core, ['pods']),
+      rule(['get', 'list', 'watch'], ['apps'], ['statefulsets']),
+      rule(['update'], ['apps'], ['statefulsets/status']),
+      rule(['update'], ['apps'], ['statefulsets/finalizers']),
+      rule(['get', 'create', 'delete', 'update', 'patch'], core, ['pods']),
+      rule(['get', 'create', 'delete', 'update', 'patch', 'list', 'watch'], ['apps'], ['controllerrevisions']),
+      rule(['get', 'create'], core, ['persistentvolumeclaims']),
+      rule(['update', 'delete'], core, ['persistentvolumeclaims']),
+      eventsRule(),
+    ],
+  },
+  {
+    name: 'daemon-set-controller', rules: [
+      rule(['get', 'list', 'watch'], ['extensions', 'apps'], ['daemonsets']),
+      rule(['update'], ['extensions', 'apps'], ['daemonsets/status']),
+      rule(['update'], ['extensions', 'apps'], ['daemonsets/finalizers']),
+      rule(['list', 'watch'], core, ['nodes']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], core, ['pods']),
+      rule(['create'], core, ['pods/binding']),
+      rule(['get', 'list', 'watch', 'create', 'delete', 'update', 'patch'], ['apps'], ['controllerrevisions']),
+      eventsRule(),
+    ],
+  },
   { name: 'generic-garbage-collector', rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*'])] },
   {
     name: 'endpoint-controller', rules: [

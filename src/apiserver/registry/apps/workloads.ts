@@ -11,7 +11,8 @@ import {
   deploymentV1beta1ToInternal, deploymentV1ToInternal,
 } from '../../../api/apps/conversion.js';
 
-function validateSelectorAndTemplate(o: KubeObject): FieldError[] {
+/** Replicas, selector and template as every apps/v1 workload validates them; `what` names the kind in messages. */
+export function validateSelectorAndTemplate(o: KubeObject, what = 'deployment'): FieldError[] {
   const errs: FieldError[] = [];
   const spec = o.spec ?? {};
   errs.push(...validateNonNegative(spec.replicas, 'spec.replicas'));
@@ -21,7 +22,7 @@ function validateSelectorAndTemplate(o: KubeObject): FieldError[] {
   try { selector = fromLabelSelector(spec.selector); } catch (e) {
     if (e instanceof SelectorParseError) errs.push(invalidValue('spec.selector', spec.selector, e.message));
   }
-  if (selector && selector.length === 0) errs.push(invalidValue('spec.selector', spec.selector, 'empty selector is invalid for deployment'));
+  if (selector && selector.length === 0) errs.push(invalidValue('spec.selector', spec.selector, `empty selector is invalid for ${what}`));
   if (!spec.template) errs.push(required('spec.template'));
   else {
     if (selector && selector.length && !matches(selector, spec.template.metadata?.labels)) {
@@ -35,11 +36,11 @@ function validateSelectorAndTemplate(o: KubeObject): FieldError[] {
   return errs;
 }
 
-function validateSelectorImmutable(o: KubeObject, old: KubeObject): FieldError[] {
+export function validateSelectorImmutable(o: KubeObject, old: KubeObject): FieldError[] {
   return JSON.stringify(o.spec?.selector) === JSON.stringify(old.spec?.selector) ? [] : [invalidValue('spec.selector', o.spec?.selector, 'field is immutable')];
 }
 
-function isPercentOrInt(v: unknown): boolean {
+export function isPercentOrInt(v: unknown): boolean {
   return (typeof v === 'number' && Number.isInteger(v) && v >= 0) || (typeof v === 'string' && /^\d+%$/.test(v));
 }
 
@@ -95,7 +96,7 @@ function defaultDeployment(o: KubeObject): void {
   }
 }
 
-const scale: ScaleDef = {
+export const scale: ScaleDef = {
   replicas: (o) => o.spec?.replicas ?? 0,
   setReplicas: (o, n) => { o.spec = { ...o.spec, replicas: n }; },
   statusReplicas: (o) => o.status?.replicas ?? 0,
@@ -104,9 +105,9 @@ const scale: ScaleDef = {
   },
 };
 
-const containersCol = col('Containers', 'Names of each container in the template.', (o) => joinOrNone((o.spec?.template?.spec?.containers ?? []).map((c: Fields) => c.name)), 1);
-const imagesCol = col('Images', 'Images referenced by each container in the template.', (o) => joinOrNone((o.spec?.template?.spec?.containers ?? []).map((c: Fields) => c.image)), 1);
-const selectorCol = col('Selector', 'Label selector for pods.', (o) => scale.selector(o) || '<none>', 1);
+export const containersCol = col('Containers', 'Names of each container in the template.', (o) => joinOrNone((o.spec?.template?.spec?.containers ?? []).map((c: Fields) => c.name)), 1);
+export const imagesCol = col('Images', 'Images referenced by each container in the template.', (o) => joinOrNone((o.spec?.template?.spec?.containers ?? []).map((c: Fields) => c.image)), 1);
+export const selectorCol = col('Selector', 'Label selector for pods.', (o) => scale.selector(o) || '<none>', 1);
 
 const deploymentV1: VersionDef = { version: 'v1', schemaName: 'io.k8s.api.apps.v1.Deployment', toInternal: deploymentV1ToInternal, fromInternal: deploymentInternalToV1, defaults: defaultDeploymentV1 };
 const deploymentV1beta1: VersionDef = { version: 'v1beta1', schemaName: 'io.k8s.api.apps.v1beta1.Deployment', toInternal: deploymentV1beta1ToInternal, fromInternal: deploymentInternalToV1beta1, defaults: defaultDeploymentV1beta1 };
@@ -133,7 +134,7 @@ export const replicasets: ResourceDef = {
   shortNames: ['rs'], categories: ['all'],
   versions: [identityVersion('v1', 'io.k8s.api.apps.v1.ReplicaSet')],
   storageVersion: 'v1',
-  strategy: specStrategy({ initialStatus: () => ({ replicas: 0 }), defaults: defaultReplicaSet, validate: validateSelectorAndTemplate, validateUpdate: validateSelectorImmutable }),
+  strategy: specStrategy({ initialStatus: () => ({ replicas: 0 }), defaults: defaultReplicaSet, validate: (o) => validateSelectorAndTemplate(o), validateUpdate: validateSelectorImmutable }),
   statusStrategy: { ...statusStrategy(), defaults: defaultReplicaSetStatus },
   scale,
   columns: [
