@@ -20,6 +20,7 @@ export const monitoredResources: ResourceType[] = [
   resources.endpointslices, resources.configmaps, resources.secrets, resources.serviceaccounts,
   resources.leases, resources.nodes,
   resources.jobs, resources.cronjobs,
+  resources.statefulsets, resources.daemonsets, resources.controllerrevisions, resources.persistentvolumeclaims,
 ];
 
 type OwnerState = 'solid' | 'dangling' | 'waiting';
