@@ -82,5 +82,7 @@ export const customresourcedefinitions: ResourceDef = {
     setCondition(o, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionPending', message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon' }, now);
     return true;
   },
+  // Where kube-apiserver keeps them, so a store moves between the two.
+  storagePrefix: '/registry/apiextensions.k8s.io/customresourcedefinitions/',
   columns: [{ name: 'Created At', type: 'date', description: 'When the definition was created.', priority: 0, cell: (o) => o.metadata.creationTimestamp ?? '' }],
 };
