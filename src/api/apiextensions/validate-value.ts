@@ -10,7 +10,7 @@ import { formatError } from './formats.js';
 const quote = (v: unknown): string => JSON.stringify(v);
 const invalidAt = (path: string, value: unknown, detail: string): FieldError =>
   ({ type: 'FieldValueInvalid', field: path, message: `${shown(value)}: ${detail}` });
-const body = (path: string): string => `${path} in body`;
+const body = (path: string): string => (path ? `${path} in body` : 'in body');
 
 /** How field.Invalid prints a bad value: strings quoted, numbers and booleans bare. */
 function shown(v: unknown): string {

@@ -174,7 +174,7 @@ function selectableFields(v: CRDVersion): ((o: KubeObject) => Record<string, str
   }));
 }
 
-const ageColumn: TableColumn = { name: 'Age', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: (o) => o.metadata.creationTimestamp ?? '' };
+const ageColumn: TableColumn = { name: 'Age', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: (o, now) => humanAge(o.metadata.creationTimestamp, now) };
 
 function columnsOf(v: CRDVersion): TableColumn[] {
   const defs = v.additionalPrinterColumns ?? [];
@@ -183,18 +183,19 @@ function columnsOf(v: CRDVersion): TableColumn[] {
     const parts = parseSimplePath(c.jsonPath);
     return {
       name: c.name, type: c.type as TableColumn['type'], format: c.format, description: c.description ?? '', priority: c.priority ?? 0,
-      cell: (o) => cellValue(parts ? valueAt(o, parts) : undefined, c.type),
+      cell: (o, now) => cellValue(parts ? valueAt(o, parts) : undefined, c.type, now),
     };
   });
 }
 
-function cellValue(v: unknown, type: string): string | number | boolean {
+function cellValue(v: unknown, type: string, now: Date): string | number | boolean {
   // A missing value is a null cell, which kubectl prints as <none>.
   if (v === undefined || v === null) return null as unknown as string;
+  // Dates print as ages, as upstream's table convertor renders them.
+  if (type === 'date') return typeof v === 'string' ? humanAge(v, now) : '<unknown>';
   if (type === 'integer' || type === 'number') return typeof v === 'number' ? v : (null as unknown as number);
   if (type === 'boolean') return typeof v === 'boolean' ? v : (null as unknown as boolean);
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }
 
-export { humanAge };
