@@ -31,9 +31,10 @@ function walk(v: unknown, s: JSONSchemaProps, path: string, typeMeta: boolean, o
   if (isEmbedded(s) && isObject(v.metadata)) out.embeddedMetadata.push(child(path, 'metadata'));
   const values = valuesOf(s);
   for (const k of Object.keys(v)) {
+    // Type meta is the server's, whatever the schema says of it (metadata is ObjectMeta).
+    if (keepMeta && TYPE_META.includes(k)) continue;
     const prop = s.properties?.[k];
     if (prop) walk(v[k], prop, child(path, k), false, out);
-    else if (keepMeta && TYPE_META.includes(k)) continue;
     else if (values) walk(v[k], values, child(path, k), false, out);
     else if (!preservesUnknown(s) && s.additionalProperties !== true) {
       delete v[k];
