@@ -17,7 +17,7 @@ import { resourceInfos, type ResourceInfo } from '../discovery.js';
 import { StatusError } from '../errors.js';
 import type { RequestContext } from '../registry/types.js';
 import { CLEANUP_FINALIZER, conditionTrue, setCondition } from '../registry/apiextensions/crds.js';
-import { crSchemaName, customResourceDef } from './resource-def.js';
+import { crSchemaName, customResourceDef, type ServingState } from './resource-def.js';
 import { decideNames } from './names.js';
 
 const fallback = fallbacks('apiserver');
@@ -28,6 +28,7 @@ interface Installed {
   group: string;
   resource: string;
   schemaNames: string[];
+  state: ServingState;
   /** What the serving was built from; a CRD update that changes none of it reinstalls nothing. */
   source: string;
 }
@@ -82,16 +83,22 @@ export class CRDController {
       return;
     }
     this.enqueue(name);
-    // A CRD whose accepted names changed may free or take names others wait for.
-    const group = (this.crds.get(name)!.spec as unknown as CRDSpec | undefined)?.group;
-    for (const [other, crd] of this.crds) {
-      if (other !== name && (crd.spec as unknown as CRDSpec | undefined)?.group === group && !conditionTrue(crd, 'NamesAccepted')) this.enqueue(other);
-    }
+    this.wakeWaiting(name, this.crds.get(name)!);
   }
 
   private forget(name: string): void {
+    const crd = this.crds.get(name);
     this.crds.delete(name);
     this.enqueue(name);
+    if (crd) this.wakeWaiting(name, crd);
+  }
+
+  /** A CRD whose accepted names changed (or that went) may free names others of its group wait for. */
+  private wakeWaiting(name: string, changed: KubeObject): void {
+    const group = (changed.spec as unknown as CRDSpec | undefined)?.group;
+    for (const [other, crd] of this.crds) {
+      if (other !== name && (crd.spec as unknown as CRDSpec | undefined)?.group === group && !conditionTrue(crd, 'NamesAccepted')) this.enqueue(other);
+    }
   }
 
   private enqueue(name: string): void {
@@ -156,7 +163,8 @@ export class CRDController {
     const source = JSON.stringify([crd.metadata.uid, spec, (crd.status as Record<string, unknown>).acceptedNames]);
     if (this.installed.get(name)?.source === source) return;
     this.uninstall(name);
-    const def = customResourceDef(crd);
+    const state: ServingState = { terminating: false };
+    const def = customResourceDef(crd, state);
     const reg = new GenericRegistry(def, this.crdRegistry.store);
     const schemaNames: string[] = [];
     for (const v of spec.versions.filter((x) => x.served)) {
@@ -177,7 +185,7 @@ export class CRDController {
     this.registries.add(reg);
     const generation = `${crd.metadata.uid}/${crd.metadata.generation}/${crd.metadata.resourceVersion}`;
     this.served.push(...resourceInfos([reg], []).map((i) => ({ ...i, definition: generation })));
-    this.installed.set(name, { group: def.group, resource: def.resource, schemaNames, source });
+    this.installed.set(name, { group: def.group, resource: def.resource, schemaNames, state, source });
     this.log.info('serving custom resource', { crd: name, resource: `${def.resource}.${def.group}` });
   }
 
@@ -198,6 +206,7 @@ export class CRDController {
     const name = crd.metadata.name as string;
     if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
     const inst = this.installed.get(name);
+    if (inst) inst.state.terminating = true;
     const reg = inst && this.registries.get(inst.group, inst.resource);
     await this.writeStatus(crd, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
     if (reg) {

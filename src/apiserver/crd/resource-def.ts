@@ -15,7 +15,7 @@ import { isObject, type JSONSchemaProps } from '../../api/apiextensions/structur
 import type { CRDSpec, CRDVersion, CRDNames } from '../../api/apiextensions/validation.js';
 import { humanAge, stripTypeMeta, statusStrategy } from '../registry/common.js';
 import type { ResourceDef, ScaleDef, Strategy, TableColumn, VersionDef } from '../registry/types.js';
-import type { FieldError } from '../errors.js';
+import { StatusError, type FieldError } from '../errors.js';
 import { converterFor, type Converter } from './conversion.js';
 
 /** OpenAPI name of a custom resource kind: reversed group, version, kind (`com.example.stable.v1.CronTab`). */
@@ -30,7 +30,13 @@ export function servedNames(crd: KubeObject): CRDNames {
 
 const schemaOf = (v: CRDVersion | undefined): JSONSchemaProps => v?.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
-export function customResourceDef(crd: KubeObject): ResourceDef {
+/** What the CRD controller changes on a served resource without rebuilding it. */
+export interface ServingState {
+  /** The CRD is being deleted: no new objects (405, as upstream). */
+  terminating: boolean;
+}
+
+export function customResourceDef(crd: KubeObject, state: ServingState = { terminating: false }): ResourceDef {
   const spec = crd.spec as unknown as CRDSpec;
   const names = servedNames(crd);
   const group = spec.group;
@@ -48,7 +54,7 @@ export function customResourceDef(crd: KubeObject): ResourceDef {
     versions: served.map(versionDef),
     storageVersion: storage.name,
     ...(storageServed ? {} : { storageCodec: { apiVersion: `${group}/${storage.name}`, version: versionDef(storage) } }),
-    strategy: crStrategy(spec, !!subresources?.status),
+    strategy: crStrategy(spec, !!subresources?.status, state, `${names.plural}.${group}`),
     storagePrefix: `/registry/${group}/${names.plural}/`,
     custom: true,
     fieldLabels: selectableFields(storage),
@@ -110,10 +116,11 @@ function validateObject(spec: CRDSpec, o: KubeObject): FieldError[] {
   return errs.filter((e) => !/^(apiVersion|kind|metadata)(\.|$)/.test(e.field));
 }
 
-function crStrategy(spec: CRDSpec, hasStatus: boolean): Strategy {
+function crStrategy(spec: CRDSpec, hasStatus: boolean, state: ServingState, resource: string): Strategy {
   const nonMeta = (o: KubeObject) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'metadata' && !(hasStatus && k === 'status')));
   return {
     prepareForCreate(o) {
+      if (state.terminating) throw new StatusError(405, 'MethodNotAllowed', `create is not supported on resources of kind "${resource}"`, { group: spec.group, kind: resource.split('.')[0] });
       if (hasStatus) delete o.status;
       o.metadata.generation = 1;
     },
