@@ -1,15 +1,23 @@
-// A CustomResourceDefinition's life as kubectl sees it, against an in-process API server:
-// create → Established and served → explain → CR CRUD with validation errors, defaulting
-// and pruning → scale → printer columns → delete the CRD, which removes its objects.
+// A CustomResourceDefinition's life as kubectl sees it, against `capstan up` (API server and
+// controller-manager): create → Established and served → explain → CR CRUD with validation
+// errors, defaulting and pruning → scale → printer columns → a namespace's deletion removes
+// its custom resources → delete the CRD, which removes its objects and stops serving.
 import t from 'tap';
-import { startAPIServer } from '../helpers/api.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { APIClient } from '../helpers/api.js';
+import { startCapstanUp } from '../helpers/capstan-up.js';
 import { kubectlFor, eventually } from '../helpers/kubectl.js';
-import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
+import { ensureClusterPKI } from '../../src/cli/pki-files.js';
 
-const api = await startAPIServer(t);
-const c = api.client;
-const kubeconfig = writeAdminKubeconfig(api.dir, api.pki, `https://127.0.0.1:${api.port}`);
-const kubectl = kubectlFor(t, kubeconfig);
+const dataDir = mkdtempSync(join(tmpdir(), 'capstan-crd-'));
+t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+const pki = ensureClusterPKI(dataDir, ['127.0.0.1'], '10.96.0.0/12');
+const up = await startCapstanUp(t, [], { dataDir });
+const c = new APIClient(up.port, { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+t.teardown(() => c.closeAll());
+const kubectl = kubectlFor(t, up.kubeconfig);
 
 const crd = `
 apiVersion: apiextensions.k8s.io/v1
@@ -171,12 +179,24 @@ t.test('status and scale subresources', async (t) => {
   t.match(tooMany.stderr, /spec.replicas in body should be less than or equal to 10/);
 });
 
+t.test("a namespace's deletion removes its custom resources", async (t) => {
+  await kubectl.ok(['create', 'namespace', 'doomed']);
+  await kubectl.ok(['apply', '-n', 'doomed', '-f', '-'], `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: inside}
+spec: {image: x}
+`);
+  await kubectl.ok(['delete', 'namespace', 'doomed', '--timeout=60s']);
+  t.equal((await c.get('/apis/stable.example.com/v1/namespaces/doomed/crontabs/inside')).status, 404);
+});
+
 t.test('deleting the CRD deletes its objects, then stops serving', async (t) => {
   await kubectl.ok(['delete', 'crd', 'crontabs.stable.example.com', '--timeout=20s']);
   const gone = await c.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com');
   t.equal(gone.status, 404);
   await eventually(async () => (await c.get('/apis/stable.example.com/v1/namespaces/default/crontabs')).status === 404, 5000, 'serving to stop');
   t.equal((await c.get('/apis/stable.example.com/v1')).status, 404);
-  const keys = await api.store.list('/registry/stable.example.com/');
-  t.equal(keys.items.length, 0, 'no custom resources left in storage');
+  await kubectl.ok(['apply', '-f', '-'], crd);
+  await kubectl.ok(['wait', '--for=condition=Established', '--timeout=10s', 'crd/crontabs.stable.example.com']);
+  t.equal((await c.get('/apis/stable.example.com/v1/crontabs')).body.items.length, 0, 'created again, none of the old objects are back');
 });
