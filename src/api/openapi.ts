@@ -20,18 +20,18 @@ export function groupVersionPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
 }
 
-// Documents are rebuilt only when the served set changes; the bound keeps a server whose
-// resources keep changing from holding every past rendering.
-const cache = new Map<string, { doc: JSONObject; hash: string }>();
-const CACHE_LIMIT = 64;
+// Documents are rebuilt only when a group version's served set changes. One entry per group
+// version: a server with a thousand custom resource groups keeps a thousand documents, and
+// a change to one group rebuilds that group's alone.
+const cache = new Map<string, { key: string; doc: JSONObject; hash: string }>();
 
-function build(group: string, version: string, served: ServedResource[]): { doc: JSONObject; hash: string } {
-  const mine = served
-    .filter((r) => r.group === group && r.version === version)
+function build(group: string, version: string, served: ServedResource[], prefiltered = false): { doc: JSONObject; hash: string } {
+  const mine = (prefiltered ? [...served] : served.filter((r) => r.group === group && r.version === version))
     .sort((a, b) => a.resource.localeCompare(b.resource));
-  const key = JSON.stringify([group, version, mine]);
-  const hit = cache.get(key);
-  if (hit) return hit;
+  const gv = groupVersionPath(group, version);
+  const key = JSON.stringify(mine);
+  const hit = cache.get(gv);
+  if (hit?.key === key) return hit;
   const paths: Record<string, JSONObject> = {};
   const schemaNames = new Set<string>();
   for (const r of mine) {
@@ -50,9 +50,8 @@ function build(group: string, version: string, served: ServedResource[]): { doc:
     security: [{ BearerToken: [] }],
   };
   const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase();
-  const entry = { doc, hash };
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, entry);
+  const entry = { key, doc, hash };
+  cache.set(gv, entry);
   return entry;
 }
 
@@ -63,14 +62,21 @@ function build(group: string, version: string, served: ServedResource[]): { doc:
  * document happens to render the same.
  */
 export function openAPIIndex(served: ServedResource[], baseHash = ''): OpenAPIIndex {
-  const gvs = new Map<string, { group: string; version: string }>();
-  for (const r of served) gvs.set(groupVersionPath(r.group, r.version), { group: r.group, version: r.version });
+  const gvs = new Map<string, { group: string; version: string; served: ServedResource[] }>();
+  for (const r of served) {
+    const path = groupVersionPath(r.group, r.version);
+    const gv = gvs.get(path) ?? { group: r.group, version: r.version, served: [] };
+    gv.served.push(r);
+    gvs.set(path, gv);
+  }
   const paths: OpenAPIIndex['paths'] = {};
   for (const [path, gv] of [...gvs].sort(([a], [b]) => a.localeCompare(b))) {
-    const { hash } = build(gv.group, gv.version, served);
+    const { hash } = build(gv.group, gv.version, gv.served, true);
     const h = baseHash ? createHash('sha512').update(baseHash).update(hash).digest('hex').toUpperCase() : hash;
     paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${h}` };
   }
+  // Group versions no longer served (a deleted CRD's) leave the cache.
+  for (const path of cache.keys()) if (!gvs.has(path)) cache.delete(path);
   return { paths };
 }
 
