@@ -23,10 +23,10 @@ export function groupVersionPath(group: string, version: string): string {
 // Documents are rebuilt only when a group version's served set changes. One entry per group
 // version: a server with a thousand custom resource groups keeps a thousand documents, and
 // a change to one group rebuilds that group's alone.
-const cache = new Map<string, { key: string; doc: JSONObject; hash: string }>();
+const cache = new Map<string, { key: string; doc: JSONObject }>();
 
-function build(group: string, version: string, served: ServedResource[], prefiltered = false): { doc: JSONObject; hash: string } {
-  const mine = (prefiltered ? [...served] : served.filter((r) => r.group === group && r.version === version))
+function build(group: string, version: string, served: ServedResource[]): { doc: JSONObject } {
+  const mine = served.filter((r) => r.group === group && r.version === version)
     .sort((a, b) => a.resource.localeCompare(b.resource));
   const gv = groupVersionPath(group, version);
   const key = JSON.stringify(mine);
@@ -49,8 +49,7 @@ function build(group: string, version: string, served: ServedResource[], prefilt
     },
     security: [{ BearerToken: [] }],
   };
-  const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase();
-  const entry = { key, doc, hash };
+  const entry = { key, doc };
   cache.set(gv, entry);
   return entry;
 }
@@ -70,8 +69,13 @@ export function openAPIIndex(served: ServedResource[], baseHash = ''): OpenAPIIn
     gvs.set(path, gv);
   }
   const paths: OpenAPIIndex['paths'] = {};
+  // A document is a function of its served entries (built-in schemas are fixed; a custom
+  // resource's entries carry its CRD's generation), so the index hashes the entries instead
+  // of rendering every document: with a thousand CRDs it stays cheap, documents are built
+  // when fetched.
   for (const [path, gv] of [...gvs].sort(([a], [b]) => a.localeCompare(b))) {
-    const { hash } = build(gv.group, gv.version, gv.served, true);
+    const sorted = [...gv.served].sort((a, b) => a.resource.localeCompare(b.resource));
+    const hash = createHash('sha512').update(JSON.stringify(sorted)).digest('hex').toUpperCase();
     const h = baseHash ? createHash('sha512').update(baseHash).update(hash).digest('hex').toUpperCase() : hash;
     paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${h}` };
   }

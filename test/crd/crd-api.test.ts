@@ -145,7 +145,9 @@ t.test('custom resources authorize like any resource', async (t) => {
   await c.post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'alice' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'widgets' }, subjects: [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }] });
   await eventually(async () => (await c.get(list, as('alice'))).status === 200, 5000, 'the binding to take effect');
   t.equal((await c.post(list, { apiVersion: 'multi.example.com/v1', kind: 'Widget', metadata: { name: 'x' } }, as('alice'))).status, 403, 'create not granted');
-  t.equal((await c.post(CRDS, crd('others', 'x.example.com', 'Other'), as('alice'))).status, 403, 'CRDs need more than that');
+  const crdDenied = await c.post(CRDS, crd('others', 'x.example.com', 'Other'), as('alice'));
+  t.equal(crdDenied.status, 403);
+  t.equal(crdDenied.body.message, 'customresourcedefinitions.apiextensions.k8s.io is forbidden: User "alice" cannot create resource "customresourcedefinitions" in API group "apiextensions.k8s.io" at the cluster scope');
 });
 
 t.test('a CRD waits for objects with finalizers, refusing new ones meanwhile', async (t) => {
