@@ -100,6 +100,15 @@ t.test('several versions, one storage version, conversion None, deprecation', as
   t.match(refused.body.message, /status.storedVersions\[0\]: Invalid value: "v1": must appear in spec.versions/);
 });
 
+t.test('defaults apply on read: a default added to the schema shows on stored objects', async (t) => {
+  const cur = (await c.get(`${CRDS}/widgets.multi.example.com`)).body;
+  for (const v of cur.spec.versions) v.schema.openAPIV3Schema.properties.spec.properties.shape = { type: 'string', default: 'round' };
+  t.equal((await c.put(`${CRDS}/widgets.multi.example.com`, cur)).status, 200);
+  await eventually(async () => (await c.get('/apis/multi.example.com/v1/namespaces/default/widgets/w')).body.spec?.shape === 'round', 5000, 'the new default on read');
+  const stored = await api.store.get('/registry/multi.example.com/widgets/default/w');
+  t.notOk('shape' in JSON.parse(stored!.value.toString()).spec, 'storage is not rewritten');
+});
+
 t.test('discovery and OpenAPI', async (t) => {
   const agg = (await c.get('/apis', { accept: v2 })).body;
   const group = agg.items.find((g: any) => g.metadata.name === 'multi.example.com');
