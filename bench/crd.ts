@@ -21,8 +21,9 @@ const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-const template = yaml.load(readFileSync(join(process.cwd(), 'test/fixtures/crds/cert-manager.io_certificates.yaml'), 'utf8')) as Record<string, any>;
-function definition(i: number | string): Record<string, any> {
+interface Definition { metadata: { name: string }; spec: { group: string } }
+const template = yaml.load(readFileSync(join(process.cwd(), 'test/fixtures/crds/cert-manager.io_certificates.yaml'), 'utf8')) as Definition;
+function definition(i: number | string): Definition {
   const d = structuredClone(template);
   const group = `bench${i}.example.com`;
   d.metadata = { name: `certificates.${group}` };

@@ -54,6 +54,24 @@ function build(group: string, version: string, served: ServedResource[]): { doc:
   return entry;
 }
 
+// The JSON of each served entry (entries are replaced, never changed, when what they serve
+// changes) and the last hash of each group version's entries.
+const entryJSON = new WeakMap<ServedResource, string>();
+const hashes = new Map<string, { key: string; hash: string }>();
+
+function entriesHash(path: string, served: ServedResource[]): string {
+  const key = served.map((r) => {
+    let j = entryJSON.get(r);
+    if (j === undefined) entryJSON.set(r, j = JSON.stringify(r));
+    return j;
+  }).sort().join('\n');
+  const hit = hashes.get(path);
+  if (hit?.key === key) return hit.hash;
+  const hash = createHash('sha512').update(key).digest('hex').toUpperCase();
+  hashes.set(path, { key, hash });
+  return hash;
+}
+
 /**
  * The body of `GET /openapi/v3`: one entry per served group version whose URL carries a
  * hash of that document's content, so clients may cache documents by URL. `baseHash`
@@ -74,13 +92,13 @@ export function openAPIIndex(served: ServedResource[], baseHash = ''): OpenAPIIn
   // of rendering every document: with a thousand CRDs it stays cheap, documents are built
   // when fetched.
   for (const [path, gv] of [...gvs].sort(([a], [b]) => a.localeCompare(b))) {
-    const sorted = [...gv.served].sort((a, b) => a.resource.localeCompare(b.resource));
-    const hash = createHash('sha512').update(JSON.stringify(sorted)).digest('hex').toUpperCase();
+    const hash = entriesHash(path, gv.served);
     const h = baseHash ? createHash('sha512').update(baseHash).update(hash).digest('hex').toUpperCase() : hash;
     paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${h}` };
   }
   // Group versions no longer served (a deleted CRD's) leave the cache.
   for (const path of cache.keys()) if (!gvs.has(path)) cache.delete(path);
+  for (const path of hashes.keys()) if (!gvs.has(path)) hashes.delete(path);
   return { paths };
 }
 
