@@ -37,6 +37,8 @@ t.test('the definition is validated as upstream', async (t) => {
     ['group needs a dot', crd('things', 'example', 'Thing'), [/spec.group: Invalid value: "example": should be a domain with at least one dot/]],
     ['exactly one storage version', crd('things', 'example.com', 'Thing', { versions: [{ name: 'v1', served: true, storage: true, schema }, { name: 'v2', served: true, storage: true, schema }] }),
       [/spec.versions: Invalid value: .*: must have exactly one version marked as storage version/]],
+    ['protected groups need approval', crd('things', 'stuff.k8s.io', 'Thing'),
+      [/metadata.annotations\[api-approved.kubernetes.io\]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io"/]],
     ['bad scope', crd('things', 'example.com', 'Thing', { spec: { scope: 'Global' } }), [/spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"/]],
     ['plural is a DNS label', crd('Things', 'example.com', 'Thing'), [/spec.names.plural: Invalid value: "Things": a DNS-1035 label/]],
     ['kind and listKind differ', crd('things', 'example.com', 'Thing', { names: { listKind: 'Thing' } }), [/spec.names.listKind: Invalid value: "Thing": kind and listKind may not be the same/]],
@@ -51,6 +53,19 @@ t.test('the definition is validated as upstream', async (t) => {
     t.match(res.body.message, /^CustomResourceDefinition.apiextensions.k8s.io ".*" is invalid: /, name);
     for (const w of want) t.match(res.body.message, w, name);
   }
+});
+
+t.test('a CRD never replaces a built-in resource', async (t) => {
+  const shadow = crd('roles', 'rbac.authorization.k8s.io', 'Role');
+  shadow.metadata = { name: 'roles.rbac.authorization.k8s.io', annotations: { 'api-approved.kubernetes.io': 'unapproved, testing' } } as any;
+  t.equal((await c.post(CRDS, shadow)).status, 201);
+  await established('roles.rbac.authorization.k8s.io');
+  const roles = await c.post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'still-built-in' }, rules: [] });
+  t.equal(roles.status, 201);
+  t.same(roles.body.rules, [], 'served by the built-in registry');
+  t.equal((await c.delete(`${CRDS}/roles.rbac.authorization.k8s.io`)).status, 200);
+  await eventually(async () => (await c.get(`${CRDS}/roles.rbac.authorization.k8s.io`)).status === 404, 5000, 'the CRD to go');
+  t.equal((await c.get('/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles/still-built-in')).status, 200, 'its deletion deleted no built-in object');
 });
 
 t.test('a name already in use in the group is refused with NamesAccepted False', async (t) => {

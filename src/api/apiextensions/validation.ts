@@ -42,6 +42,13 @@ export interface CRDSpec {
   preserveUnknownFields?: boolean;
 }
 
+const APPROVAL = 'api-approved.kubernetes.io';
+
+/** Groups that belong to the Kubernetes project: a CRD in them needs an approval annotation. */
+function isProtectedGroup(group: string): boolean {
+  return ['k8s.io', 'kubernetes.io'].some((g) => group === g || group.endsWith(`.${g}`));
+}
+
 export const specOf = (crd: KubeObject): CRDSpec => crd.spec as unknown as CRDSpec;
 
 export function validateCRD(crd: KubeObject): FieldError[] {
@@ -56,6 +63,9 @@ export function validateCRD(crd: KubeObject): FieldError[] {
     const e = isDNS1123Subdomain(spec.group);
     if (e) errs.push(invalid('spec.group', spec.group, e));
     else if (spec.group.split('.').length < 2) errs.push(invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
+  }
+  if (spec.group && isProtectedGroup(spec.group) && !crd.metadata.annotations?.[APPROVAL]) {
+    errs.push(required(`metadata.annotations[${APPROVAL}]`, `protected groups must have approval annotation "${APPROVAL}", see https://github.com/kubernetes/enhancements/pull/1111`));
   }
   if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') {
     errs.push(spec.scope ? notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']) : required('spec.scope'));

@@ -163,6 +163,13 @@ export class CRDController {
     const source = JSON.stringify([crd.metadata.uid, spec, (crd.status as Record<string, unknown>).acceptedNames]);
     if (this.installed.get(name)?.source === source) return;
     this.uninstall(name);
+    // A built-in resource of the same group and name wins, as kube-apiserver routes it first.
+    const names = (crd.status as { acceptedNames?: { plural?: string } }).acceptedNames;
+    const existing = this.registries.get(spec.group, names?.plural ?? spec.names.plural);
+    if (existing && !existing.def.custom) {
+      this.log.warn('custom resource shadowed by a built-in resource', { crd: name });
+      return;
+    }
     const state: ServingState = { terminating: false };
     const def = customResourceDef(crd, state);
     const reg = new GenericRegistry(def, this.crdRegistry.store);

@@ -3,6 +3,7 @@
 // structural schema (prune, default, validate); objects convert between versions through a
 // Converter (conversion None rewrites only apiVersion). Internal objects are the storage
 // version's form.
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../../api/object.js';
 import { pruneUnknownFields } from '../../api/fieldvalidation.js';
 import { objectMeta } from '../../api/meta/v1/names.js';
@@ -130,7 +131,7 @@ function crStrategy(spec: CRDSpec, hasStatus: boolean, state: ServingState, reso
         else o.status = old.status;
       }
       // Every change outside metadata (and status, when it is a subresource) is a new generation.
-      if (JSON.stringify(nonMeta(o)) !== JSON.stringify(nonMeta(old))) o.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      if (!isDeepStrictEqual(nonMeta(o), nonMeta(old))) o.metadata.generation = (old.metadata.generation ?? 0) + 1;
     },
     validate(o) {
       const errs = validateObject(spec, o);
