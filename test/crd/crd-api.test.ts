@@ -141,6 +141,30 @@ t.test('discovery and OpenAPI', async (t) => {
   t.ok(doc.paths['/apis/multi.example.com/v1/namespaces/{namespace}/widgets/{name}'].patch.parameters.some((p: any) => p.name === 'fieldValidation'));
 });
 
+t.test('server-side apply merges by x-kubernetes-list-type and keeps preserved fields', async (t) => {
+  const listSchema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: {
+    ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
+    tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+    atomic: { type: 'array', items: { type: 'string' } },
+  } } } } };
+  t.equal((await c.post(CRDS, crd('routers', 'ssa.example.com', 'Router', { versions: [{ name: 'v1', served: true, storage: true, schema: listSchema }] }))).status, 201);
+  await established('routers.ssa.example.com');
+  const url = '/apis/ssa.example.com/v1/namespaces/default/routers/r';
+  const apply = (manager: string, spec: unknown) => c.patch(`${url}?fieldManager=${manager}`, { apiVersion: 'ssa.example.com/v1', kind: 'Router', metadata: { name: 'r' }, spec }, { contentType: 'application/apply-patch+yaml' });
+  t.equal((await apply('one', { ports: [{ name: 'http', port: 80 }], tags: ['a'], atomic: ['x'], free: { deep: 1 } })).status, 201);
+  const two = await apply('two', { ports: [{ name: 'https', port: 443 }], tags: ['b'] });
+  t.equal(two.status, 200);
+  t.same(two.body.spec.ports, [{ name: 'http', port: 80 }, { name: 'https', port: 443 }], 'list-type map: items merged by key');
+  t.same(two.body.spec.tags, ['a', 'b'], 'list-type set: values merged');
+  t.same(two.body.spec.free, { deep: 1 }, 'preserved unknown fields kept');
+  const conflict = await apply('two', { atomic: ['y'] });
+  t.equal(conflict.status, 409, 'an atomic list owned by another manager conflicts');
+  t.match(conflict.body.details.causes[0], { reason: 'FieldManagerConflict', field: '.spec.atomic' });
+  const dropped = await apply('one', { ports: [{ name: 'http', port: 8080 }], atomic: ['x'], free: { deep: 1 } });
+  t.same(dropped.body.spec.ports, [{ name: 'http', port: 8080 }, { name: 'https', port: 443 }]);
+  t.same(dropped.body.spec.tags, ['b'], "a manager's own item it no longer applies is removed");
+});
+
 t.test('watch, selectable fields and a cluster-scoped resource', async (t) => {
   const versions = [{ name: 'v1', served: true, storage: true, schema, selectableFields: [{ jsonPath: '.spec.color' }] }];
   t.equal((await c.post(CRDS, crd('gadgets', 'cluster.example.com', 'Gadget', { versions, spec: { scope: 'Cluster' } }))).status, 201);

@@ -2,7 +2,8 @@
 // and messages kube-apiserver gives (kube-openapi's validator as apiextensions-apiserver
 // turns its results into field errors): `spec.replicas: Invalid value: 15: spec.replicas in
 // body should be less than or equal to 10`. x-kubernetes-validations (CEL) are not
-// evaluated here; celRules() is where an evaluator plugs in.
+// evaluated yet: an evaluator belongs in walk(), beside the other per-node checks, given the
+// old object's value at the same path for `oldSelf` on updates.
 import type { FieldError } from '../validation.js';
 import { child, index, isEmbedded, isObject, itemsOf, jsonTypeName, valuesOf, type JSONSchemaProps } from './structural.js';
 import { formatError } from './formats.js';
@@ -173,18 +174,4 @@ function combinators(v: unknown, s: JSONSchemaProps, path: string, errs: FieldEr
     if (ok !== 1) errs.push(invalidAt(path, v, `${body(path)} must validate one and only one schema (oneOf)${ok ? `. Found ${ok} valid alternatives` : ''}`));
   }
   if (s.not && validateValue(v, s.not, path).length === 0) errs.push(invalidAt(path, v, `${body(path)} must not validate the schema (not)`));
-}
-
-/**
- * The x-kubernetes-validations rules on the way from the root to every value: where a CEL
- * evaluator is called (not built: rules are accepted and not evaluated yet).
- */
-export function celRules(s: JSONSchemaProps): number {
-  let n = s['x-kubernetes-validations']?.length ?? 0;
-  for (const p of Object.values(s.properties ?? {})) n += celRules(p);
-  const items = itemsOf(s);
-  if (items) n += celRules(items);
-  const values = valuesOf(s);
-  if (values) n += celRules(values);
-  return n;
 }
