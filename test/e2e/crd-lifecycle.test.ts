@@ -97,6 +97,8 @@ t.test('a created CRD is established and served', async (t) => {
   t.same(got.body.status.storedVersions, ['v1']);
   t.equal((await kubectl(['get', 'crontabs'])).code, 0);
   t.match(await kubectl.ok(['api-resources', '--api-group=stable.example.com']), /crontabs\s+ct\s+stable.example.com\/v1\s+true\s+CronTab/);
+  t.match(await kubectl.ok(['get', 'crd']), /NAME\s+CREATED AT\ncrontabs.stable.example.com\s+\d{4}-\d\d-\d\dT/);
+  t.match(await kubectl.ok(['describe', 'crd', 'crontabs.stable.example.com']), /Reason:\s+InitialNamesAccepted/);
 });
 
 t.test('kubectl explain reads the published schema', async (t) => {
