@@ -20,18 +20,18 @@ export function groupVersionPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
 }
 
-// Documents are rebuilt only when the served set changes; the bound keeps a server whose
-// resources keep changing from holding every past rendering.
-const cache = new Map<string, { doc: JSONObject; hash: string }>();
-const CACHE_LIMIT = 64;
+// Documents are rebuilt only when a group version's served set changes. One entry per group
+// version: a server with a thousand custom resource groups keeps a thousand documents, and
+// a change to one group rebuilds that group's alone.
+const cache = new Map<string, { key: string; doc: JSONObject }>();
 
-function build(group: string, version: string, served: ServedResource[]): { doc: JSONObject; hash: string } {
-  const mine = served
-    .filter((r) => r.group === group && r.version === version)
+function build(group: string, version: string, served: ServedResource[]): { doc: JSONObject } {
+  const mine = served.filter((r) => r.group === group && r.version === version)
     .sort((a, b) => a.resource.localeCompare(b.resource));
-  const key = JSON.stringify([group, version, mine]);
-  const hit = cache.get(key);
-  if (hit) return hit;
+  const gv = groupVersionPath(group, version);
+  const key = JSON.stringify(mine);
+  const hit = cache.get(gv);
+  if (hit?.key === key) return hit;
   const paths: Record<string, JSONObject> = {};
   const schemaNames = new Set<string>();
   for (const r of mine) {
@@ -49,11 +49,27 @@ function build(group: string, version: string, served: ServedResource[]): { doc:
     },
     security: [{ BearerToken: [] }],
   };
-  const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase();
-  const entry = { doc, hash };
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, entry);
+  const entry = { key, doc };
+  cache.set(gv, entry);
   return entry;
+}
+
+// The JSON of each served entry (entries are replaced, never changed, when what they serve
+// changes) and the last hash of each group version's entries.
+const entryJSON = new WeakMap<ServedResource, string>();
+const hashes = new Map<string, { key: string; hash: string }>();
+
+function entriesHash(path: string, served: ServedResource[]): string {
+  const key = served.map((r) => {
+    let j = entryJSON.get(r);
+    if (j === undefined) entryJSON.set(r, j = JSON.stringify(r));
+    return j;
+  }).sort().join('\n');
+  const hit = hashes.get(path);
+  if (hit?.key === key) return hit.hash;
+  const hash = createHash('sha512').update(key).digest('hex').toUpperCase();
+  hashes.set(path, { key, hash });
+  return hash;
 }
 
 /**
@@ -63,14 +79,26 @@ function build(group: string, version: string, served: ServedResource[]): { doc:
  * document happens to render the same.
  */
 export function openAPIIndex(served: ServedResource[], baseHash = ''): OpenAPIIndex {
-  const gvs = new Map<string, { group: string; version: string }>();
-  for (const r of served) gvs.set(groupVersionPath(r.group, r.version), { group: r.group, version: r.version });
+  const gvs = new Map<string, { group: string; version: string; served: ServedResource[] }>();
+  for (const r of served) {
+    const path = groupVersionPath(r.group, r.version);
+    const gv = gvs.get(path) ?? { group: r.group, version: r.version, served: [] };
+    gv.served.push(r);
+    gvs.set(path, gv);
+  }
   const paths: OpenAPIIndex['paths'] = {};
+  // A document is a function of its served entries (built-in schemas are fixed; a custom
+  // resource's entries carry its CRD's generation), so the index hashes the entries instead
+  // of rendering every document: with a thousand CRDs it stays cheap, documents are built
+  // when fetched.
   for (const [path, gv] of [...gvs].sort(([a], [b]) => a.localeCompare(b))) {
-    const { hash } = build(gv.group, gv.version, served);
+    const hash = entriesHash(path, gv.served);
     const h = baseHash ? createHash('sha512').update(baseHash).update(hash).digest('hex').toUpperCase() : hash;
     paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${h}` };
   }
+  // Group versions no longer served (a deleted CRD's) leave the cache.
+  for (const path of cache.keys()) if (!gvs.has(path)) cache.delete(path);
+  for (const path of hashes.keys()) if (!gvs.has(path)) hashes.delete(path);
   return { paths };
 }
 

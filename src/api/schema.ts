@@ -103,12 +103,29 @@ export type Schema =
   | RefSchema;
 
 const registry = new Map<string, Schema>();
+let generation = 0;
 
 /** Registers a named type and returns a reference to it. Defining a name twice is a bug. */
 export function defineType(name: string, schema: Schema): RefSchema {
   if (registry.has(name)) throw new Error(`schema ${name} defined twice`);
   registry.set(name, schema);
+  generation++;
   return { kind: 'ref', name };
+}
+
+/**
+ * Defines or replaces a type that comes and goes at run time (a custom resource version's
+ * schema, from its CustomResourceDefinition); `undefined` removes it.
+ */
+export function setDynamicType(name: string, schema: Schema | undefined): void {
+  if (schema) registry.set(name, schema);
+  else registry.delete(name);
+  generation++;
+}
+
+/** Changes with every definition, so indexes over allTypes() know when to rebuild. */
+export function typesGeneration(): number {
+  return generation;
 }
 
 /** The definition behind a name; throws for unknown names (a schema bug, not user input). */

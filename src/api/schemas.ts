@@ -15,13 +15,15 @@ import './authorization/v1/schema.js';
 import './policy/v1/schema.js';
 import './scheduling/v1/schema.js';
 import './batch/v1/schema.js';
-import { allTypes, ref, type RefSchema } from './schema.js';
+import './apiextensions/v1/schema.js';
+import { allTypes, ref, typesGeneration, type RefSchema } from './schema.js';
 import { META } from './meta/v1/names.js';
 
 /** Kinds every group version serves with the shared meta/v1 schema. */
 const SHARED_META_KINDS = new Set(['Status', 'DeleteOptions', 'WatchEvent']);
 
 let byGVK: Map<string, string> | undefined;
+let indexedAt = -1;
 
 const key = (group: string, version: string, kind: string): string => `${group}/${version}/${kind}`;
 
@@ -37,7 +39,10 @@ function index(): Map<string, string> {
 /** The registered schema for a kind, or undefined when it has none. */
 export function schemaFor(group: string, version: string, kind: string): RefSchema | undefined {
   if (SHARED_META_KINDS.has(kind)) return ref(`${META}.${kind}`);
-  byGVK ??= index();
+  if (!byGVK || indexedAt !== typesGeneration()) {
+    byGVK = index();
+    indexedAt = typesGeneration();
+  }
   const name = byGVK.get(key(group, version, kind));
   return name === undefined ? undefined : ref(name);
 }

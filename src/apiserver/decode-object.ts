@@ -54,7 +54,7 @@ export function decodeVersioned(
     throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
   }
   if (body.metadata !== undefined && !isPlainObject(body.metadata)) throw badRequest('metadata must be an object');
-  const { object, unknown, invalid } = pruneUnknownFields(body, ref(opts.schemaName ?? version.schemaName));
+  const { object, unknown, invalid } = version.prune && !opts.schemaName ? version.prune(body) : pruneUnknownFields(body, ref(opts.schemaName ?? version.schemaName));
   if (invalid.length) {
     const detail = invalid.map((i) => `${i.path}: ${i.message}`).join(', ');
     // A patch whose result does not decode did not fit the object: 422, as Kubernetes answers.

@@ -101,6 +101,7 @@ const typeWords: Record<FieldError['type'], string> = {
   FieldValueDuplicate: 'Duplicate value',
   FieldValueForbidden: 'Forbidden',
   FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
   FieldValueTypeInvalid: 'Invalid value',
 };
 

@@ -30,6 +30,7 @@ import { bootstrap } from './bootstrap.js';
 import { ConnectionLimits } from './connection-limits.js';
 import { HealthEndpoints, logCheck, pingCheck, shutdownCheck, storeCheck } from './healthz.js';
 import { bindFallbacks } from '../log/fallback.js';
+import { CRDController } from './crd/controller.js';
 import '../api/schemas.js';
 
 export interface APIServerOptions {
@@ -116,6 +117,8 @@ export class APIServer {
   private nodeGraph = new NodeGraph();
   private node = new NodeAuthorizer(this.nodeGraph);
   private stopNodeGraph?: () => void;
+  /** Serves custom resources as their CustomResourceDefinitions come and go. */
+  crds?: CRDController;
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
@@ -170,6 +173,10 @@ export class APIServer {
       { group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false, verbs: ['create'] },
       ...accessReviewResources,
     ]);
+    // Custom resources' entries are added to and removed from `served` in place as their
+    // definitions come and go; discovery and OpenAPI read it on every request.
+    this.crds = new CRDController(this.registries, served, this.cache, this.log);
+    this.crds.start();
     let port = this.opts.port ?? 6443;
     const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
     // The decoders and stores count their fallbacks on this registry (the last server started
@@ -242,6 +249,7 @@ export class APIServer {
     this.stopping = true;
     this.policyFeed.stop();
     this.stopNodeGraph?.();
+    this.crds?.stop();
     await this.cache.stop();
     for (const l of this.opts.extraListeners ?? []) l.close();
     if (this.server) {

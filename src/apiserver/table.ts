@@ -3,10 +3,10 @@
 import type { Fields, KubeObject } from '../api/object.js';
 import type { GenericRegistry } from './registry/index.js';
 import { ageColumn } from './registry/common.js';
-import type { TableColumn } from './registry/types.js';
+import type { TableColumn, VersionDef } from './registry/types.js';
 
-function columnsOf(reg: GenericRegistry): TableColumn[] {
-  const cols = reg.def.columns ?? [ageColumn];
+function columnsOf(reg: GenericRegistry, version?: VersionDef): TableColumn[] {
+  const cols = version?.columns ?? reg.def.columns ?? [ageColumn];
   return [{ name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0, cell: (o) => o.metadata.name ?? '' }, ...cols];
 }
 
@@ -24,8 +24,9 @@ export function toTable(
   include: IncludeObject,
   versioned: (o: KubeObject) => KubeObject,
   now = new Date(),
+  version?: VersionDef,
 ): KubeObject {
-  const cols = columnsOf(reg);
+  const cols = columnsOf(reg, version);
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',

@@ -55,7 +55,7 @@ export function writeWarnings(h: HandlerContext): void {
 export function respondObject(h: HandlerContext, code: number, obj: KubeObject): void {
   writeWarnings(h);
   if (h.accept === 'table') {
-    return sendObject(h.res, code, toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObject(h), (o) => versioned(h, o)));
+    return sendObject(h.res, code, toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObject(h), (o) => versioned(h, o), undefined, h.version));
   }
   if (h.accept === 'partial-metadata') return sendObject(h.res, code, partialObjectMetadata(versioned(h, obj)));
   sendObject(h.res, code, versioned(h, obj), h.accept);
@@ -82,7 +82,7 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   if (result.continueToken) meta.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
   if (h.accept === 'table') {
-    return sendObject(h.res, 200, toTable(h.reg, result.items, meta, includeObject(h), (o) => versioned(h, o)));
+    return sendObject(h.res, 200, toTable(h.reg, result.items, meta, includeObject(h), (o) => versioned(h, o), undefined, h.version));
   }
   const apiVersion = apiVersionOf(h.reg.def.group, h.version.version);
   if (h.accept === 'partial-metadata') {
@@ -166,6 +166,7 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     return respondObject(h, 200, updated);
   }
   const kind = patchKindFor(String(h.req.headers['content-type'] ?? ''));
+  if (kind === 'strategic' && h.reg.def.custom) throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
   if (!kind) throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
   const schema = ref(h.version.schemaName);
   const updated = await h.reg.update(ns, h.info.name, async (current) => {

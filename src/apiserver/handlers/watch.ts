@@ -60,7 +60,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   // Metadata-only watches (metadata informers) get PartialObjectMetadata, as lists do.
   const metadataOnly = h.accept === 'partial-metadata';
   const encodeObject = (obj: KubeObject): string => JSON.stringify(table
-    ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o))
+    ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o), undefined, h.version)
     : metadataOnly ? partialObjectMetadata(versioned(h, obj)) : versioned(h, obj));
   const encodingKey = `${h.reg.def.group}/${h.version.version}/${table ? 'table' : metadataOnly ? 'meta' : 'json'}`;
   const encodeEvent = (type: string, ev: WatchEvent, obj: KubeObject): string => {

@@ -19,6 +19,7 @@ import type { EscalationGuard } from '../authz/rbac/escalation.js';
 import { certificatesigningrequests } from './certificates/csr.js';
 import { jobs } from './batch/jobs.js';
 import { cronjobs } from './batch/cronjobs.js';
+import { customresourcedefinitions } from './apiextensions/crds.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -41,6 +42,10 @@ export interface Registries {
   all: GenericRegistry[];
   /** Look up by group and resource name. */
   get(group: string, resource: string): GenericRegistry | undefined;
+  /** Serves a resource added at run time (a custom resource); replaces one of the same group and name. */
+  add(reg: GenericRegistry): void;
+  /** Stops serving a resource added at run time. */
+  remove(group: string, resource: string): void;
   serviceIPs: Allocator;
   nodePorts: Allocator;
 }
@@ -54,11 +59,22 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     deployments, replicasets, statefulsets, daemonsets, controllerrevisions, persistentvolumeclaims,
     endpointslices, leases, eventsK8sIO, certificatesigningrequests,
     ...rbacResources(cfg.escalation),
-    jobs, cronjobs,
+    jobs, cronjobs, customresourcedefinitions,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));
-  return { all, get: (g, r) => byKey.get(`${g}/${r}`), serviceIPs, nodePorts };
+  const remove = (g: string, r: string): void => {
+    const old = byKey.get(`${g}/${r}`);
+    if (!old) return;
+    byKey.delete(`${g}/${r}`);
+    all.splice(all.indexOf(old), 1);
+  };
+  const add = (reg: GenericRegistry): void => {
+    remove(reg.def.group, reg.def.resource);
+    all.push(reg);
+    byKey.set(`${reg.def.group}/${reg.def.resource}`, reg);
+  };
+  return { all, get: (g, r) => byKey.get(`${g}/${r}`), add, remove, serviceIPs, nodePorts };
 }
 
 // events.k8s.io Events are stored as core Events, and encrypted by the `events` rule.

@@ -25,6 +25,13 @@ export interface VersionDef {
   defaults?(obj: KubeObject): void;
   /** Sent as a `Warning: 299` header with every request in this version (a deprecated version). */
   deprecationWarning?: string;
+  /**
+   * Drops fields the version does not know, instead of the DSL schema's decoding (custom
+   * resources prune by their structural schema and have no Go types to mistype).
+   */
+  prune?(body: Record<string, unknown>): { object: unknown; unknown: string[]; invalid: { path: string; message: string }[] };
+  /** Table columns of this version, instead of the resource's (custom resources' additionalPrinterColumns). */
+  columns?: TableColumn[];
 }
 
 /**
@@ -129,6 +136,8 @@ export interface ResourceDef {
   extraSubresources?: string[];
   /** Storage prefix when not `/registry/<resource>/` (custom resources use their group). */
   storagePrefix?: string;
+  /** A custom resource: no strategic merge patch (415, as upstream). */
+  custom?: boolean;
 }
 
 export function storageKey(def: ResourceDef, namespace: string | undefined, name: string): string {
