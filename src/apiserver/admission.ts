@@ -1,6 +1,7 @@
 // Admission: checks and mutations between decoding and the strategy, in Kubernetes' order —
-// every mutating plugin, then every validating one. Webhooks and more plugins join this list
-// in their own issue; the built-in NamespaceLifecycle lives here now.
+// every mutating plugin, then every validating one, each list in kube-apiserver's plugin
+// order whatever order the plugins were built or named in. The built-in NamespaceLifecycle
+// lives here; the other plugins in admission/, which plugins.ts orders and switches on.
 import type { KubeObject } from '../api/object.js';
 import { forbidden, notFound, StatusError } from './errors.js';
 import type { GenericRegistry } from './registry/index.js';
@@ -15,6 +16,11 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   oldObject?: KubeObject;
   dryRun: boolean;
+  /**
+   * Warnings for the client (`Warning: 299` headers); plugins push onto it. Absent where a
+   * path has no reply to carry them.
+   */
+  warnings?: string[];
 }
 
 export interface AdmissionPlugin {
@@ -24,7 +30,8 @@ export interface AdmissionPlugin {
 }
 
 export class AdmissionChain {
-  constructor(private plugins: AdmissionPlugin[]) {}
+  /** Plugins are run in the order given; `admissionChain` (plugins.ts) orders them as upstream. */
+  constructor(readonly plugins: AdmissionPlugin[]) {}
 
   async admit(a: AdmissionAttributes): Promise<void> {
     for (const p of this.plugins) await p.mutate?.(a);

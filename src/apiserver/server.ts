@@ -16,7 +16,8 @@ import { NodeAuthorizer, feedNodeGraph } from './authz/node.js';
 import { NodeGraph } from './authz/node-graph.js';
 import { reconcileBootstrapPolicy } from './authz/bootstrap-policy/reconcile.js';
 import { accessReviewResources } from './handlers/access-review.js';
-import { AdmissionChain, namespaceLifecycle } from './admission.js';
+import { namespaceLifecycle, type AdmissionChain } from './admission.js';
+import { admissionChain } from './admission/plugins.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
@@ -74,6 +75,8 @@ export interface APIServerOptions {
   connections?: Partial<ConnectionOptions>;
   /** Admission plugins by name to leave out (kube-apiserver's --disable-admission-plugins). */
   disableAdmissionPlugins?: string[];
+  /** Admission plugins to run besides the default ones (--enable-admission-plugins). */
+  enableAdmissionPlugins?: string[];
   /** `--authorization-mode`: comma list of AlwaysAllow, AlwaysDeny, RBAC, Node (default Node,RBAC). */
   authorizationMode?: string;
   /** Authorizers built elsewhere for modes this server does not build itself (Node). */
@@ -116,6 +119,7 @@ export class APIServer {
   private nodeGraph = new NodeGraph();
   private node = new NodeAuthorizer(this.nodeGraph);
   private stopNodeGraph?: () => void;
+  readonly admission: AdmissionChain;
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
@@ -135,6 +139,13 @@ export class APIServer {
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
     this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision, ev.key));
     this.metrics.waitingReads = () => this.cache.waitingReads;
+    const reg = (group: string, resource: string) => this.registries.get(group, resource)!;
+    // One line per plugin; admissionChain orders them as kube-apiserver does.
+    this.admission = admissionChain([
+      namespaceLifecycle(reg('', 'namespaces')),
+      serviceAccountAdmission(reg('', 'serviceaccounts')),
+      nodeRestriction(reg('', 'pods'), reg('', 'nodes')),
+    ], { enable: opts.enableAdmissionPlugins, disable: opts.disableAdmissionPlugins });
   }
 
   async start(): Promise<{ port: number; address: string }> {
@@ -182,11 +193,7 @@ export class APIServer {
       authz,
       tokens: authentication,
       oidc: authentication.oidc(() => `${isIPv6(advertise) ? `[${advertise}]` : advertise}:${port}`),
-      admission: new AdmissionChain([
-        namespaceLifecycle(this.registries.get('', 'namespaces')!),
-        serviceAccountAdmission(this.registries.get('', 'serviceaccounts')!),
-        nodeRestriction(this.registries.get('', 'pods')!, this.registries.get('', 'nodes')!),
-      ].filter((p) => !this.opts.disableAdmissionPlugins?.includes(p.name))),
+      admission: this.admission,
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
       served,
