@@ -39,6 +39,20 @@ export class AdmissionChain {
   }
 }
 
+/** `pods "web" is forbidden: …` (or `pods is forbidden: …` without a name), as admission.NewForbidden words it. */
+export function admissionForbidden(a: AdmissionAttributes, message: string): StatusError {
+  const resource = a.info.group ? `${a.info.resource}.${a.info.group}` : a.info.resource;
+  const name = a.info.name || a.object?.metadata.name || '';
+  return forbidden(name ? `${resource} "${name}" is forbidden: ${message}` : `${resource} is forbidden: ${message}`, {
+    name: name || undefined, group: a.info.group || undefined, kind: a.info.resource,
+  });
+}
+
+/** A create or update of a pod itself (not a subresource): what the pod plugins look at. */
+export function isPodWrite(a: AdmissionAttributes, ops: AdmissionAttributes['operation'][] = ['CREATE']): boolean {
+  return a.info.group === '' && a.info.resource === 'pods' && !a.info.subresource && ops.includes(a.operation) && a.object !== undefined;
+}
+
 const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 
 /** Objects need an existing, non-terminating namespace; the system namespaces cannot go. */

@@ -18,6 +18,11 @@ import { reconcileBootstrapPolicy } from './authz/bootstrap-policy/reconcile.js'
 import { accessReviewResources } from './handlers/access-review.js';
 import { namespaceLifecycle, type AdmissionChain } from './admission.js';
 import { admissionChain } from './admission/plugins.js';
+import { limitRanger } from './admission/limit-ranger.js';
+import { podSecurity } from './admission/podsecurity/index.js';
+import { priority } from './admission/priority.js';
+import { defaultTolerationSeconds } from './admission/default-toleration-seconds.js';
+import { resourceQuota } from './admission/resource-quota.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
@@ -145,6 +150,11 @@ export class APIServer {
       namespaceLifecycle(reg('', 'namespaces')),
       serviceAccountAdmission(reg('', 'serviceaccounts')),
       nodeRestriction(reg('', 'pods'), reg('', 'nodes')),
+      limitRanger(reg('', 'limitranges')),
+      podSecurity(reg('', 'namespaces')),
+      priority(reg('scheduling.k8s.io', 'priorityclasses')),
+      defaultTolerationSeconds(),
+      resourceQuota(reg('', 'resourcequotas')),
     ], { enable: opts.enableAdmissionPlugins, disable: opts.disableAdmissionPlugins });
   }
 

@@ -13,6 +13,8 @@ import { leases } from './coordination/leases.js';
 import { rbacResources } from './rbac/resources.js';
 import type { EscalationGuard } from '../authz/rbac/escalation.js';
 import { certificatesigningrequests } from './certificates/csr.js';
+import { limitranges, resourcequotas } from './core/policy.js';
+import { priorityclasses } from './scheduling/priorityclasses.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -47,6 +49,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
     deployments, replicasets, endpointslices, leases, eventsK8sIO, certificatesigningrequests,
     ...rbacResources(cfg.escalation),
+    limitranges, resourcequotas, priorityclasses,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));

@@ -14,3 +14,4 @@ import './namespace.js';
 import './config.js';
 import './event.js';
 import './references.js';
+import './policy.js';
