@@ -37,6 +37,7 @@ export type ClusterRole = Stored<rbac.ClusterRole>;
 export type RoleBinding = Stored<rbac.RoleBinding>;
 export type ClusterRoleBinding = Stored<rbac.ClusterRoleBinding>;
 export type CertificateSigningRequest = Stored<certificates.CertificateSigningRequest>;
+export type ResourceQuota = Stored<core.ResourceQuota>;
 
 /** An object of any kind whose metadata is typed: what owner-reference and key helpers take. */
 export interface KindObject {

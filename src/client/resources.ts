@@ -35,6 +35,7 @@ export const resources = {
   rolebindings: r<k.RoleBinding>('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
   clusterrolebindings: r<k.ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
   certificatesigningrequests: r<k.CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
+  resourcequotas: r<k.ResourceQuota>('', 'v1', 'resourcequotas', 'ResourceQuota', true),
 } as const;
 
 export function apiVersion(t: ResourceType<ObjectBase>): string {
