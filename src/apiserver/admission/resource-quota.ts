@@ -40,12 +40,12 @@ export function resourceQuota(quotas: GenericRegistry): AdmissionPlugin {
     for (const quota of matching) {
       const hard = (quota.spec?.hard ?? {}) as Record<string, string>;
       const used = (quota.status?.used ?? {}) as Record<string, string>;
-      const relevant = [...delta.keys()].filter((k) => k in hard).sort();
-      if (!relevant.length) continue;
       if (a.info.resource === 'pods' && !a.info.group) {
         const missing = missingDeclarations(quota, obj);
         if (missing) throw admissionForbidden(a, missing);
       }
+      const relevant = [...delta.keys()].filter((k) => k in hard).sort();
+      if (!relevant.length) continue;
       const unknown = relevant.find((k) => !(k in used));
       if (unknown) throw admissionForbidden(a, `status unknown for quota: ${quota.metadata.name}, resource: ${unknown}`);
       const exceeded = relevant.filter((k) => milliValue(used[k], 0) + delta.get(k)! > milliValue(hard[k], 0));
