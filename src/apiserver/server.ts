@@ -21,7 +21,7 @@ import { admissionChain } from './admission/plugins.js';
 import { limitRanger } from './admission/limit-ranger.js';
 import { podSecurity } from './admission/podsecurity/index.js';
 import { priority } from './admission/priority.js';
-import { defaultTolerationSeconds } from './admission/default-toleration-seconds.js';
+import { defaultTolerationSeconds, type TolerationSeconds } from './admission/default-toleration-seconds.js';
 import { resourceQuota } from './admission/resource-quota.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { nodeRestriction } from './admission/node-restriction.js';
@@ -82,6 +82,8 @@ export interface APIServerOptions {
   disableAdmissionPlugins?: string[];
   /** Admission plugins to run besides the default ones (--enable-admission-plugins). */
   enableAdmissionPlugins?: string[];
+  /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (300). */
+  defaultTolerationSeconds?: Partial<TolerationSeconds>;
   /** `--authorization-mode`: comma list of AlwaysAllow, AlwaysDeny, RBAC, Node (default Node,RBAC). */
   authorizationMode?: string;
   /** Authorizers built elsewhere for modes this server does not build itself (Node). */
@@ -153,7 +155,7 @@ export class APIServer {
       limitRanger(reg('', 'limitranges')),
       podSecurity(reg('', 'namespaces')),
       priority(reg('scheduling.k8s.io', 'priorityclasses')),
-      defaultTolerationSeconds(),
+      defaultTolerationSeconds(opts.defaultTolerationSeconds),
       resourceQuota(reg('', 'resourcequotas')),
     ], { enable: opts.enableAdmissionPlugins, disable: opts.disableAdmissionPlugins });
   }

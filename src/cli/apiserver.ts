@@ -52,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
   const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
   const server = new APIServer({
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
-    disableAdmissionPlugins: admission.disable, enableAdmissionPlugins: admission.enable,
+    disableAdmissionPlugins: admission.disable, enableAdmissionPlugins: admission.enable, defaultTolerationSeconds: admission.tolerationSeconds,
     tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'], ...authenticationOptions(values, dataDir), encryption,
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });

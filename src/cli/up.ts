@@ -66,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir), encryption,
     authorizationMode: values['authorization-mode'],
-    enableAdmissionPlugins: admission.enable, disableAdmissionPlugins: admission.disable,
+    enableAdmissionPlugins: admission.enable, disableAdmissionPlugins: admission.disable, defaultTolerationSeconds: admission.tolerationSeconds,
   });
   const stops: (() => Promise<void>)[] = [];
   const shutdown = async () => {
