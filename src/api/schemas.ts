@@ -11,6 +11,7 @@ import './events/v1/schema.js';
 import './rbac/schema.js';
 import './certificates/v1/schema.js';
 import './scheduling/v1/schema.js';
+import './admissionregistration/v1/schema.js';
 import { allTypes, ref, type RefSchema } from './schema.js';
 import { META } from './meta/v1/names.js';
 

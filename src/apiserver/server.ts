@@ -23,6 +23,7 @@ import { podSecurity } from './admission/podsecurity/index.js';
 import { priority } from './admission/priority.js';
 import { defaultTolerationSeconds, type TolerationSeconds } from './admission/default-toleration-seconds.js';
 import { resourceQuota } from './admission/resource-quota.js';
+import { mutatingWebhooks, validatingWebhooks } from './admission/webhook/index.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
@@ -157,6 +158,8 @@ export class APIServer {
       priority(reg('scheduling.k8s.io', 'priorityclasses')),
       defaultTolerationSeconds(opts.defaultTolerationSeconds),
       resourceQuota(reg('', 'resourcequotas')),
+      mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
+      validatingWebhooks(reg('admissionregistration.k8s.io', 'validatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
     ], { enable: opts.enableAdmissionPlugins, disable: opts.disableAdmissionPlugins });
   }
 

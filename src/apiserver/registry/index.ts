@@ -15,6 +15,7 @@ import type { EscalationGuard } from '../authz/rbac/escalation.js';
 import { certificatesigningrequests } from './certificates/csr.js';
 import { limitranges, resourcequotas } from './core/policy.js';
 import { priorityclasses } from './scheduling/priorityclasses.js';
+import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration/webhooks.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -49,7 +50,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
     deployments, replicasets, endpointslices, leases, eventsK8sIO, certificatesigningrequests,
     ...rbacResources(cfg.escalation),
-    limitranges, resourcequotas, priorityclasses,
+    limitranges, resourcequotas, priorityclasses, mutatingwebhookconfigurations, validatingwebhookconfigurations,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));
