@@ -149,3 +149,21 @@ t.test('reinvocationPolicy IfNeeded: called again after a later webhook changed 
   await remove('mutating', 'a-first');
   await remove('mutating', 'b-second');
 });
+
+t.test('CONNECT: an exec upgrade goes through the chain, with the PodExecOptions', async (t) => {
+  const hook = await startWebhookServer(t, () => ({ allowed: false, status: { code: 403, reason: 'Forbidden', message: 'no exec here' } }));
+  await configure('validating', 'noexec', [webhook('noexec.example.com', { url: `https://127.0.0.1:${hook.port}/`, caBundle: hook.caBundle }, {
+    rules: [{ operations: ['CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/exec'] }],
+  })]);
+  t.equal((await c.post('/api/v1/namespaces/default/pods', fixtures.pod('target'))).status, 201);
+  const upgrade = () => c.request('GET', '/api/v1/namespaces/default/pods/target/exec?command=ls&command=-l&stdout=true&container=main', {
+    headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': 'v5.channel.k8s.io' },
+  });
+  await until(async () => (await upgrade()).status === 403);
+  const res = await upgrade();
+  t.equal(res.status, 403);
+  t.equal(res.body.message, 'admission webhook "noexec.example.com" denied the request: no exec here');
+  const sent = hook.reviews.at(-1)!.request;
+  t.match(sent, { operation: 'CONNECT', name: 'target', namespace: 'default', subResource: 'exec', kind: { kind: 'PodExecOptions' }, object: { kind: 'PodExecOptions', command: ['ls', '-l'], stdout: true, container: 'main' } });
+  await remove('validating', 'noexec');
+});

@@ -3,7 +3,7 @@
 // set (noted in the `kubernetes.io/limit-ranger` annotation), then every Container and Pod
 // item's min, max and maxLimitRequestRatio are checked, in upstream's words.
 import type { Fields, KubeObject } from '../../api/object.js';
-import { podLimits, podRequests, type ResourceAmounts } from '../../api/core/pod-resources.js';
+import { formatMilli, isByteResource, podLimits, podRequests, type ResourceAmounts } from '../../api/core/pod-resources.js';
 import { milliValue } from '../../util/quantity.js';
 import { admissionForbidden, isPodWrite, type AdmissionAttributes, type AdmissionPlugin } from '../admission.js';
 import type { GenericRegistry } from '../registry/index.js';
@@ -90,7 +90,7 @@ function check(item: Fields, type: string, o: Observed): string[] {
   return errs;
 }
 
-const text = (amounts: ResourceAmounts): Quantities => Object.fromEntries([...amounts].map(([k, v]) => [k, v % 1000 ? `${v}m` : String(v / 1000)]));
+const text = (amounts: ResourceAmounts): Quantities => Object.fromEntries([...amounts].map(([k, v]) => [k, formatMilli(v, isByteResource(k))]));
 
 function validatePod(pod: KubeObject, ranges: KubeObject[]): string[] {
   const errs: string[] = [];
