@@ -72,3 +72,16 @@ t.test('the namespace labels choose the level; a bad one is restricted', async (
   t.strictSame(levelFor({ [`${p}enforce`]: 'strict' }, 'enforce'), { level: 'restricted', version: 'latest' });
   t.strictSame(levelFor({ [`${p}enforce`]: 'baseline', [`${p}enforce-version`]: '1.30' }, 'enforce'), { level: 'restricted', version: 'latest' });
 });
+
+t.test('baseline: SELinux options and AppArmor profiles', async (t) => {
+  const spec = {
+    securityContext: { seLinuxOptions: { type: 'spc_t' }, appArmorProfile: { type: 'Unconfined' } },
+    containers: [container('a', { seLinuxOptions: { user: 'root', type: 'container_t' } }), container('b', { seLinuxOptions: { type: 'container_init_t' } })],
+  };
+  const meta = { annotations: { 'container.apparmor.security.beta.kubernetes.io/a': 'unconfined', 'container.apparmor.security.beta.kubernetes.io/b': 'runtime/default' } };
+  const found = violations('baseline', spec, meta);
+  t.strictSame(found.map((v) => v.reason), ['forbidden AppArmor profiles', 'seLinuxOptions']);
+  t.equal(found[0].detail, 'pod and annotation must not set AppArmor profile type to "Unconfined", "container.apparmor.security.beta.kubernetes.io/a=\\"unconfined\\""');
+  t.equal(found[1].detail, 'pod and container "a" set forbidden securityContext.seLinuxOptions: type "spc_t"; user may not be set');
+  t.strictSame(violations('baseline', { securityContext: { seLinuxOptions: { type: 'container_t', level: 's0:c1' }, appArmorProfile: { type: 'RuntimeDefault' } }, containers: [container('a')] }, { annotations: { 'container.apparmor.security.beta.kubernetes.io/a': 'localhost/p' } }), []);
+});

@@ -1,12 +1,12 @@
 // The Pod Security Standards checks, after k8s.io/pod-security-admission/policy at its latest
-// version: each returns null or the reason and detail upstream prints. The baseline checks
+// version (Windows hostProcess aside): each returns null or the reason and detail upstream prints. The baseline checks
 // come first, then the restricted ones, each set in upstream's check-ID order; at restricted,
 // two baseline checks give way to their stricter versions.
 import type { Fields } from '../../../api/object.js';
 
 export type Level = 'privileged' | 'baseline' | 'restricted';
 export interface Violation { reason: string; detail: string }
-type Check = { id: string; level: Level; overrides?: string; run(spec: Fields): Violation | null };
+type Check = { id: string; level: Level; overrides?: string; run(spec: Fields, meta: Fields): Violation | null };
 
 interface Named { name: string; sc: Fields }
 
@@ -32,7 +32,27 @@ function addedCapabilities(sc: Fields): string[] {
   return (sc.capabilities?.add ?? []) as string[];
 }
 
+const seLinuxTypes = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t']);
+const APPARMOR_ANNOTATION = 'container.apparmor.security.beta.kubernetes.io/';
+
 const baseline: Check[] = [
+  {
+    id: 'appArmorProfile', level: 'baseline', run(spec, meta) {
+      const ok = (t: unknown) => t === 'RuntimeDefault' || t === 'Localhost';
+      const values = new Set<string>();
+      const podBad = spec.securityContext?.appArmorProfile && !ok(spec.securityContext.appArmorProfile.type);
+      if (podBad) values.add(spec.securityContext.appArmorProfile.type);
+      const bad = containers(spec).filter((c) => c.sc.appArmorProfile && !ok(c.sc.appArmorProfile.type));
+      for (const c of bad) values.add(c.sc.appArmorProfile.type);
+      const annotations = Object.entries((meta.annotations ?? {}) as Record<string, string>)
+        .filter(([k, v]) => k.startsWith(APPARMOR_ANNOTATION) && v !== 'runtime/default' && !v.startsWith('localhost/'))
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`).sort();
+      const who = [...(podBad ? ['pod'] : []), ...(bad.length ? [containerWord(bad.map((c) => c.name))] : []), ...(annotations.length ? [plural('annotation', 'annotations', annotations.length)] : [])];
+      if (!who.length) return null;
+      const list = [...[...values].sort(), ...annotations];
+      return { reason: plural('forbidden AppArmor profile', 'forbidden AppArmor profiles', list.length), detail: `${who.join(' and ')} must not set AppArmor profile type to ${quote(list)}` };
+    },
+  },
   {
     id: 'capabilities_baseline', level: 'baseline', run(spec) {
       const bad = containers(spec).filter((c) => addedCapabilities(c.sc).some((cap) => !defaultCapabilities.has(cap)));
@@ -74,6 +94,25 @@ const baseline: Check[] = [
       if (!bad.length) return null;
       const values = [...new Set(bad.map((c) => c.sc.procMount as string))].sort();
       return { reason: 'procMount', detail: `${containerWord(bad.map((c) => c.name))} must not set securityContext.procMount to ${quote(values)}` };
+    },
+  },
+  {
+    id: 'seLinuxOptions', level: 'baseline', run(spec) {
+      const types = new Set<string>();
+      let user = false, role = false;
+      const valid = (o: Fields | undefined) => {
+        if (!o) return true;
+        let ok = true;
+        if (!seLinuxTypes.has(o.type ?? '')) { ok = false; types.add(o.type); }
+        if (o.user) { ok = false; user = true; }
+        if (o.role) { ok = false; role = true; }
+        return ok;
+      };
+      const pod = !valid(spec.securityContext?.seLinuxOptions);
+      const bad = containers(spec).filter((c) => !valid(c.sc.seLinuxOptions)).map((c) => c.name);
+      if (!pod && !bad.length) return null;
+      const what = [...(types.size ? [`${plural('type', 'types', types.size)} ${quote([...types].sort())}`] : []), ...(user ? ['user may not be set'] : []), ...(role ? ['role may not be set'] : [])];
+      return { reason: 'seLinuxOptions', detail: `${setters(pod, bad)} set forbidden securityContext.seLinuxOptions: ${what.join('; ')}` };
     },
   },
   {
@@ -160,12 +199,12 @@ const restricted: Check[] = [
   },
 ];
 
-/** Every violation of a pod spec at a level, in upstream's order. */
-export function violations(level: Level, spec: Fields): Violation[] {
+/** Every violation of a pod (spec, and metadata for the AppArmor annotations) at a level, in upstream's order. */
+export function violations(level: Level, spec: Fields, meta: Fields = {}): Violation[] {
   if (level === 'privileged') return [];
   const checks = level === 'baseline' ? baseline : [...baseline, ...restricted];
   const overridden = new Set(checks.map((c) => c.overrides).filter(Boolean));
-  return checks.filter((c) => !overridden.has(c.id)).map((c) => c.run(spec)).filter((v): v is Violation => v !== null);
+  return checks.filter((c) => !overridden.has(c.id)).map((c) => c.run(spec, meta)).filter((v): v is Violation => v !== null);
 }
 
 /** `allowPrivilegeEscalation != false (container "c" must set …), …`, as upstream joins them. */

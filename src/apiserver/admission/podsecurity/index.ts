@@ -26,14 +26,14 @@ export function levelFor(labels: Record<string, string>, mode: 'enforce' | 'warn
 
 /** Where a workload resource keeps its pod template. */
 const templates: Record<string, (o: KubeObject) => Fields | undefined> = {
-  '/podtemplates': (o) => o.template?.spec,
-  '/replicationcontrollers': (o) => o.spec?.template?.spec,
-  'apps/deployments': (o) => o.spec?.template?.spec,
-  'apps/replicasets': (o) => o.spec?.template?.spec,
-  'apps/statefulsets': (o) => o.spec?.template?.spec,
-  'apps/daemonsets': (o) => o.spec?.template?.spec,
-  'batch/jobs': (o) => o.spec?.template?.spec,
-  'batch/cronjobs': (o) => o.spec?.jobTemplate?.spec?.template?.spec,
+  '/podtemplates': (o) => o.template,
+  '/replicationcontrollers': (o) => o.spec?.template,
+  'apps/deployments': (o) => o.spec?.template,
+  'apps/replicasets': (o) => o.spec?.template,
+  'apps/statefulsets': (o) => o.spec?.template,
+  'apps/daemonsets': (o) => o.spec?.template,
+  'batch/jobs': (o) => o.spec?.template,
+  'batch/cronjobs': (o) => o.spec?.jobTemplate?.spec?.template,
 };
 
 /** Images aside, whether an update changed the pod spec (upstream lets image-only updates through). */
@@ -61,10 +61,11 @@ export function podSecurity(namespaces: GenericRegistry): AdmissionPlugin {
       const ns = await namespaces.get(undefined, a.info.namespace);
       const nsLabels = (ns.metadata.labels ?? {}) as Record<string, string>;
       const enforce = levelFor(nsLabels, 'enforce'), warn = levelFor(nsLabels, 'warn');
-      const spec = isPod ? a.object.spec : template!(a.object);
+      const pod = isPod ? a.object : template!(a.object);
+      const spec = pod?.spec, meta = pod?.metadata ?? {};
       if (!spec) return;
       if (isPod) {
-        const denied = violations(enforce.level, spec);
+        const denied = violations(enforce.level, spec, meta);
         if (denied.length) throw admissionForbidden(a, `violates PodSecurity "${label(enforce)}": ${describe(denied)}`);
       }
       // A workload is warned at the enforce level too: its pods would be refused.
@@ -73,7 +74,7 @@ export function podSecurity(namespaces: GenericRegistry): AdmissionPlugin {
       for (const lv of warnAt) {
         if (seen.has(label(lv)) || (isPod && label(lv) === label(enforce))) continue;
         seen.add(label(lv));
-        const found = violations(lv.level, spec);
+        const found = violations(lv.level, spec, meta);
         if (found.length) a.warnings?.push(`would violate PodSecurity "${label(lv)}": ${describe(found)}`);
       }
     },
