@@ -16,8 +16,14 @@ const up = await startCapstanUp(t);
 const k = kubectlFor(t, up.kubeconfig);
 const jsonpath = (args: string[], path: string) => k.ok([...args, '-o', `jsonpath=${path}`]);
 
+/** A new namespace, once the controller-manager has given it its `default` ServiceAccount (pods need it). */
+async function createNamespace(name: string): Promise<void> {
+  await k.ok(['create', 'namespace', name]);
+  await eventually(async () => (await k(['get', 'serviceaccount', 'default', '-n', name])).code === 0, 30_000, `the default ServiceAccount in ${name}`);
+}
+
 t.test('a LimitRange defaults a pod\'s resources', async (t) => {
-  await k.ok(['create', 'namespace', 'limits']);
+  await createNamespace('limits');
   await k.ok(['apply', '-n', 'limits', '-f', '-'], `apiVersion: v1
 kind: LimitRange
 metadata: {name: defaults}
@@ -38,7 +44,7 @@ spec:
 });
 
 t.test('a ResourceQuota refuses the pod over it; the controller keeps status.used', async (t) => {
-  await k.ok(['create', 'namespace', 'quota']);
+  await createNamespace('quota');
   await k.ok(['create', 'quota', 'pods', '-n', 'quota', '--hard=pods=1,configmaps=10']);
   await eventually(async () => (await jsonpath(['get', 'quota', 'pods', '-n', 'quota'], '{.status.used.pods}')) === '0', 30_000, 'the quota controller to count');
   await k.ok(['run', 'one', '-n', 'quota', '--image=busybox', '--restart=Never']);
@@ -54,7 +60,7 @@ t.test('a ResourceQuota refuses the pod over it; the controller keeps status.use
 });
 
 t.test('PodSecurity: restricted refuses a privileged pod with upstream\'s message; warn mode warns', async (t) => {
-  await k.ok(['create', 'namespace', 'secure']);
+  await createNamespace('secure');
   await k.ok(['label', 'namespace', 'secure', 'pod-security.kubernetes.io/enforce=restricted']);
   const privileged = `apiVersion: v1
 kind: Pod
@@ -72,7 +78,7 @@ spec:
     + 'unrestricted capabilities (container "main" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "main" must set securityContext.runAsNonRoot=true), '
     + 'seccompProfile (pod or container "main" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")');
 
-  await k.ok(['create', 'namespace', 'warned']);
+  await createNamespace('warned');
   await k.ok(['label', 'namespace', 'warned', 'pod-security.kubernetes.io/warn=baseline']);
   const warned = await k(['apply', '-n', 'warned', '-f', '-'], privileged);
   t.equal(warned.code, 0, warned.stderr);
@@ -83,7 +89,7 @@ spec:
 t.test('a PriorityClass sets the pod\'s priority', async (t) => {
   t.match(await k.ok(['get', 'priorityclasses']), /system-cluster-critical\s+2000000000\s+false/);
   await k.ok(['create', 'priorityclass', 'high', '--value=1000', '--description=important']);
-  await k.ok(['create', 'namespace', 'prio']);
+  await createNamespace('prio');
   await k.ok(['run', 'vip', '-n', 'prio', '--image=busybox', '--restart=Never', '--overrides', '{"spec":{"priorityClassName":"high"}}']);
   t.equal(await jsonpath(['get', 'pod', 'vip', '-n', 'prio'], '{.spec.priority}'), '1000');
   const missing = await k(['run', 'nobody', '-n', 'prio', '--image=busybox', '--restart=Never', '--overrides', '{"spec":{"priorityClassName":"nope"}}']);
