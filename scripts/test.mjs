@@ -27,7 +27,7 @@ function testFiles(dir) {
 // test file in it; a new test file that needs none of those belongs in this list.
 const UNIT = [
   'test/apiserver/authn', 'test/apiserver/authz',
-  'test/apiserver/encryption', 'test/apiextensions',
+  'test/apiserver/encryption', 'test/apiextensions', 'test/apiserver/admission',
   'test/cli/authn-flags',
   'test/client/fake', 'test/client/leaderelection', 'test/client/workqueue',
   'test/cni/ipam',
@@ -36,7 +36,7 @@ const UNIT = [
   'test/controllers/podgc', 'test/controllers/replicaset', 'test/controllers/replicaset-slowstart',
   'test/controllers/statefulset', 'test/controllers/daemonset',
   'test/controllers/serviceaccount', 'test/controllers/serviceaccount-tokens', 'test/controllers/clusterroleaggregation', 'test/controllers/tokencleaner',
-  'test/controllers/csr', 'test/apiserver/node-authorizer',
+  'test/controllers/csr', 'test/controllers/resourcequota', 'test/apiserver/node-authorizer',
   'test/controllers/job', 'test/controllers/cronjob', 'test/hollow/exit-plan',
   'test/dns/zone',
   'test/fieldmanager/fields-v1',

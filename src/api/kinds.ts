@@ -44,6 +44,7 @@ export type ClusterRoleBinding = Stored<rbac.ClusterRoleBinding>;
 export type CertificateSigningRequest = Stored<certificates.CertificateSigningRequest>;
 export type Job = Stored<batch.Job>;
 export type CronJob = Stored<batch.CronJob>;
+export type ResourceQuota = Stored<core.ResourceQuota>;
 
 /** An object of any kind whose metadata is typed: what owner-reference and key helpers take. */
 export interface KindObject {

@@ -1,6 +1,7 @@
 // Admission: checks and mutations between decoding and the strategy, in Kubernetes' order —
-// every mutating plugin, then every validating one. Webhooks and more plugins join this list
-// in their own issue; the built-in NamespaceLifecycle lives here now.
+// every mutating plugin, then every validating one, each list in kube-apiserver's plugin
+// order whatever order the plugins were built or named in. The built-in NamespaceLifecycle
+// lives here; the other plugins in admission/, which plugins.ts orders and switches on.
 import type { KubeObject } from '../api/object.js';
 import { forbidden, notFound, StatusError } from './errors.js';
 import type { GenericRegistry } from './registry/index.js';
@@ -15,6 +16,11 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   oldObject?: KubeObject;
   dryRun: boolean;
+  /**
+   * Warnings for the client (`Warning: 299` headers); plugins push onto it. Absent where a
+   * path has no reply to carry them.
+   */
+  warnings?: string[];
 }
 
 export interface AdmissionPlugin {
@@ -24,12 +30,27 @@ export interface AdmissionPlugin {
 }
 
 export class AdmissionChain {
-  constructor(private plugins: AdmissionPlugin[]) {}
+  /** Plugins are run in the order given; `admissionChain` (plugins.ts) orders them as upstream. */
+  constructor(readonly plugins: AdmissionPlugin[]) {}
 
   async admit(a: AdmissionAttributes): Promise<void> {
     for (const p of this.plugins) await p.mutate?.(a);
     for (const p of this.plugins) await p.validate?.(a);
   }
+}
+
+/** `pods "web" is forbidden: …` (or `pods is forbidden: …` without a name), as admission.NewForbidden words it. */
+export function admissionForbidden(a: AdmissionAttributes, message: string): StatusError {
+  const resource = a.info.group ? `${a.info.resource}.${a.info.group}` : a.info.resource;
+  const name = a.info.name || a.object?.metadata.name || '';
+  return forbidden(name ? `${resource} "${name}" is forbidden: ${message}` : `${resource} is forbidden: ${message}`, {
+    name: name || undefined, group: a.info.group || undefined, kind: a.info.resource,
+  });
+}
+
+/** A create or update of a pod itself (not a subresource): what the pod plugins look at. */
+export function isPodWrite(a: AdmissionAttributes, ops: AdmissionAttributes['operation'][] = ['CREATE']): boolean {
+  return a.info.group === '' && a.info.resource === 'pods' && !a.info.subresource && ops.includes(a.operation) && a.object !== undefined;
 }
 
 const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);

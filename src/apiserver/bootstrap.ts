@@ -8,6 +8,7 @@ import type { Fields, KubeObject } from '../api/object.js';
 import { StatusError } from './errors.js';
 import type { Registries, RequestContext } from './registry/index.js';
 import { formatIPv4 } from '../util/index.js';
+import { SYSTEM_PRIORITY_CLASSES } from './registry/scheduling/priorityclasses.js';
 
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -24,6 +25,9 @@ async function ensure(create: () => Promise<unknown>): Promise<void> {
 export async function bootstrap(registries: Registries, ctx: RequestContext, apiserver: { address: string; port: number }): Promise<void> {
   const ns = registries.get('', 'namespaces')!;
   for (const name of systemNamespaces) await ensure(() => ns.create({ metadata: { name } }, ctx));
+  // Upstream's scheduling/bootstrap-system-priority-classes post-start hook.
+  const priorityClasses = registries.get('scheduling.k8s.io', 'priorityclasses')!;
+  for (const pc of SYSTEM_PRIORITY_CLASSES) await ensure(() => priorityClasses.create(structuredClone(pc), ctx));
 
   const firstIP = formatIPv4(registries.serviceIPs.range.first);
   const services = registries.get('', 'services')!;

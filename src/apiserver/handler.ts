@@ -10,6 +10,7 @@ import type { Authentication, Authenticated, Authenticator, UserInfo } from './a
 import type { OIDCDiscovery } from './authn/oidc.js';
 import { forbiddenError, type Authorizer } from './authz/index.js';
 import type { AdmissionChain } from './admission.js';
+import { connectOptions } from './admission/connect-options.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
 import { StatusError, badRequest, methodNotAllowed, noSuchPath, notAcceptable } from './errors.js';
 import type { FieldTracker } from './managed-fields.js';
@@ -123,7 +124,7 @@ export function createHandler(deps: HandlerDeps) {
     const handlerDeps = { admission: deps.admission, fields: deps.fields };
     if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return proxyPodLog(h, deps.registries, deps.kubelet);
     if (isStreamSubresource(info.resource, info.subresource) && !info.group) throw badRequest('Upgrade request required');
-    if (info.group === '' && info.resource === 'serviceaccounts' && info.subresource === 'token') return createToken(h, deps.registries, deps.tokens.issuer);
+    if (info.group === '' && info.resource === 'serviceaccounts' && info.subresource === 'token') return createToken(h, deps.registries, deps.tokens.issuer, deps.admission);
     if (info.subresource) return subresourceHandler(h, handlerDeps);
     switch (info.verb) {
       case 'get': return getResource(h, deps.cache);
@@ -217,6 +218,7 @@ export function createUpgradeHandler(deps: HandlerDeps) {
       info = { ...info, verb: 'create' };
       const denial = await deps.authz.authorize(user, info);
       if (denial !== null) throw forbiddenError(info, denial);
+      await deps.admission.admit({ operation: 'CONNECT', info, user, registry: deps.registries.get('', 'pods')!, object: connectOptions(info.subresource, url.searchParams), dryRun: false });
       deps.metrics.requests.inc({ verb: 'CONNECT', group: '', resource: 'pods', subresource: info.subresource, code: '101' });
       await proxyStreamUpgrade(req, socket, head, info.namespace, info.name, info.subresource, url.searchParams, deps.registries, deps.kubelet);
     } catch (err) {

@@ -16,7 +16,14 @@ import { NodeAuthorizer, feedNodeGraph } from './authz/node.js';
 import { NodeGraph } from './authz/node-graph.js';
 import { reconcileBootstrapPolicy } from './authz/bootstrap-policy/reconcile.js';
 import { accessReviewResources } from './handlers/access-review.js';
-import { AdmissionChain, namespaceLifecycle } from './admission.js';
+import { namespaceLifecycle, type AdmissionChain } from './admission.js';
+import { admissionChain } from './admission/plugins.js';
+import { limitRanger } from './admission/limit-ranger.js';
+import { podSecurity } from './admission/podsecurity/index.js';
+import { priority } from './admission/priority.js';
+import { defaultTolerationSeconds, type TolerationSeconds } from './admission/default-toleration-seconds.js';
+import { resourceQuota } from './admission/resource-quota.js';
+import { mutatingWebhooks, validatingWebhooks } from './admission/webhook/index.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
@@ -75,6 +82,10 @@ export interface APIServerOptions {
   connections?: Partial<ConnectionOptions>;
   /** Admission plugins by name to leave out (kube-apiserver's --disable-admission-plugins). */
   disableAdmissionPlugins?: string[];
+  /** Admission plugins to run besides the default ones (--enable-admission-plugins). */
+  enableAdmissionPlugins?: string[];
+  /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (300). */
+  defaultTolerationSeconds?: Partial<TolerationSeconds>;
   /** `--authorization-mode`: comma list of AlwaysAllow, AlwaysDeny, RBAC, Node (default Node,RBAC). */
   authorizationMode?: string;
   /** Authorizers built elsewhere for modes this server does not build itself (Node). */
@@ -119,6 +130,7 @@ export class APIServer {
   private stopNodeGraph?: () => void;
   /** Serves custom resources as their CustomResourceDefinitions come and go. */
   crds?: CRDController;
+  readonly admission: AdmissionChain;
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
@@ -138,6 +150,20 @@ export class APIServer {
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
     this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision, ev.key));
     this.metrics.waitingReads = () => this.cache.waitingReads;
+    const reg = (group: string, resource: string) => this.registries.get(group, resource)!;
+    // One line per plugin; admissionChain orders them as kube-apiserver does.
+    this.admission = admissionChain([
+      namespaceLifecycle(reg('', 'namespaces')),
+      serviceAccountAdmission(reg('', 'serviceaccounts')),
+      nodeRestriction(reg('', 'pods'), reg('', 'nodes')),
+      limitRanger(reg('', 'limitranges')),
+      podSecurity(reg('', 'namespaces')),
+      priority(reg('scheduling.k8s.io', 'priorityclasses')),
+      defaultTolerationSeconds(opts.defaultTolerationSeconds),
+      resourceQuota(reg('', 'resourcequotas')),
+      mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
+      validatingWebhooks(reg('admissionregistration.k8s.io', 'validatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
+    ], { enable: opts.enableAdmissionPlugins, disable: opts.disableAdmissionPlugins });
   }
 
   async start(): Promise<{ port: number; address: string }> {
@@ -189,11 +215,7 @@ export class APIServer {
       authz,
       tokens: authentication,
       oidc: authentication.oidc(() => `${isIPv6(advertise) ? `[${advertise}]` : advertise}:${port}`),
-      admission: new AdmissionChain([
-        namespaceLifecycle(this.registries.get('', 'namespaces')!),
-        serviceAccountAdmission(this.registries.get('', 'serviceaccounts')!),
-        nodeRestriction(this.registries.get('', 'pods')!, this.registries.get('', 'nodes')!),
-      ].filter((p) => !this.opts.disableAdmissionPlugins?.includes(p.name))),
+      admission: this.admission,
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
       served,

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { APIServer } from '../apiserver/server.js';
 import { encryptionFlag } from './encryption-flag.js';
+import { admissionFlags, admissionFlagSpecs } from './admission-flags.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { untilSignal } from './signals.js';
@@ -24,7 +25,7 @@ export const apiserverFlags = {
   'kubelet-client-key': { type: 'string' },
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
   'service-node-port-range': { type: 'string', default: '30000-32767' },
-  'disable-admission-plugins': { type: 'string', default: '' },
+  ...admissionFlagSpecs,
   'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
   ...authenticationFlags,
   'encryption-provider-config': { type: 'string' },
@@ -47,10 +48,11 @@ export async function run(argv: string[]): Promise<number> {
     ? { certPem: readFileSync(values['kubelet-client-certificate'], 'utf8'), keyPem: readFileSync(values['kubelet-client-key'], 'utf8') }
     : pki?.kubeletClient;
   const encryption = encryptionFlag('capstan apiserver', values['encryption-provider-config']);
+  const admission = admissionFlags('capstan apiserver', values);
   const store = await openStore(values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`);
   const server = new APIServer({
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
-    disableAdmissionPlugins: values['disable-admission-plugins'].split(',').map((s) => s.trim()).filter(Boolean),
+    disableAdmissionPlugins: admission.disable, enableAdmissionPlugins: admission.enable, defaultTolerationSeconds: admission.tolerationSeconds,
     tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'], ...authenticationOptions(values, dataDir), encryption,
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });

@@ -13,6 +13,7 @@ import { openStore } from '../storage/index.js';
 import { authenticationFlags, authenticationOptions, signingKeyFile } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
 import { encryptionFlag } from './encryption-flag.js';
+import { admissionFlags, admissionFlagSpecs } from './admission-flags.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { ensureClusterInfo, ensureNodeBootstrapRBAC } from './node-bootstrap.js';
@@ -44,6 +45,7 @@ export async function run(argv: string[]): Promise<number> {
       'extra-listen-fd': { type: 'string' },
       'service-account-token-max-ttl': { type: 'string' },
       'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
+      ...admissionFlagSpecs,
       ...authenticationFlags,
       'encryption-provider-config': { type: 'string' },
     },
@@ -55,6 +57,7 @@ export async function run(argv: string[]): Promise<number> {
   const extra: InheritedListener | undefined = values['extra-listen-fd'] !== undefined ? await inheritedListener(Number(values['extra-listen-fd'])) : undefined;
   const pki = ensureClusterPKI(dataDir, [advertise, ...(extra ? [extra.address] : [])], values['service-cluster-ip-range']);
   const encryption = encryptionFlag('capstan up', values['encryption-provider-config']);
+  const admission = admissionFlags('capstan up', values);
   const storeURL = values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`;
   const store = await openStore(storeURL);
   const server = new APIServer({
@@ -63,6 +66,7 @@ export async function run(argv: string[]): Promise<number> {
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir), encryption,
     authorizationMode: values['authorization-mode'],
+    enableAdmissionPlugins: admission.enable, disableAdmissionPlugins: admission.disable, defaultTolerationSeconds: admission.tolerationSeconds,
   });
   const stops: (() => Promise<void>)[] = [];
   const shutdown = async () => {

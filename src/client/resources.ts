@@ -41,6 +41,7 @@ export const resources = {
   certificatesigningrequests: r<k.CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
   jobs: r<k.Job>('batch', 'v1', 'jobs', 'Job', true),
   cronjobs: r<k.CronJob>('batch', 'v1', 'cronjobs', 'CronJob', true),
+  resourcequotas: r<k.ResourceQuota>('', 'v1', 'resourcequotas', 'ResourceQuota', true),
 } as const;
 
 export function apiVersion(t: ResourceType<ObjectBase>): string {

@@ -27,6 +27,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   bootstrapsigner: async () => (await import('./bootstrap/index.js')).createSigner,
   csrapproving: async () => (await import('./certificates/index.js')).createApprover,
   csrsigning: async () => (await import('./certificates/index.js')).createSigner,
+  resourcequota: async () => (await import('./resourcequota/index.js')).create,
 };
 
 export * from './framework.js';

@@ -13,7 +13,8 @@ import { logger } from '../../src/log/index.js';
 const quiet = logger('test', {}, () => undefined);
 
 t.test('hollow nodes under nodeipam and nodelifecycle', async (t) => {
-  const server = await startAPIServer(t);
+  // Evicted 2 s after the taint: the tolerations DefaultTolerationSeconds gives new pods.
+  const server = await startAPIServer(t, { defaultTolerationSeconds: { notReady: 2, unreachable: 2 } });
   const kubeconfig = writeAdminKubeconfig(server.dir, server.pki, `https://127.0.0.1:${server.port}`);
   const cm = await startControllerManager(['--kubeconfig', kubeconfig, '--controllers', 'nodeipam,nodelifecycle', '--leader-elect', 'false',
     '--node-monitor-grace-period', '3s', '--pod-eviction-timeout', '2s', '--secure-port', '0']);

@@ -87,7 +87,7 @@ t.test('capstan up with hollow nodes runs Deployments end to end', async (t) => 
 });
 
 t.test('a node whose kubelet goes silent is tainted and its pods are recreated elsewhere', async (t) => {
-  const up = await startCapstanUp(t, ['--node-monitor-grace-period', '4s', '--pod-eviction-timeout', '3s']);
+  const up = await startCapstanUp(t, ['--node-monitor-grace-period', '4s', '--pod-eviction-timeout', '3s', '--default-not-ready-toleration-seconds', '3', '--default-unreachable-toleration-seconds', '3']);
   const k = kubectlFor(t, up.kubeconfig);
   // Hollow nodes as their own process, with a control port to silence one node.
   const hollow = spawn(process.execPath, [capstanBin, 'hollow-nodes', '--kubeconfig', up.kubeconfig, '--count', '3', '--heartbeat-interval', '1s', '--control-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -55,3 +55,16 @@ export function defaultPodSpec(spec: Fields | undefined): void {
     }
   }
 }
+
+/**
+ * A Pod's (not a template's) containers request what they are limited to unless they say
+ * otherwise, as upstream's SetDefaults_Pod: done when the pod is decoded, before admission.
+ */
+export function defaultPodRequests(pod: Fields): void {
+  for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])] as Fields[]) {
+    const limits = c.resources?.limits as Record<string, unknown> | undefined;
+    if (!limits) continue;
+    const requests = c.resources.requests ??= {};
+    for (const [k, v] of Object.entries(limits)) requests[k] ??= v;
+  }
+}

@@ -6,8 +6,7 @@
 import type { Fields, KubeObject } from '../../api/object.js';
 import type { Pod } from '../../api/kinds.js';
 import { isDeepStrictEqual } from 'node:util';
-import { forbidden, StatusError } from '../errors.js';
-import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
+import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } from '../admission.js';
 import type { GenericRegistry } from '../registry/index.js';
 import { nodeIdentity, NODE_LEASE_NAMESPACE } from '../authz/node.js';
 import { podReferences } from '../authz/node-graph.js';
@@ -47,14 +46,7 @@ export function forbiddenLabels(labels: Record<string, string> = {}, old: Record
   }).sort();
 }
 
-/** `pods "web" is forbidden: …`, as admission.NewForbidden words it. */
-function denied(a: AdmissionAttributes, message: string): StatusError {
-  const resource = a.info.group ? `${a.info.resource}.${a.info.group}` : a.info.resource;
-  const name = a.info.name || a.object?.metadata.name || '';
-  return forbidden(name ? `${resource} "${name}" is forbidden: ${message}` : `${resource} is forbidden: ${message}`, {
-    name: name || undefined, group: a.info.group || undefined, kind: a.info.resource,
-  });
-}
+const denied = admissionForbidden;
 
 export function nodeRestriction(pods: GenericRegistry, nodes: GenericRegistry): AdmissionPlugin {
   const getPod = async (namespace: string, name: string): Promise<KubeObject> => pods.get(namespace, name);

@@ -83,7 +83,7 @@ export async function deleteResource(h: HandlerContext, deps: ResourceHandlerDep
   const { options, orphanDependents } = await requestedDelete(h);
   const ns = h.info.namespace || undefined;
   const current = await h.reg.get(ns, h.info.name);
-  await deps.admission.admit({ operation: 'DELETE', info: h.info, user: h.user, registry: h.reg, oldObject: current, dryRun: h.ctx.dryRun });
+  await deps.admission.admit({ operation: 'DELETE', info: h.info, user: h.user, registry: h.reg, oldObject: current, dryRun: h.ctx.dryRun, warnings: h.warnings });
   const { object, deleted } = await h.reg.delete(ns, h.info.name, options, h.ctx);
   if (deleted && !h.reg.def.returnDeletedObject) {
     writeWarnings(h);
@@ -99,7 +99,7 @@ export async function deleteCollection(h: HandlerContext, deps: ResourceHandlerD
   const { items, resourceVersion } = await h.reg.list({ namespace: h.info.namespace || undefined, ...selectors(h) });
   for (const item of items) {
     try {
-      await deps.admission.admit({ operation: 'DELETE', info: { ...h.info, name: item.metadata.name as string }, user: h.user, registry: h.reg, oldObject: item, dryRun: h.ctx.dryRun });
+      await deps.admission.admit({ operation: 'DELETE', info: { ...h.info, name: item.metadata.name as string }, user: h.user, registry: h.reg, oldObject: item, dryRun: h.ctx.dryRun, warnings: h.warnings });
       await h.reg.delete(item.metadata.namespace, item.metadata.name as string, options, h.ctx);
     } catch (e) {
       if (!(e instanceof StatusError && e.code === 404)) throw e;

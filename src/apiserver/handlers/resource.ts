@@ -112,7 +112,7 @@ function checkNamespace(h: HandlerContext, obj: KubeObject): void {
 /** Runs admission and the registry's create; shared by POST and by apply-creates. */
 async function createObject(h: HandlerContext, deps: ResourceHandlerDeps, obj: KubeObject): Promise<KubeObject> {
   checkNamespace(h, obj);
-  await deps.admission.admit({ operation: 'CREATE', info: h.info, user: h.user, registry: h.reg, object: obj, dryRun: h.ctx.dryRun });
+  await deps.admission.admit({ operation: 'CREATE', info: h.info, user: h.user, registry: h.reg, object: obj, dryRun: h.ctx.dryRun, warnings: h.warnings });
   return h.reg.create(obj, h.ctx);
 }
 
@@ -127,7 +127,7 @@ export async function updateResource(h: HandlerContext, deps: ResourceHandlerDep
   const obj = await readObject(h);
   const updated = await h.reg.update(h.info.namespace || undefined, h.info.name, async (current) => {
     const next = deps.fields.update(h, current, obj, subresource);
-    await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun });
+    await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun, warnings: h.warnings });
     return next;
   }, h.ctx, subresource);
   respondObject(h, 200, updated);
@@ -160,7 +160,7 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     }
     const updated = await h.reg.update(ns, h.info.name, async (current) => {
       const next = deps.fields.apply(h, current, applied, force, subresource);
-      await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun });
+      await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun, warnings: h.warnings });
       return next;
     }, h.ctx, subresource);
     return respondObject(h, 200, updated);
@@ -184,7 +184,7 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     const bodyRV = isPlainObject(body.value) && isPlainObject(body.value.metadata) ? body.value.metadata.resourceVersion : undefined;
     if (!bodyRV) object.metadata.resourceVersion = undefined;
     const next = deps.fields.update(h, current, object, subresource);
-    await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun });
+    await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun, warnings: h.warnings });
     return next;
   }, h.ctx, subresource);
   respondObject(h, 200, updated);

@@ -11,7 +11,7 @@ import { decodeBody, readBody } from '../body.js';
 import { decodeVersioned, parseFieldValidation } from '../decode-object.js';
 import { sendObject } from '../respond.js';
 import type { HandlerContext } from './context.js';
-import { getResource, patchResource, updateResource, type ResourceHandlerDeps } from './resource.js';
+import { getResource, patchResource, updateResource, writeWarnings, type ResourceHandlerDeps } from './resource.js';
 
 function toScale(h: HandlerContext, obj: KubeObject): KubeObject {
   const scale = h.reg.def.scale!;
@@ -52,12 +52,15 @@ async function scaleHandler(h: HandlerContext, deps: ResourceHandlerDeps): Promi
     const next = structuredClone(current);
     scale.setReplicas(next, replicas);
     next.metadata.resourceVersion = h.info.verb === 'update' || object.metadata?.resourceVersion ? object.metadata?.resourceVersion : undefined;
+    // Admission sees the Scale, as upstream's scale subresource hands it to the chain.
+    await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: toScale(h, next), oldObject: toScale(h, current), dryRun: h.ctx.dryRun, warnings: h.warnings });
     return deps.fields.update(h, current, next, 'scale');
   }, h.ctx);
+  writeWarnings(h);
   sendObject(h.res, 200, toScale(h, updated), h.accept === 'yaml' ? 'yaml' : 'json');
 }
 
-async function bindingHandler(h: HandlerContext): Promise<void> {
+async function bindingHandler(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {
   if (h.info.verb !== 'create') throw methodNotAllowed('the server does not allow this method on the requested resource');
   const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
   if (!isPlainObject(body.value)) throw badRequest('Binding must be an object');
@@ -67,6 +70,8 @@ async function bindingHandler(h: HandlerContext): Promise<void> {
   }
   if (target.kind && target.kind !== 'Node') throw new StatusError(422, 'Invalid', `Binding "${h.info.name}" is invalid: target.kind: Unsupported value: "${String(target.kind)}"`);
   const name = (isPlainObject(body.value.metadata) && body.value.metadata.name) || h.info.name;
+  const binding = { kind: 'Binding', apiVersion: 'v1', metadata: { ...(isPlainObject(body.value.metadata) ? body.value.metadata : {}), name, namespace: h.info.namespace }, target } as KubeObject;
+  await deps.admission.admit({ operation: 'CREATE', info: h.info, user: h.user, registry: h.reg, object: binding, dryRun: h.ctx.dryRun, warnings: h.warnings });
   await h.reg.update(h.info.namespace, name as string, (pod) => {
     if (pod.metadata.deletionTimestamp) throw conflict('pods', '', name as string, 'pod is being deleted, cannot be assigned to a host');
     if (pod.spec?.nodeName) throw conflict('pods', '', name as string, `pod ${name} is already assigned to node "${pod.spec.nodeName}"`);
@@ -76,6 +81,7 @@ async function bindingHandler(h: HandlerContext): Promise<void> {
     pod.status = { ...pod.status, conditions: conds };
     return pod;
   }, h.ctx, 'binding');
+  writeWarnings(h);
   sendObject(h.res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
 }
 
@@ -90,7 +96,7 @@ export async function subresourceHandler(h: HandlerContext, deps: ResourceHandle
     throw methodNotAllowed('the server does not allow this method on the requested resource');
   }
   if (sub === 'scale' && d.scale) return scaleHandler(h, deps);
-  if (sub === 'binding' && d.extraSubresources?.includes('binding')) return bindingHandler(h);
+  if (sub === 'binding' && d.extraSubresources?.includes('binding')) return bindingHandler(h, deps);
   if (sub === 'finalize' && d.subresourceStrategies?.finalize) {
     if (h.info.verb !== 'update') throw methodNotAllowed('the server does not allow this method on the requested resource');
     return updateResource(h, deps, 'finalize');

@@ -13,12 +13,14 @@ import {
   signServiceAccountToken, expirationExtensionSeconds, warnOnlyBoundTokenExpirationSeconds, type TokenIssuerConfig, type TokenSpec,
 } from '../authn/service-account.js';
 import type { HandlerContext } from './context.js';
+import type { AdmissionChain } from '../admission.js';
+import { writeWarnings } from './resource.js';
 
 const minExpirationSeconds = 10 * 60;
 const maxExpirationSecondsAllowed = 2 ** 32;
 const group = 'authentication.k8s.io';
 
-export async function createToken(h: HandlerContext, registries: Registries, cfg: TokenIssuerConfig): Promise<void> {
+export async function createToken(h: HandlerContext, registries: Registries, cfg: TokenIssuerConfig, admission: AdmissionChain): Promise<void> {
   if (h.info.verb !== 'create') throw methodNotAllowed('the server does not allow this method on the requested resource');
   const ns = h.info.namespace;
   const name = h.info.name;
@@ -33,6 +35,8 @@ export async function createToken(h: HandlerContext, registries: Registries, cfg
   if (!Array.isArray(spec.audiences) || !spec.audiences.length) spec.audiences = cfg.apiAudiences;
   const errs = validateSpec(spec);
   if (errs.length) throw invalid('TokenRequest', group, name, errs);
+  const request = { kind: 'TokenRequest', apiVersion: `${group}/v1`, metadata: { ...meta, name, namespace: ns }, spec } as KubeObject;
+  await admission.admit({ operation: 'CREATE', info: h.info, user: h.user, registry: h.reg, object: request, dryRun: h.ctx.dryRun, warnings: h.warnings });
 
   const sa = await registries.get('', 'serviceaccounts')!.get(ns, name);
   const bound = await boundObjects(registries, ns, name, spec.boundObjectRef);
@@ -53,6 +57,7 @@ export async function createToken(h: HandlerContext, registries: Registries, cfg
   };
   if (spec.boundObjectRef && bound.uid) spec.boundObjectRef = { ...spec.boundObjectRef, uid: bound.uid };
   const token = signServiceAccountToken(tokenSpec, cfg.keys);
+  writeWarnings(h);
   sendObject(h.res, 201, {
     kind: 'TokenRequest', apiVersion: `${group}/v1`,
     metadata: { ...meta, name, namespace: ns, creationTimestamp: rfc3339(now) },

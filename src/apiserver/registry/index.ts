@@ -20,6 +20,9 @@ import { certificatesigningrequests } from './certificates/csr.js';
 import { jobs } from './batch/jobs.js';
 import { cronjobs } from './batch/cronjobs.js';
 import { customresourcedefinitions } from './apiextensions/crds.js';
+import { limitranges, resourcequotas } from './core/policy.js';
+import { priorityclasses } from './scheduling/priorityclasses.js';
+import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration/webhooks.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -60,6 +63,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     endpointslices, leases, eventsK8sIO, certificatesigningrequests,
     ...rbacResources(cfg.escalation),
     jobs, cronjobs, customresourcedefinitions,
+    limitranges, resourcequotas, priorityclasses, mutatingwebhookconfigurations, validatingwebhookconfigurations,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));

@@ -16,3 +16,4 @@ import './quota.js';
 import './event.js';
 import './references.js';
 import './persistentvolumeclaim.js';
+import './policy.js';

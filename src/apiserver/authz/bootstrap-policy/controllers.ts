@@ -57,6 +57,14 @@ export const controllerRoles: BootstrapClusterRole[] = [
       eventsRule(),
     ],
   },
+  {
+    // Quota counts anything, so it may list and watch everything.
+    name: 'resourcequota-controller', rules: [
+      rule(['list', 'watch'], ['*'], ['*']),
+      rule(['update'], core, ['resourcequotas/status']),
+      eventsRule(),
+    ],
+  },
   { name: 'generic-garbage-collector', rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*'])] },
   {
     name: 'endpoint-controller', rules: [

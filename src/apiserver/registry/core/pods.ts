@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, Fields } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, identityVersion, joinOrNone, specStrategy, statusStrategy } from '../common.js';
-import { defaultPodSpec } from '../../../api/core/pod-defaults.js';
+import { defaultPodRequests, defaultPodSpec } from '../../../api/core/pod-defaults.js';
 import { validatePodSpec } from '../../../api/core/pod-validation.js';
 import { forbiddenField } from '../../../api/validation.js';
 
@@ -54,7 +54,7 @@ function restarts(o: KubeObject): number {
 export const pods: ResourceDef = {
   group: '', resource: 'pods', singular: 'pod', kind: 'Pod', listKind: 'PodList', namespaced: true,
   shortNames: ['po'], categories: ['all'],
-  versions: [identityVersion('v1', 'io.k8s.api.core.v1.Pod')],
+  versions: [identityVersion('v1', 'io.k8s.api.core.v1.Pod', defaultPodRequests)],
   storageVersion: 'v1',
   strategy: specStrategy({
     initialStatus: (o) => ({ phase: 'Pending', qosClass: qosClass(o.spec) }),
