@@ -5,7 +5,7 @@
 // would never end. SPDY half-closes the stdin stream.
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { SpdySession, type SpdyStream } from './spdy.js';
+import { SpdySession, type SpdyStream } from '../../util/spdy/index.js';
 import { streamServerAddress, upgradeToStreamServer } from './stream-upgrade.js';
 
 /** Opens a byte stream to host:port (the stream server may live in another netns). */
@@ -49,7 +49,7 @@ export async function openRemoteCommand(url: string, opts: RemoteCommandOptions,
     socket.destroy();
     throw e;
   }
-  const session = new SpdySession(socket, rest);
+  const session = new SpdySession(socket, { role: 'client', initial: rest });
   session.on('error', () => session.close());
   const open = (type: string) => session.openStream({ streamtype: type });
   // The same order as client-go's v4 protocol: the error stream first.
