@@ -3,8 +3,8 @@
 // namespace of its own. Per version: exec (SPDY/3.1 for 1.27–1.29, WebSocket v5 after),
 // cp both ways (tar over exec), port-forward to a pod and to a Service (SPDY, or SPDY
 // tunnelled in WebSocket from 1.31 on), attach -it and run -it --rm on a terminal with a
-// resize. Port-forward reaches only the pods of this namespace, through kubectl's listener on
-// the namespace's own loopback.
+// resize; and the Python client's WebSocket port-forward. Port-forward reaches only the pods
+// of this namespace, through kubectl's listener on the namespace's own loopback.
 import t from 'tap';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -85,6 +85,30 @@ spec:
   writeFileSync(join(src, 'tree', 'sub', 'data.bin'), binary);
   writeFileSync(join(src, 'tree', 'top.txt'), 'top\n');
   const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+  await t.test('the Python client forwards ports over the WebSocket channel protocol', async (t) => {
+    // Debian's python3-kubernetes: v4.channel.k8s.io on pods/portforward?ports=…, straight to the kubelet.
+    const script = `
+import sys
+from kubernetes import client, config
+from kubernetes.stream import portforward
+config.load_kube_config(sys.argv[1])
+port = int(sys.argv[2])
+pf = portforward(client.CoreV1Api().connect_get_namespaced_pod_portforward, 'web', 'default', ports=str(port))
+s = pf.socket(port)
+s.setblocking(True)
+s.sendall(b'GET / HTTP/1.0\\r\\n\\r\\n')
+data = b''
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    data += d
+print(data.decode('latin1').split('\\r\\n\\r\\n', 1)[-1] + '|' + str(pf.error(port)))`;
+    const py = (port: number) => execFileSync('nsenter', [`--net=/run/netns/${netns}`, '/usr/bin/python3', '-c', script, up.kubeconfig, String(port)], { encoding: 'utf8', timeout: 60_000 });
+    t.equal(py(8080), 'hello from web\n|None\n', 'the page, no error');
+    t.match(py(9999), /^\|error forwarding port 9999 to pod .*connection refused/, 'a closed port: the runtime\'s error on the error channel');
+  });
 
   for (const v of VERSIONS) {
     await t.test(`kubectl ${v}`, async (t) => {

@@ -128,7 +128,7 @@ t.test('kubelet server', async (t) => {
     t.same(await upgrade('/portForward/default/absent', spdy), { code: 404, body: 'pod "absent" in namespace "default" has no running sandbox on this node\n' });
     const ws = await upgrade('/portForward/default/web', ['Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==']);
     t.equal(ws.code, 400);
-    t.match(ws.body, 'only SPDY/3.1 (portforward.k8s.io)');
+    t.match(ws.body, 'supported: v4.channel.k8s.io', 'a WebSocket without the channel protocol');
     // FakeRuntime's stream URL leads nowhere: the failure to reach it is the answer.
     const unreachable = await upgrade('/portForward/default/web', spdy);
     t.equal(unreachable.code, 400);

@@ -15,7 +15,8 @@ import { pickProtocol } from './channels.js';
 import { ContainerLookupError, findContainer, LABELS } from './containers.js';
 import { bridgeExec } from './exec.js';
 import { LogQueryError, parseLogQuery, readLogFile } from './logs.js';
-import { openRemoteCommand, tcpDialer, type Dialer } from './remote-command.js';
+import { connectStreamServer, openRemoteCommand, tcpDialer, type Dialer } from './remote-command.js';
+import { bridgePortForward, parsePorts, PORT_FORWARD_WS_PROTOCOL } from './portforward-ws.js';
 import { offeredStreamProtocols, proxyToStreamServer } from './stream-proxy.js';
 import { fallbacks } from '../../log/fallback.js';
 import { forbiddenMessage, requestAttributes, type KubeletAuth } from './auth.js';
@@ -159,8 +160,8 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     const upgradeTo = (req.headers.upgrade ?? '').toLowerCase();
     const spdy = upgradeTo === 'spdy/3.1';
     if (verb === 'portForward' && (parts.length === 3 || parts.length === 4)) {
-      if (!spdy) return rejectUpgrade(socket, 400, `unsupported upgrade protocol ${JSON.stringify(req.headers.upgrade)} for port forwarding: only SPDY/3.1 (portforward.k8s.io); the API server tunnels WebSocket clients`);
-      return portForward(req, socket, head, parts[1], parts[2], parts[3]);
+      if (!spdy && upgradeTo !== 'websocket') return rejectUpgrade(socket, 400, `unsupported upgrade protocol ${JSON.stringify(req.headers.upgrade)} for port forwarding: SPDY/3.1 (portforward.k8s.io) or websocket (${PORT_FORWARD_WS_PROTOCOL})`);
+      return portForward(req, socket, head, url.searchParams, spdy, parts[1], parts[2], parts[3]);
     }
     if ((verb !== 'exec' && verb !== 'attach') || parts.length !== 4) return rejectUpgrade(socket, 404, '404 page not found');
     if (upgradeTo !== 'websocket' && !spdy) return rejectUpgrade(socket, 400, `unsupported upgrade protocol ${JSON.stringify(req.headers.upgrade)}: websocket (v5.channel.k8s.io, v4.channel.k8s.io) or SPDY/3.1`);
@@ -204,17 +205,38 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     });
   }
 
-  /** Port forwarding into a pod's sandbox: CRI PortForward, then the client's SPDY session joined to the runtime's. */
-  async function portForward(req: IncomingMessage, socket: Duplex, head: Buffer, namespace: string, pod: string, uid?: string): Promise<void> {
+  /** Port forwarding into a pod's sandbox: CRI PortForward, then the client's SPDY session joined to
+   *  the runtime's, or a WebSocket client's channels bridged to stream pairs on a session of our own. */
+  async function portForward(req: IncomingMessage, socket: Duplex, head: Buffer, q: URLSearchParams, spdy: boolean, namespace: string, pod: string, uid?: string): Promise<void> {
+    let ports: number[] = [];
+    if (!spdy) {
+      const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
+      if (!offered.includes(PORT_FORWARD_WS_PROTOCOL)) return rejectUpgrade(socket, 400, `unsupported subprotocols ${JSON.stringify(offered)}; supported: ${PORT_FORWARD_WS_PROTOCOL}`);
+      try {
+        ports = parsePorts(q.getAll('ports'));
+      } catch (e) {
+        return rejectUpgrade(socket, 400, (e as Error).message);
+      }
+    }
     const label_selector: Record<string, string> = { [LABELS.podNamespace]: namespace, [LABELS.podName]: pod };
     if (uid) label_selector[LABELS.podUID] = uid;
     const sandboxes = await opts.cri.listPodSandbox({ label_selector, state: { state: 'SANDBOX_READY' } });
     const sandbox = sandboxes.sort((a, b) => (BigInt(b.created_at || '0') > BigInt(a.created_at || '0') ? 1 : -1))[0];
     if (!sandbox) return rejectUpgrade(socket, 404, `pod "${pod}" in namespace "${namespace}" has no running sandbox on this node`);
     const url = await opts.cri.portForward(sandbox.id);
-    const chosen = await proxyToStreamServer(socket, head, offeredStreamProtocols(req.headersDistinct['x-stream-protocol-version']), url, opts.streamDialer ?? tcpDialer)
-      .catch((e: Error) => { rejectUpgrade(socket, 400, e.message); return null; });
-    if (chosen !== null) log.info('portForward', { namespace, pod, protocol: `SPDY/3.1 ${chosen}`, user: peer(req) });
+    const dial = opts.streamDialer ?? tcpDialer;
+    if (spdy) {
+      const chosen = await proxyToStreamServer(socket, head, offeredStreamProtocols(req.headersDistinct['x-stream-protocol-version']), url, dial)
+        .catch((e: Error) => { rejectUpgrade(socket, 400, e.message); return null; });
+      if (chosen !== null) log.info('portForward', { namespace, pod, protocol: `SPDY/3.1 ${chosen}`, user: peer(req) });
+      return;
+    }
+    const session = await connectStreamServer(url, ['portforward.k8s.io'], dial).catch((e: Error) => { rejectUpgrade(socket, 400, e.message); return null; });
+    if (!session) return;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      log.info('portForward', { namespace, pod, ports: ports.join(','), protocol: ws.protocol, user: peer(req) });
+      bridgePortForward(ws, ports, session);
+    });
   }
 
   async function listPods(): Promise<unknown[]> {

@@ -39,18 +39,24 @@ export interface RemoteCommand {
 
 const PROTOCOLS = ['v4.channel.k8s.io'];
 
-export async function openRemoteCommand(url: string, opts: RemoteCommandOptions, dial: Dialer = tcpDialer): Promise<RemoteCommand> {
+/** A SPDY session with the stream server at `url`, upgraded with `protocols` (a failed session closes). */
+export async function connectStreamServer(url: string, protocols: string[], dial: Dialer): Promise<SpdySession> {
   const { u, host, port } = streamServerAddress(url);
   const socket = await dial(host, port);
   let rest: Buffer;
   try {
-    ({ rest } = await upgradeToStreamServer(socket, u, PROTOCOLS));
+    ({ rest } = await upgradeToStreamServer(socket, u, protocols));
   } catch (e) {
     socket.destroy();
     throw e;
   }
   const session = new SpdySession(socket, { role: 'client', initial: rest });
   session.on('error', () => session.close());
+  return session;
+}
+
+export async function openRemoteCommand(url: string, opts: RemoteCommandOptions, dial: Dialer = tcpDialer): Promise<RemoteCommand> {
+  const session = await connectStreamServer(url, PROTOCOLS, dial);
   const open = (type: string) => session.openStream({ streamtype: type });
   // The same order as client-go's v4 protocol: the error stream first.
   const error = open('error');
