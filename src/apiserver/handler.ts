@@ -196,7 +196,7 @@ export function createHandler(deps: HandlerDeps) {
   }
 }
 
-/** Upgrade requests (pods/exec and pods/attach over WebSocket or SPDY): authenticated and
+/** Upgrade requests (pods/exec, pods/attach and pods/portforward over WebSocket or SPDY): authenticated and
  *  authorised like any request (as `create`, which is what a stream into a pod amounts to),
  *  then spliced through to the pod's kubelet. */
 export function createUpgradeHandler(deps: HandlerDeps) {
@@ -213,7 +213,7 @@ export function createUpgradeHandler(deps: HandlerDeps) {
       }
       const { user } = await deps.authn.authenticate(req);
       if (!info.isResourceRequest || info.group !== '' || !isStreamSubresource(info.resource, info.subresource) || !info.namespace || !info.name) {
-        throw badRequest(`upgrade requests are only served for pods/exec and pods/attach, not ${url.pathname}`);
+        throw badRequest(`upgrade requests are only served for pods/exec, pods/attach and pods/portforward, not ${url.pathname}`);
       }
       info = { ...info, verb: 'create' };
       const denial = await deps.authz.authorize(user, info);

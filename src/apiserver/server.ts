@@ -2,6 +2,7 @@
 // by one Store and its watch cache.
 import { createServer, type Server } from 'node:https';
 import { isIPv6, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { logger, type Logger } from '../log/index.js';
@@ -118,6 +119,7 @@ export class APIServer {
   private server?: Server;
   private log: Logger;
   private stopping = false;
+  private upgraded = new Set<Duplex>();
   private limits?: ConnectionLimits;
   private metrics = new APIMetrics();
   readonly rbac = new RBACAuthorizer(new PolicyIndex());
@@ -243,7 +245,12 @@ export class APIServer {
     this.server.on('connection', (socket: Socket) => limits.accepted(socket));
     this.server.on('secureConnection', (socket) => limits.handshaken(socket));
     // Upgrade requests (exec over WebSocket/SPDY) come here instead of the request handler.
-    this.server.on('upgrade', (req, socket, head) => void upgrade(req, socket, head));
+    this.server.on('upgrade', (req, socket, head) => {
+      // Upgraded streams are out of the HTTP server's bookkeeping: stop() ends them itself.
+      this.upgraded.add(socket);
+      socket.once('close', () => this.upgraded.delete(socket));
+      void upgrade(req, socket, head);
+    });
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(port, this.opts.bindAddress ?? '127.0.0.1', () => resolve());
@@ -276,6 +283,7 @@ export class APIServer {
     for (const l of this.opts.extraListeners ?? []) l.close();
     if (this.server) {
       const s = this.server;
+      for (const socket of this.upgraded) socket.destroy();
       s.closeAllConnections();
       await new Promise<void>((resolve) => s.close(() => resolve()));
     }

@@ -21,9 +21,11 @@ export type Kubectl = ((args: string[], input?: string) => Promise<KubectlResult
   background(args: string[]): { output: () => string; stop: () => Promise<void> };
 };
 
-/** `netns`: run kubectl inside that network namespace (for a cluster that listens there). */
-export function kubectlFor(t: Teardownable, kubeconfig: string, opts: { netns?: string } = {}): Kubectl {
-  const command = (args: string[]): [string, string[]] => opts.netns ? ['nsenter', [`--net=/run/netns/${opts.netns}`, KUBECTL, ...args]] : [KUBECTL, args];
+/** `netns`: run kubectl inside that network namespace (for a cluster that listens there);
+ *  `binary`: another kubectl than KUBECTL (one version of /usr/lib/google-cloud-sdk/bin/kubectl.1.NN). */
+export function kubectlFor(t: Teardownable, kubeconfig: string, opts: { netns?: string; binary?: string } = {}): Kubectl {
+  const bin = opts.binary ?? KUBECTL;
+  const command = (args: string[]): [string, string[]] => opts.netns ? ['nsenter', [`--net=/run/netns/${opts.netns}`, bin, ...args]] : [bin, args];
   const cacheDir = mkdtempSync(join(tmpdir(), 'capstan-kubectl-cache-'));
   t.teardown(() => rmSync(cacheDir, { recursive: true, force: true }));
   const base = ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir];
@@ -50,10 +52,11 @@ export function kubectlFor(t: Teardownable, kubeconfig: string, opts: { netns?: 
     let out = '';
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const closed = new Promise((r) => child.once('close', r));
     const stop = async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('close', r));
+      // A second stop (the teardown after the test's own) finds it gone, whether it exited or was killed.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await closed;
     };
     t.teardown(stop);
     return { output: () => out, stop };

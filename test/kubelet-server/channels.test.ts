@@ -7,7 +7,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { CHANNEL, exitCodeOf, exitStatus, frame, parseClientMessage, pickProtocol, successStatus } from '../../src/kubelet/server/channels.js';
 import { bridgeExec, type ExecStreams } from '../../src/kubelet/server/exec.js';
 import type { RemoteCommand } from '../../src/kubelet/server/remote-command.js';
-import { decodeHeaderBlock, encodeHeaderBlock, SPDY3_DICTIONARY } from '../../src/kubelet/server/spdy.js';
+import { decodeHeaderBlock, encodeHeaderBlock, SPDY3_DICTIONARY } from '../../src/util/spdy/index.js';
 
 t.test('client messages', async (t) => {
   const cases: [string, string, Buffer, ReturnType<typeof parseClientMessage>][] = [

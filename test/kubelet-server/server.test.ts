@@ -3,6 +3,7 @@
 import t from 'tap';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -109,6 +110,29 @@ t.test('kubelet server', async (t) => {
     t.same(await ws('/exec/default/web/nope?command=true&stdout=true'), { code: 404, open: false }, 'unknown container');
     t.same(await ws('/exec/default/web/main?command=true&stdout=true'), { code: 400, open: false }, 'container not running');
     t.same(await ws('/exec/default/lone/main?command=true&stdout=true'), { status: 'Failure', open: true }, 'stream server unreachable: a Failure status');
-    t.same(await get('/exec/default/web/main?command=true'), { code: 400, body: 'exec needs a WebSocket upgrade (Upgrade: websocket, Sec-WebSocket-Protocol: v5.channel.k8s.io)\n' });
+    t.same(await get('/exec/default/web/main?command=true'), { code: 400, body: 'exec needs an upgrade (Upgrade: websocket with Sec-WebSocket-Protocol v5.channel.k8s.io, or SPDY/3.1)\n' });
+  });
+
+  t.test('port-forward refusals', async (t) => {
+    /** A raw upgrade request; the status code and body of the answer. */
+    const upgrade = (path: string, headers: string[]) => new Promise<{ code: number; body: string }>((resolve, reject) => {
+      const c = tlsConnect({ host: '127.0.0.1', port: srv.port, ca: ca.certPem, cert: client.certPem, key: client.keyPem }, () => {
+        c.write([`POST ${path} HTTP/1.1`, 'Host: kubelet', 'Connection: Upgrade', ...headers, 'Content-Length: 0', '', ''].join('\r\n'));
+      });
+      let got = '';
+      c.on('data', (d) => { got += d; });
+      c.on('end', () => resolve({ code: Number(got.split(' ')[1]), body: got.slice(got.indexOf('\r\n\r\n') + 4) }));
+      c.on('error', reject);
+    });
+    const spdy = ['Upgrade: SPDY/3.1', 'X-Stream-Protocol-Version: portforward.k8s.io'];
+    t.same(await upgrade('/portForward/default/absent', spdy), { code: 404, body: 'pod "absent" in namespace "default" has no running sandbox on this node\n' });
+    const ws = await upgrade('/portForward/default/web', ['Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==']);
+    t.equal(ws.code, 400);
+    t.match(ws.body, 'supported: v4.channel.k8s.io', 'a WebSocket without the channel protocol');
+    // FakeRuntime's stream URL leads nowhere: the failure to reach it is the answer.
+    const unreachable = await upgrade('/portForward/default/web', spdy);
+    t.equal(unreachable.code, 400);
+    t.match(unreachable.body, /ECONNREFUSED|connect/);
+    t.same(await get('/portForward/default/web'), { code: 400, body: 'portForward needs an upgrade (Upgrade: SPDY/3.1, X-Stream-Protocol-Version: portforward.k8s.io)\n' });
   });
 });

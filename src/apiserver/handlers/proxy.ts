@@ -19,7 +19,8 @@ import { badRequest, StatusError } from '../errors.js';
 import { queryBool } from '../query.js';
 import type { Registries } from '../registry/index.js';
 import type { HandlerContext } from './context.js';
-import { splice } from './splice.js';
+import { splice } from '../../util/splice.js';
+import { acceptTunnel, tunneledProtocols } from './stream-tunnel.js';
 
 export interface KubeletClientConfig {
   certPem: string;
@@ -163,21 +164,30 @@ export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, h
     up.once('secureConnect', () => { up.off('error', reject); resolve(); });
     up.once('error', (e) => reject(new StatusError(500, 'InternalError', `error dialing the kubelet at ${t.host}:${t.port}: ${e.message}`)));
   });
-  const lines = [`${req.method} ${path} HTTP/1.1`, `Host: ${t.host}:${t.port}`];
+  // A WebSocket port-forward client tunnels SPDY: the kubelet is asked for SPDY itself.
+  const tunneled = subresource === 'portforward' ? tunneledProtocols(req) : [];
+  const tunnel = tunneled.length > 0;
+  const lines = [`${tunnel ? 'POST' : req.method} ${path} HTTP/1.1`, `Host: ${t.host}:${t.port}`];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const k = req.rawHeaders[i];
     const lower = k.toLowerCase();
     // Credentials stay here; the kubelet trusts the API server's own certificate.
     if (['host', 'authorization', 'impersonate-user', 'impersonate-group'].includes(lower) || lower.startsWith('impersonate-extra-')) continue;
+    if (tunnel && (['upgrade', 'connection', 'x-stream-protocol-version', 'content-length'].includes(lower) || lower.startsWith('sec-websocket-'))) continue;
     lines.push(`${k}: ${req.rawHeaders[i + 1]}`);
   }
+  if (tunnel) lines.push('Connection: Upgrade', 'Upgrade: SPDY/3.1', ...tunneled.map((p) => `X-Stream-Protocol-Version: ${p}`), 'Content-Length: 0');
   up.write(lines.join('\r\n') + '\r\n\r\n');
-  if (head.length) up.write(head);
+  if (head.length && !tunnel) up.write(head);
   const answer = await readResponseHead(up, t).catch((e: Error) => { up.destroy(); throw e; });
   if (answer.code !== 101) {
     const body = await readBody(up, answer.contentLength, answer.rest);
     up.destroy();
     throw kubeletError(answer.code, body);
+  }
+  if (tunnel) {
+    const chosen = /\r\nx-stream-protocol-version:[ \t]*([^\r]*)/i.exec(answer.raw.subarray(0, answer.raw.length - answer.rest.length).toString('latin1'))?.[1]?.trim() ?? '';
+    return acceptTunnel(req, socket, head, chosen, up, answer.rest);
   }
   socket.write(answer.raw);
   splice(up, socket);

@@ -15,7 +15,9 @@ import { pickProtocol } from './channels.js';
 import { ContainerLookupError, findContainer, LABELS } from './containers.js';
 import { bridgeExec } from './exec.js';
 import { LogQueryError, parseLogQuery, readLogFile } from './logs.js';
-import { openRemoteCommand, tcpDialer, type Dialer } from './remote-command.js';
+import { connectStreamServer, openRemoteCommand, tcpDialer, type Dialer } from './remote-command.js';
+import { bridgePortForward, parsePorts, PORT_FORWARD_WS_PROTOCOL } from './portforward-ws.js';
+import { offeredStreamProtocols, proxyToStreamServer } from './stream-proxy.js';
 import { fallbacks } from '../../log/fallback.js';
 import { forbiddenMessage, requestAttributes, type KubeletAuth } from './auth.js';
 
@@ -25,7 +27,7 @@ export { netnsDialer } from './dial.js';
 export type { Dialer } from './remote-command.js';
 
 export interface KubeletServerOptions {
-  cri: Pick<CRIRuntime, 'listContainers' | 'containerStatus' | 'exec' | 'attach' | 'listPodSandbox'>;
+  cri: Pick<CRIRuntime, 'listContainers' | 'containerStatus' | 'exec' | 'attach' | 'portForward' | 'listPodSandbox'>;
   /** Default 0.0.0.0. */
   address?: string;
   /** Default 10250; 0 picks a free port. */
@@ -77,6 +79,12 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     rejectUpgrade(socket, 500, e.message);
   }));
   server.on('tlsClientError', () => undefined);
+  // Upgraded connections outlive the HTTP server's bookkeeping: stop() ends them itself.
+  const upgraded = new Set<Duplex>();
+  server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+  });
 
   /** null when the request may go on, else the status and text to refuse it with. */
   async function gate(req: IncomingMessage, path: string): Promise<{ code: number; message: string } | null> {
@@ -93,12 +101,13 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     const refused = await gate(req, url.pathname);
     if (refused) return sendText(res, refused.code, refused.message);
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-    if (req.method !== 'GET' && req.method !== 'HEAD' && parts[0] !== 'exec' && parts[0] !== 'attach') return sendText(res, 405, 'method not allowed');
+    if (req.method !== 'GET' && req.method !== 'HEAD' && parts[0] !== 'exec' && parts[0] !== 'attach' && parts[0] !== 'portForward') return sendText(res, 405, 'method not allowed');
     switch (parts[0]) {
       case 'healthz': return sendText(res, 200, 'ok');
       case 'pods': return sendJSON(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await listPods() });
       case 'containerLogs': return containerLogs(req, res, url, parts.slice(1));
-      case 'exec': case 'attach': return sendText(res, 400, `${parts[0]} needs a WebSocket upgrade (Upgrade: websocket, Sec-WebSocket-Protocol: v5.channel.k8s.io)`);
+      case 'exec': case 'attach': return sendText(res, 400, `${parts[0]} needs an upgrade (Upgrade: websocket with Sec-WebSocket-Protocol v5.channel.k8s.io, or SPDY/3.1)`);
+      case 'portForward': return sendText(res, 400, 'portForward needs an upgrade (Upgrade: SPDY/3.1, X-Stream-Protocol-Version: portforward.k8s.io)');
     }
     sendText(res, 404, '404 page not found');
   }
@@ -148,11 +157,20 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     if (refused) return rejectUpgrade(socket, refused.code, refused.message);
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const verb = parts[0];
+    const upgradeTo = (req.headers.upgrade ?? '').toLowerCase();
+    const spdy = upgradeTo === 'spdy/3.1';
+    if (verb === 'portForward' && (parts.length === 3 || parts.length === 4)) {
+      if (!spdy && upgradeTo !== 'websocket') return rejectUpgrade(socket, 400, `unsupported upgrade protocol ${JSON.stringify(req.headers.upgrade)} for port forwarding: SPDY/3.1 (portforward.k8s.io) or websocket (${PORT_FORWARD_WS_PROTOCOL})`);
+      return portForward(req, socket, head, url.searchParams, spdy, parts[1], parts[2], parts[3]);
+    }
     if ((verb !== 'exec' && verb !== 'attach') || parts.length !== 4) return rejectUpgrade(socket, 404, '404 page not found');
-    if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return rejectUpgrade(socket, 400, `unsupported upgrade protocol ${JSON.stringify(req.headers.upgrade)}: only websocket (v5.channel.k8s.io, v4.channel.k8s.io)`);
-    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    const protocol = pickProtocol(offered);
-    if (!protocol) return rejectUpgrade(socket, 400, `unsupported subprotocols ${JSON.stringify(offered)}; supported: v5.channel.k8s.io, v4.channel.k8s.io`);
+    if (upgradeTo !== 'websocket' && !spdy) return rejectUpgrade(socket, 400, `unsupported upgrade protocol ${JSON.stringify(req.headers.upgrade)}: websocket (v5.channel.k8s.io, v4.channel.k8s.io) or SPDY/3.1`);
+    let protocol: string | false = 'spdy';
+    if (!spdy) {
+      const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      protocol = pickProtocol(offered);
+      if (!protocol) return rejectUpgrade(socket, 400, `unsupported subprotocols ${JSON.stringify(offered)}; supported: v5.channel.k8s.io, v4.channel.k8s.io`);
+    }
     const [, namespace, pod, container] = parts;
     const q = url.searchParams;
     const flag = (k: string) => ['true', '1'].includes(q.get(k) ?? '');
@@ -170,12 +188,54 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     }
     if (c.state !== 'CONTAINER_RUNNING') return rejectUpgrade(socket, 400, `container ${container} is not running`);
     const id = c.id;
+    const streamURL = () => verb === 'exec' ? opts.cri.exec({ container_id: id, cmd: command, ...streams }) : opts.cri.attach({ container_id: id, ...streams });
+    const fields = { namespace, pod, container, ...(verb === 'exec' ? { command: command.join(' ') } : {}), user: peer(req) };
+    if (spdy) {
+      const url = await streamURL();
+      const chosen = await proxyToStreamServer(socket, head, offeredStreamProtocols(req.headersDistinct['x-stream-protocol-version']), url, opts.streamDialer ?? tcpDialer)
+        .catch((e: Error) => { rejectUpgrade(socket, 400, e.message); return null; });
+      if (chosen !== null) log.info(verb, { ...fields, protocol: `SPDY/3.1 ${chosen}` });
+      return;
+    }
+    const wsProtocol = protocol as string;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      log.info(verb, { namespace, pod, container, ...(verb === 'exec' ? { command: command.join(' ') } : {}), protocol, user: peer(req) });
-      void bridgeExec(ws, protocol, streams, async () => {
-        const streamURL = verb === 'exec' ? await opts.cri.exec({ container_id: id, cmd: command, ...streams }) : await opts.cri.attach({ container_id: id, ...streams });
-        return openRemoteCommand(streamURL, streams, opts.streamDialer ?? tcpDialer);
-      }, (m, f) => log.error(m, { namespace, pod, container, ...f }));
+      log.info(verb, { ...fields, protocol: wsProtocol });
+      void bridgeExec(ws, wsProtocol, streams, async () => openRemoteCommand(await streamURL(), streams, opts.streamDialer ?? tcpDialer),
+        (m, f) => log.error(m, { namespace, pod, container, ...f }));
+    });
+  }
+
+  /** Port forwarding into a pod's sandbox: CRI PortForward, then the client's SPDY session joined to
+   *  the runtime's, or a WebSocket client's channels bridged to stream pairs on a session of our own. */
+  async function portForward(req: IncomingMessage, socket: Duplex, head: Buffer, q: URLSearchParams, spdy: boolean, namespace: string, pod: string, uid?: string): Promise<void> {
+    let ports: number[] = [];
+    if (!spdy) {
+      const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
+      if (!offered.includes(PORT_FORWARD_WS_PROTOCOL)) return rejectUpgrade(socket, 400, `unsupported subprotocols ${JSON.stringify(offered)}; supported: ${PORT_FORWARD_WS_PROTOCOL}`);
+      try {
+        ports = parsePorts(q.getAll('ports'));
+      } catch (e) {
+        return rejectUpgrade(socket, 400, (e as Error).message);
+      }
+    }
+    const label_selector: Record<string, string> = { [LABELS.podNamespace]: namespace, [LABELS.podName]: pod };
+    if (uid) label_selector[LABELS.podUID] = uid;
+    const sandboxes = await opts.cri.listPodSandbox({ label_selector, state: { state: 'SANDBOX_READY' } });
+    const sandbox = sandboxes.sort((a, b) => (BigInt(b.created_at || '0') > BigInt(a.created_at || '0') ? 1 : -1))[0];
+    if (!sandbox) return rejectUpgrade(socket, 404, `pod "${pod}" in namespace "${namespace}" has no running sandbox on this node`);
+    const url = await opts.cri.portForward(sandbox.id);
+    const dial = opts.streamDialer ?? tcpDialer;
+    if (spdy) {
+      const chosen = await proxyToStreamServer(socket, head, offeredStreamProtocols(req.headersDistinct['x-stream-protocol-version']), url, dial)
+        .catch((e: Error) => { rejectUpgrade(socket, 400, e.message); return null; });
+      if (chosen !== null) log.info('portForward', { namespace, pod, protocol: `SPDY/3.1 ${chosen}`, user: peer(req) });
+      return;
+    }
+    const session = await connectStreamServer(url, ['portforward.k8s.io'], dial).catch((e: Error) => { rejectUpgrade(socket, 400, e.message); return null; });
+    if (!session) return;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      log.info('portForward', { namespace, pod, ports: ports.join(','), protocol: ws.protocol, user: peer(req) });
+      bridgePortForward(ws, ports, session);
     });
   }
 
@@ -202,6 +262,7 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
     },
     async stop() {
       for (const ws of wss.clients) ws.terminate();
+      for (const socket of upgraded) socket.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -5,7 +5,8 @@
 // would never end. SPDY half-closes the stdin stream.
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { SpdySession, type SpdyStream } from './spdy.js';
+import { SpdySession, type SpdyStream } from '../../util/spdy/index.js';
+import { streamServerAddress, upgradeToStreamServer } from './stream-upgrade.js';
 
 /** Opens a byte stream to host:port (the stream server may live in another netns). */
 export type Dialer = (host: string, port: number) => Promise<Duplex>;
@@ -38,20 +39,24 @@ export interface RemoteCommand {
 
 const PROTOCOLS = ['v4.channel.k8s.io'];
 
-export async function openRemoteCommand(url: string, opts: RemoteCommandOptions, dial: Dialer = tcpDialer): Promise<RemoteCommand> {
-  const u = new URL(url);
-  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
-  if (u.protocol !== 'http:') throw new Error(`stream server URL ${url}: only http is supported`);
-  const socket = await dial(u.hostname, port);
+/** A SPDY session with the stream server at `url`, upgraded with `protocols` (a failed session closes). */
+export async function connectStreamServer(url: string, protocols: string[], dial: Dialer): Promise<SpdySession> {
+  const { u, host, port } = streamServerAddress(url);
+  const socket = await dial(host, port);
   let rest: Buffer;
   try {
-    rest = await upgrade(socket, u, PROTOCOLS);
+    ({ rest } = await upgradeToStreamServer(socket, u, protocols));
   } catch (e) {
     socket.destroy();
     throw e;
   }
-  const session = new SpdySession(socket, rest);
+  const session = new SpdySession(socket, { role: 'client', initial: rest });
   session.on('error', () => session.close());
+  return session;
+}
+
+export async function openRemoteCommand(url: string, opts: RemoteCommandOptions, dial: Dialer = tcpDialer): Promise<RemoteCommand> {
+  const session = await connectStreamServer(url, PROTOCOLS, dial);
   const open = (type: string) => session.openStream({ streamtype: type });
   // The same order as client-go's v4 protocol: the error stream first.
   const error = open('error');
@@ -91,47 +96,4 @@ export async function openRemoteCommand(url: string, opts: RemoteCommandOptions,
     done,
     abort: () => session.close(),
   };
-}
-
-/** Sends the SPDY upgrade request and returns whatever arrived after the 101 headers. */
-function upgrade(socket: Duplex, u: URL, protocols: string[]): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let buf = Buffer.alloc(0);
-    const onData = (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      const end = buf.indexOf('\r\n\r\n');
-      if (end < 0) {
-        if (buf.length > 64 * 1024) fail(new Error('stream server: response headers too large'));
-        return;
-      }
-      cleanup();
-      const head = buf.subarray(0, end).toString('latin1');
-      const statusLine = head.split('\r\n')[0];
-      const code = Number(statusLine.split(' ')[1]);
-      if (code !== 101) {
-        reject(new Error(`stream server answered ${statusLine.trim()}: ${buf.subarray(end + 4).toString().trim()}`));
-        return;
-      }
-      resolve(buf.subarray(end + 4));
-    };
-    const onEnd = () => fail(new Error('stream server closed the connection during the upgrade'));
-    const fail = (e: Error) => { cleanup(); reject(e); };
-    const cleanup = () => {
-      socket.off('data', onData);
-      socket.off('end', onEnd);
-      socket.off('error', fail);
-    };
-    socket.on('data', onData);
-    socket.once('end', onEnd);
-    socket.once('error', fail);
-    socket.write([
-      `POST ${u.pathname}${u.search} HTTP/1.1`,
-      `Host: ${u.host}`,
-      'Connection: Upgrade',
-      'Upgrade: SPDY/3.1',
-      ...protocols.map((p) => `X-Stream-Protocol-Version: ${p}`),
-      'Content-Length: 0',
-      '', '',
-    ].join('\r\n'));
-  });
 }

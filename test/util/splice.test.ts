@@ -3,7 +3,7 @@
 // last frame; losing it made `exit 42` look like success under load).
 import t from 'tap';
 import { Duplex, PassThrough } from 'node:stream';
-import { splice } from '../../src/apiserver/handlers/splice.js';
+import { splice } from '../../src/util/splice.js';
 
 /** A connection end whose writes are accepted only after `delayMs` each (a slow reader). */
 function slowPeer(delayMs: number): { side: Duplex; received: () => Buffer; closed: Promise<void> } {
