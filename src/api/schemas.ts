@@ -10,6 +10,7 @@ import './coordination/v1/schema.js';
 import './events/v1/schema.js';
 import './rbac/schema.js';
 import './certificates/v1/schema.js';
+import './networking/v1/schema.js';
 import { allTypes, ref, type RefSchema } from './schema.js';
 import { META } from './meta/v1/names.js';
 

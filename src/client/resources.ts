@@ -34,6 +34,7 @@ export const resources = {
   clusterroles: r<k.ClusterRole>('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
   rolebindings: r<k.RoleBinding>('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
   clusterrolebindings: r<k.ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  networkpolicies: r<k.NetworkPolicy>('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true),
   certificatesigningrequests: r<k.CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
 } as const;
 

@@ -34,7 +34,7 @@ const byGroupVersion: Record<string, string[]> = {
   'autoscaling/v1': ['Scale'],
   'batch/v1': ['Job', 'CronJob'],
   'certificates.k8s.io/v1': ['CertificateSigningRequest'],
-  'networking.k8s.io/v1': ['Ingress'],
+  'networking.k8s.io/v1': ['Ingress', 'NetworkPolicy'],
   'policy/v1': ['Eviction', 'PodDisruptionBudget'],
   'scheduling.k8s.io/v1': ['PriorityClass'],
   'rbac.authorization.k8s.io/v1': ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],

@@ -13,6 +13,7 @@ import { leases } from './coordination/leases.js';
 import { rbacResources } from './rbac/resources.js';
 import type { EscalationGuard } from '../authz/rbac/escalation.js';
 import { certificatesigningrequests } from './certificates/csr.js';
+import { networkpolicies } from './networking/networkpolicies.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -46,6 +47,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
   const defs: ResourceDef[] = [
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
     deployments, replicasets, endpointslices, leases, eventsK8sIO, certificatesigningrequests,
+    networkpolicies,
     ...rbacResources(cfg.escalation),
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
