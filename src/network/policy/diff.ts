@@ -5,11 +5,9 @@
 // references: sets before the rules that look them up, chains before the map elements that
 // jump to them, map elements gone before their chains, rules gone before their sets.
 import type { NftOp } from '../../nft/index.js';
-import { BASE_CHAINS, MAPS, baseRules, type DesiredPolicy, type DesiredSet, type RuleSpec } from './ruleset.js';
+import { BASE_CHAINS, MAPS, baseRules, type DesiredPolicy, type DesiredSet } from './ruleset.js';
 
-const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])) };
-
-const sameRules = (a: RuleSpec[], b: RuleSpec[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])) };
 
 /** The static part: table, base chains, maps. */
 export function baseOps(): NftOp[] {
@@ -39,7 +37,7 @@ export function policyOps(prev: DesiredPolicy | undefined, next: DesiredPolicy):
   }
   for (const [name, rules] of next.chains) {
     const before = old.chains.get(name);
-    if (before && sameRules(before, rules)) continue;
+    if (before && old.signatures.get(name) === next.signatures.get(name)) continue;
     ops.push(before ? { op: 'flushChain', chain: name } : { op: 'addChain', chain: name });
     for (const r of rules) ops.push({ op: 'addRule', chain: name, exprs: r.exprs, comment: r.comment });
   }

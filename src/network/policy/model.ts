@@ -118,16 +118,17 @@ function subtractBlock(b: Cidr, x: Cidr): Cidr[] {
 
 interface Indexed {
   pods: { pod: Pod; ip: string; ns: string; labels: Record<string, string> }[];
+  /** The same pods by namespace: a selector only looks at the namespaces it can pick. */
+  byNs: Map<string, Indexed['pods']>;
   nsLabels: Map<string, Record<string, string>>;
 }
 
 function peerPods(ix: Indexed, np: NetworkPolicy, peer: { podSelector?: LabelSelector | null; namespaceSelector?: LabelSelector | null }): Indexed['pods'] {
-  return ix.pods.filter((p) => {
-    if (peer.namespaceSelector) {
-      if (!ix.nsLabels.has(p.ns) || !selects(peer.namespaceSelector, ix.nsLabels.get(p.ns))) return false;
-    } else if (p.ns !== np.metadata.namespace) return false;
-    return !peer.podSelector || selects(peer.podSelector, p.labels);
-  });
+  const namespaces = peer.namespaceSelector
+    ? [...ix.nsLabels].filter(([, labels]) => selects(peer.namespaceSelector, labels)).map(([name]) => name)
+    : [np.metadata.namespace ?? 'default'];
+  const podSel = peer.podSelector ? fromLabelSelector(peer.podSelector) : null;
+  return namespaces.flatMap((ns) => (ix.byNs.get(ns) ?? []).filter((p) => !podSel || matches(podSel, p.labels)));
 }
 
 /** The pod's container port with this name and protocol. */
@@ -140,20 +141,27 @@ export function namedPort(pod: Pod, name: string, protocol: Protocol): number | 
 
 export function computeModel(input: PolicyInput): PolicyModel {
   const nsLabels = new Map(input.namespaces.map((n) => [n.metadata.name!, n.metadata.labels ?? {}]));
-  const ix: Indexed = { nsLabels, pods: [] };
+  const ix: Indexed = { nsLabels, pods: [], byNs: new Map() };
   for (const pod of input.pods) {
     const ip = podAddress(pod);
-    if (ip) ix.pods.push({ pod, ip, ns: pod.metadata.namespace ?? 'default', labels: pod.metadata.labels ?? {} });
+    if (!ip) continue;
+    const p = { pod, ip, ns: pod.metadata.namespace ?? 'default', labels: pod.metadata.labels ?? {} };
+    ix.pods.push(p);
+    const list = ix.byNs.get(p.ns);
+    if (list) list.push(p);
+    else ix.byNs.set(p.ns, [p]);
   }
   const peerSets = new Map<string, string[]>();
   const tupleSets = new Map<string, Tuple[]>();
   const policies = [...input.policies].sort((a, b) => policyKey(a).localeCompare(policyKey(b)));
-  const local = ix.pods.filter((p) => input.nodeName === undefined || p.pod.spec?.nodeName === input.nodeName);
+  const isLocal = (p: Indexed['pods'][number]) => input.nodeName === undefined || p.pod.spec?.nodeName === input.nodeName;
+  const local = ix.pods.filter(isLocal);
   const out = new Map<string, LocalPod>(local.map((p) => [p.ip, { key: `${p.ns}/${p.pod.metadata.name}`, ip: p.ip }]));
 
   for (const np of policies) {
     const key = policyKey(np);
-    const selected = local.filter((p) => p.ns === np.metadata.namespace && selects(np.spec?.podSelector, p.labels));
+    const podSel = fromLabelSelector(np.spec?.podSelector ?? {});
+    const selected = (ix.byNs.get(np.metadata.namespace ?? 'default') ?? []).filter((p) => isLocal(p) && podSel !== null && matches(podSel, p.labels));
     if (!selected.length) continue;
     for (const dir of policyTypes(np)) {
       const rules = (dir === 'ingress' ? np.spec?.ingress : np.spec?.egress) ?? [];
@@ -166,11 +174,13 @@ export function computeModel(input: PolicyInput): PolicyModel {
         const peersSpec = (dir === 'ingress' ? (rule as { from?: unknown[] }).from : (rule as { to?: unknown[] }).to) as NetworkPolicyPeerSpec[] | undefined;
         const peers = peersSpec?.length ? peerMatches(ix, np, dir, i, peersSpec, peerSets) : undefined;
         const portSpecs = rule.ports ?? [];
+        const named = dir === 'egress' ? portSpecs.filter((ps) => typeof ps.port === 'string') : [];
         // Egress named ports resolve on the destination: every pod the peers take in, by selector or by address.
-        const peerPodList = peersSpec?.length ? peersSpec.flatMap((s) => (s.ipBlock ? podsInBlock(ix, s.ipBlock) : peerPods(ix, np, s))) : ix.pods;
+        const peerPodList = () => (peersSpec?.length ? peersSpec.flatMap((s) => (s.ipBlock ? podsInBlock(ix, s.ipBlock) : peerPods(ix, np, s))) : ix.pods);
+        // Ports that do not depend on the selected pod are the same object for all of them.
+        const shared = portSpecs.length && !portSpecs.some((ps) => typeof ps.port === 'string') ? portSpecs.flatMap((ps) => portMatch(ps, undefined)) : undefined;
         for (const p of selected) {
-          const ports = portSpecs.length ? portSpecs.flatMap((ps) => portMatch(ps, dir === 'ingress' ? p.pod : undefined)) : undefined;
-          const named = dir === 'egress' ? portSpecs.filter((ps) => typeof ps.port === 'string') : [];
+          const ports = shared ?? (portSpecs.length ? portSpecs.flatMap((ps) => portMatch(ps, dir === 'ingress' ? p.pod : undefined)) : undefined);
           const match: RuleMatch = { policy: key, ...(peers ? { peers } : {}), ...(ports ? { ports } : {}) };
           const lp = out.get(p.ip)!;
           lp[dir]!.rules.push(match);
@@ -178,7 +188,7 @@ export function computeModel(input: PolicyInput): PolicyModel {
             const name = setName('tuples', key, dir, String(i));
             if (!tupleSets.has(name)) {
               const tuples: Tuple[] = [];
-              for (const peer of dedupe(peerPodList)) {
+              for (const peer of dedupe(peerPodList())) {
                 for (const ps of named) {
                   const proto = PROTO[ps.protocol ?? 'TCP'] ?? 'tcp';
                   const port = namedPort(peer.pod, String(ps.port), proto);

@@ -62,6 +62,8 @@ export interface DesiredSet {
 export interface DesiredPolicy {
   sets: Map<string, DesiredSet>;
   chains: Map<string, RuleSpec[]>;
+  /** Per chain, a text that changes whenever its rules do (cheaper to compare than the rules). */
+  signatures: Map<string, string>;
   /** Map name → pod address → the pod's chain. */
   maps: Map<string, Map<string, string>>;
 }
@@ -107,14 +109,16 @@ export function desiredPolicy(model: PolicyModel): DesiredPolicy {
     sets.set(name, { spec: { name, keyType: TUPLE_KEY }, elements: new Map(tuples.map((t) => [elementKey(t), { key: [...t] }])) });
   }
   const chains = new Map<string, RuleSpec[]>();
+  const signatures = new Map<string, string>();
   const maps = new Map<string, Map<string, string>>([[INGRESS_MAP, new Map()], [EGRESS_MAP, new Map()]]);
   const add = (pod: LocalPod, dir: 'ingress' | 'egress') => {
     const rules = pod[dir];
     if (!rules) return;
     const name = chainName(dir, pod.ip);
     chains.set(name, podChain(rules, dir));
+    signatures.set(name, JSON.stringify(rules.rules));
     maps.get(dir === 'ingress' ? INGRESS_MAP : EGRESS_MAP)!.set(pod.ip, name);
   };
   for (const pod of model.pods) { add(pod, 'ingress'); add(pod, 'egress'); }
-  return { sets, chains, maps };
+  return { sets, chains, signatures, maps };
 }
