@@ -45,6 +45,12 @@ t.test('kubectl apply, get netpol, describe', async (t) => {
   t.equal(JSON.parse(await kubectl.ok(['get', 'netpol', 'web-allow', '-o', 'json'])).metadata.generation, 1, 'a second apply changes no spec');
 });
 
+t.test('kubectl explain reads the schema', async (t) => {
+  const out = await kubectl.ok(['explain', 'networkpolicy.spec.ingress.ports']);
+  t.match(out, /endPort\s+<integer>/);
+  t.match(out, /port\s+<IntOrString>/);
+});
+
 t.test('an ingress-only policy defaults to policyTypes [Ingress]', async (t) => {
   await kubectl.ok(['apply', '-f', '-'], 'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: default}\nspec: {podSelector: {}}\n');
   const got = JSON.parse(await kubectl.ok(['get', 'netpol', 'deny', '-o', 'json']));

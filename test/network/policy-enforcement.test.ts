@@ -107,6 +107,16 @@ t.test('network policy truth tables on real nftables', { skip: !isRoot && 'needs
     t.equal(fromNode.stdout.trim(), 'ok', 'the node (kubelet probes) still reaches x/a');
   });
 
+  await t.test('egress policy also holds for traffic to the pod\'s own node', async (t) => {
+    await startServers(t, node.n1!);
+    const toNode: Flow = { ip: '192.168.77.1', protocol: 'TCP', port: 80 };
+    await apply([]);
+    t.same(await probe(podNs.get('y/a')!, [toNode]), [true], 'y/a reaches its node without policy');
+    await apply(scenarios.find((s) => s.name === 'default deny egress in y')!.policies);
+    t.same(await probe(podNs.get('y/a')!, [toNode]), [false], 'default deny egress in y: not even its own node');
+    t.same(await probe(podNs.get('x/a')!, [toNode]), [true], 'x/a, not isolated, still does');
+  });
+
   await t.test('counters per policy, resync on drift, reset removes the table', async (t) => {
     const s = scenarios.find((x) => x.name === 'union of two policies on one pod')!;
     await apply(s.policies);
