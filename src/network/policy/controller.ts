@@ -29,6 +29,7 @@ export class PolicyController {
   private resyncTimer?: NodeJS.Timeout;
   private failures = 0;
   private synced = false;
+  private lastResync = 0;
   private readonly duration?: Histogram<'mode'>;
 
   constructor(private readonly o: PolicyControllerOptions) {
@@ -63,8 +64,6 @@ export class PolicyController {
     if (this.resyncTimer) clearInterval(this.resyncTimer);
     await this.runner.stop();
   }
-
-  private lastResync = 0;
 
   private async pass(): Promise<void> {
     const started = performance.now();
