@@ -4,7 +4,7 @@
 // driver in several orders always give the table a full build gives.
 import t from 'tap';
 import { FakeNft, NftTable } from '../../src/nft/index.js';
-import { canonicalTable, computeModel, desiredPolicy, explainFlow, policyOps, subtractBlocks, POLICY_TABLE } from '../../src/network/policy/index.js';
+import { canonicalTable, computeModel, desiredPolicy, explainFlow, newModelCache, policyOps, subtractBlocks, POLICY_TABLE } from '../../src/network/policy/index.js';
 import { formatCidr, parseCidr } from '../../src/util/index.js';
 import { Oracle } from './policy-oracle.js';
 import { NODES, PROBES, namespaces, pods, podIP, podName, scenarios } from './policy-scenarios.js';
@@ -67,11 +67,14 @@ t.test('incremental transactions reach the full build\'s table, in any order of 
     for (let round = 0; round < 4; round++) {
       const table = new NftTable(new FakeNft(), { family: 'ip', name: POLICY_TABLE });
       let prev: ReturnType<typeof desiredPolicy> | undefined;
+      const cache = newModelCache();
       const order = [...scenarios].sort(() => next() - 0.5);
       for (const s of order) {
         // Pods come and go too: a random subset each step.
         const podList = pods.filter(() => next() > 0.2);
-        const desired = desiredPolicy(computeModel({ pods: podList, namespaces, policies: s.policies, nodeName: node }));
+        const cached = computeModel({ pods: podList, namespaces, policies: s.policies, nodeName: node }, cache);
+        t.same(cached, computeModel({ pods: podList, namespaces, policies: s.policies, nodeName: node }), 'a model from the per-policy cache equals one computed afresh');
+        const desired = desiredPolicy(cached);
         await table.apply(policyOps(prev, desired));
         prev = desired;
         t.equal(canonicalTable(await table.list()), await fullState(s.policies, node, podList), `${node} round ${round}: after ${s.name}`);
@@ -86,4 +89,20 @@ t.test('a pod joining a selector is one element, not a rule', async (t) => {
   const before = desiredPolicy(computeModel({ pods: pods.filter((p) => podName(p) !== 'y/b'), namespaces, policies: s.policies, nodeName: 'n2' }));
   const after = desiredPolicy(computeModel({ pods, namespaces, policies: s.policies, nodeName: 'n2' }));
   t.same(policyOps(before, after), [{ op: 'addElements', set: [...after.sets.keys()][0], keyType: ['ipv4_addr'], elements: [{ key: ['10.244.2.3'] }] }]);
+});
+
+t.test('the per-policy cache follows label changes of pods and namespaces', async (t) => {
+  const cache = newModelCache();
+  const s = scenarios.find((x) => x.name === 'allow from namespaces of team a')!;
+  const run = (ns: typeof namespaces, podList: typeof pods) => {
+    const cached = computeModel({ pods: podList, namespaces: ns, policies: s.policies, nodeName: 'n2' }, cache);
+    t.same(cached, computeModel({ pods: podList, namespaces: ns, policies: s.policies, nodeName: 'n2' }));
+    return cached;
+  };
+  const before = run(namespaces, pods);
+  const relabelled = namespaces.map((n) => (n.metadata.name === 'y' ? { metadata: { name: 'y', labels: { team: 'b' } } } : n));
+  const after = run(relabelled, pods);
+  t.not(JSON.stringify([...after.peerSets]), JSON.stringify([...before.peerSets]), 'namespace y left the peer set');
+  const moved = pods.map((p) => (podName(p) === 'x/b' ? { ...p, metadata: { ...p.metadata, labels: { app: 'c' } } } : p));
+  t.same(run(relabelled, moved).pods.find((p) => p.key === 'x/b')?.ingress, undefined, 'x/b relabelled out of the policy: not isolated');
 });

@@ -11,7 +11,7 @@ import { fallbacks } from '../../log/fallback.js';
 import { canonicalTable } from './canonical.js';
 import { policyOps } from './diff.js';
 import { explainFlow, type Explanation } from './explain.js';
-import { computeModel, type PolicyInput, type PolicyModel, type Protocol } from './model.js';
+import { computeModel, newModelCache, type PolicyInput, type PolicyModel, type Protocol } from './model.js';
 import { DENY_COMMENT, desiredPolicy, policyComment, POLICY_TABLE, type DesiredPolicy } from './ruleset.js';
 
 const fallback = fallbacks('network-agent');
@@ -32,6 +32,8 @@ export class PolicyEnforcer {
   private applied?: DesiredPolicy;
   private model?: PolicyModel;
   private expectedGen?: number;
+  /** Per-policy results: a sync recomputes only the policies a change can touch. */
+  private readonly cache = newModelCache();
 
   constructor(readonly table: NftTable, private readonly log: Logger, private readonly nodeName?: string) {}
 
@@ -41,7 +43,7 @@ export class PolicyEnforcer {
   }
 
   async sync(input: Omit<PolicyInput, 'nodeName'>): Promise<SyncResult> {
-    const model = computeModel({ ...input, nodeName: this.nodeName });
+    const model = computeModel({ ...input, nodeName: this.nodeName }, this.cache);
     const desired = desiredPolicy(model);
     this.model = model;
     if (!this.applied) return this.adoptOrRebuild(desired);

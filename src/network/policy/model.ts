@@ -139,7 +139,33 @@ export function namedPort(pod: Pod, name: string, protocol: Protocol): number | 
   return undefined;
 }
 
-export function computeModel(input: PolicyInput): PolicyModel {
+/** What one policy adds to the model: rules per selected pod and direction, and its sets. */
+interface Contribution {
+  pods: Map<string, Partial<Record<Direction, RuleMatch[]>>>;
+  peerSets: Map<string, string[]>;
+  tupleSets: Map<string, Tuple[]>;
+}
+
+/**
+ * Per-policy results kept between syncs by whoever computes the model repeatedly (the
+ * enforcer). An entry is reused while the policy's spec and the pods and namespaces it can
+ * see are unchanged, so a sync recomputes only the policies a change can touch.
+ */
+export interface ModelCache {
+  byPolicy: Map<string, { key: string; contribution: Contribution }>;
+}
+
+export const newModelCache = (): ModelCache => ({ byPolicy: new Map() });
+
+/** Whether a policy can see pods outside its own namespace (selectors over namespaces, address blocks, egress named ports). */
+function seesOtherNamespaces(np: NetworkPolicy): boolean {
+  const rules = [...(np.spec?.ingress ?? []).map((r) => ({ peers: r.from, ports: r.ports, egress: false })), ...(np.spec?.egress ?? []).map((r) => ({ peers: r.to, ports: r.ports, egress: true }))];
+  return rules.some((r) => (r.peers ?? []).some((p) => p.namespaceSelector || p.ipBlock) || (r.egress && (r.ports ?? []).some((p) => typeof p.port === 'string')));
+}
+
+const digest = (text: string): string => createHash('sha1').update(text).digest('base64');
+
+export function computeModel(input: PolicyInput, cache?: ModelCache): PolicyModel {
   const nsLabels = new Map(input.namespaces.map((n) => [n.metadata.name!, n.metadata.labels ?? {}]));
   const ix: Indexed = { nsLabels, pods: [], byNs: new Map() };
   for (const pod of input.pods) {
@@ -158,52 +184,89 @@ export function computeModel(input: PolicyInput): PolicyModel {
   const local = ix.pods.filter(isLocal);
   const out = new Map<string, LocalPod>(local.map((p) => [p.ip, { key: `${p.ns}/${p.pod.metadata.name}`, ip: p.ip }]));
 
+  // What a policy's result depends on besides its spec: the pods of its namespace, or of all.
+  const nsPrints = new Map<string, string>();
+  const nsPrint = (ns: string): string => {
+    let d = nsPrints.get(ns);
+    if (d === undefined) {
+      d = digest(JSON.stringify((ix.byNs.get(ns) ?? []).map((p) => [p.ip, p.pod.metadata.name, p.labels, p.pod.spec?.nodeName, p.pod.spec?.containers?.map((c) => c.ports)])));
+      nsPrints.set(ns, d);
+    }
+    return d;
+  };
+  let globalPrint: string | undefined;
+  const global = () => (globalPrint ??= digest(JSON.stringify([...nsLabels]) + [...ix.byNs.keys()].sort().map(nsPrint).join()));
+
+  const seen = new Set<string>();
   for (const np of policies) {
     const key = policyKey(np);
-    const podSel = fromLabelSelector(np.spec?.podSelector ?? {});
-    const selected = (ix.byNs.get(np.metadata.namespace ?? 'default') ?? []).filter((p) => isLocal(p) && podSel !== null && matches(podSel, p.labels));
-    if (!selected.length) continue;
-    for (const dir of policyTypes(np)) {
-      const rules = (dir === 'ingress' ? np.spec?.ingress : np.spec?.egress) ?? [];
-      for (const p of selected) {
-        const lp = out.get(p.ip)!;
+    seen.add(key);
+    const depends = `${JSON.stringify(np.spec)}\0${seesOtherNamespaces(np) ? global() : nsPrint(np.metadata.namespace ?? 'default')}`;
+    let entry = cache?.byPolicy.get(key);
+    if (!entry || entry.key !== depends) {
+      entry = { key: depends, contribution: policyContribution(ix, np, isLocal) };
+      cache?.byPolicy.set(key, entry);
+    }
+    const c = entry.contribution;
+    for (const [ip, dirs] of c.pods) {
+      const lp = out.get(ip)!;
+      for (const dir of ['ingress', 'egress'] as const) {
+        const rules = dirs[dir];
+        if (!rules) continue;
         const pr = lp[dir] ??= { policies: [], rules: [] };
         pr.policies.push(key);
+        pr.rules.push(...rules);
       }
-      rules.forEach((rule, i) => {
-        const peersSpec = (dir === 'ingress' ? (rule as { from?: unknown[] }).from : (rule as { to?: unknown[] }).to) as NetworkPolicyPeerSpec[] | undefined;
-        const peers = peersSpec?.length ? peerMatches(ix, np, dir, i, peersSpec, peerSets) : undefined;
-        const portSpecs = rule.ports ?? [];
-        const named = dir === 'egress' ? portSpecs.filter((ps) => typeof ps.port === 'string') : [];
-        // Egress named ports resolve on the destination: every pod the peers take in, by selector or by address.
-        const peerPodList = () => (peersSpec?.length ? peersSpec.flatMap((s) => (s.ipBlock ? podsInBlock(ix, s.ipBlock) : peerPods(ix, np, s))) : ix.pods);
-        // Ports that do not depend on the selected pod are the same object for all of them.
-        const shared = portSpecs.length && !portSpecs.some((ps) => typeof ps.port === 'string') ? portSpecs.flatMap((ps) => portMatch(ps, undefined)) : undefined;
-        for (const p of selected) {
-          const ports = shared ?? (portSpecs.length ? portSpecs.flatMap((ps) => portMatch(ps, dir === 'ingress' ? p.pod : undefined)) : undefined);
-          const match: RuleMatch = { policy: key, ...(peers ? { peers } : {}), ...(ports ? { ports } : {}) };
-          const lp = out.get(p.ip)!;
-          lp[dir]!.rules.push(match);
-          if (named.length) {
-            const name = setName('tuples', key, dir, String(i));
-            if (!tupleSets.has(name)) {
-              const tuples: Tuple[] = [];
-              for (const peer of dedupe(peerPodList())) {
-                for (const ps of named) {
-                  const proto = PROTO[ps.protocol ?? 'TCP'] ?? 'tcp';
-                  const port = namedPort(peer.pod, String(ps.port), proto);
-                  if (port !== undefined) tuples.push([peer.ip, proto, port]);
-                }
-              }
-              tupleSets.set(name, tuples);
-            }
-            lp[dir]!.rules.push({ policy: key, tuples: name });
-          }
-        }
-      });
     }
+    for (const [name, ips] of c.peerSets) peerSets.set(name, ips);
+    for (const [name, tuples] of c.tupleSets) tupleSets.set(name, tuples);
   }
+  if (cache) for (const key of cache.byPolicy.keys()) if (!seen.has(key)) cache.byPolicy.delete(key);
   return { pods: [...out.values()].sort((a, b) => a.ip.localeCompare(b.ip)), peerSets, tupleSets };
+}
+
+function policyContribution(ix: Indexed, np: NetworkPolicy, isLocal: (p: Indexed['pods'][number]) => boolean): Contribution {
+  const c: Contribution = { pods: new Map(), peerSets: new Map(), tupleSets: new Map() };
+  const key = policyKey(np);
+  const podSel = fromLabelSelector(np.spec?.podSelector ?? {});
+  const selected = (ix.byNs.get(np.metadata.namespace ?? 'default') ?? []).filter((p) => isLocal(p) && podSel !== null && matches(podSel, p.labels));
+  if (!selected.length) return c;
+  for (const p of selected) c.pods.set(p.ip, {});
+  for (const dir of policyTypes(np)) {
+    const rules = (dir === 'ingress' ? np.spec?.ingress : np.spec?.egress) ?? [];
+    for (const p of selected) c.pods.get(p.ip)![dir] = [];
+    rules.forEach((rule, i) => {
+      const peersSpec = (dir === 'ingress' ? (rule as { from?: unknown[] }).from : (rule as { to?: unknown[] }).to) as NetworkPolicyPeerSpec[] | undefined;
+      const peers = peersSpec?.length ? peerMatches(ix, np, dir, i, peersSpec, c.peerSets) : undefined;
+      const portSpecs = rule.ports ?? [];
+      const named = dir === 'egress' ? portSpecs.filter((ps) => typeof ps.port === 'string') : [];
+      // Egress named ports resolve on the destination: every pod the peers take in, by selector or by address.
+      const peerPodList = () => (peersSpec?.length ? peersSpec.flatMap((s) => (s.ipBlock ? podsInBlock(ix, s.ipBlock) : peerPods(ix, np, s))) : ix.pods);
+      // Ports that do not depend on the selected pod are the same object for all of them.
+      const shared = portSpecs.length && !portSpecs.some((ps) => typeof ps.port === 'string') ? portSpecs.flatMap((ps) => portMatch(ps, undefined)) : undefined;
+      for (const p of selected) {
+        const ports = shared ?? (portSpecs.length ? portSpecs.flatMap((ps) => portMatch(ps, dir === 'ingress' ? p.pod : undefined)) : undefined);
+        const list = c.pods.get(p.ip)![dir]!;
+        list.push({ policy: key, ...(peers ? { peers } : {}), ...(ports ? { ports } : {}) });
+        if (named.length) {
+          const name = setName('tuples', key, dir, String(i));
+          if (!c.tupleSets.has(name)) {
+            const tuples: Tuple[] = [];
+            for (const peer of dedupe(peerPodList())) {
+              for (const ps of named) {
+                const proto = PROTO[ps.protocol ?? 'TCP'] ?? 'tcp';
+                const port = namedPort(peer.pod, String(ps.port), proto);
+                if (port !== undefined) tuples.push([peer.ip, proto, port]);
+              }
+            }
+            c.tupleSets.set(name, tuples);
+          }
+          list.push({ policy: key, tuples: name });
+        }
+      }
+    });
+  }
+  return c;
 }
 
 interface NetworkPolicyPeerSpec {
