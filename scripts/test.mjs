@@ -45,6 +45,7 @@ const UNIT = [
   'test/log/fallback',
   'test/native/nft-vocabulary',
   'test/network-routes/desired',
+  'test/network/policy-model',
   'test/patch',
   'test/protobuf/decode', 'test/protobuf/generated-tables',
   'test/proxy/ruleset',

@@ -11,6 +11,7 @@ import type * as coordination from 'kubernetes-types/coordination/v1.js';
 import type * as core from 'kubernetes-types/core/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import type * as meta from 'kubernetes-types/meta/v1.js';
+import type * as networking from 'kubernetes-types/networking/v1.js';
 import type * as rbac from 'kubernetes-types/rbac/v1.js';
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
@@ -45,6 +46,7 @@ export type CertificateSigningRequest = Stored<certificates.CertificateSigningRe
 export type Job = Stored<batch.Job>;
 export type CronJob = Stored<batch.CronJob>;
 export type ResourceQuota = Stored<core.ResourceQuota>;
+export type NetworkPolicy = Stored<networking.NetworkPolicy>;
 
 /** An object of any kind whose metadata is typed: what owner-reference and key helpers take. */
 export interface KindObject {

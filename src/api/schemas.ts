@@ -17,6 +17,7 @@ import './scheduling/v1/schema.js';
 import './batch/v1/schema.js';
 import './apiextensions/v1/schema.js';
 import './admissionregistration/v1/schema.js';
+import './networking/v1/schema.js';
 import { allTypes, ref, typesGeneration, type RefSchema } from './schema.js';
 import { META } from './meta/v1/names.js';
 

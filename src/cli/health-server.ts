@@ -6,7 +6,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
-export async function startHealthServer(opts: { address: string; port: number; registry: Registry | (() => Registry); ready: () => boolean }): Promise<{ server: Server; port: number }> {
+/** A component's own read-only endpoint (JSON): the network agent's policy explanation. */
+export type DebugHandler = (query: URLSearchParams) => { status: number; body: unknown };
+
+export async function startHealthServer(opts: { address: string; port: number; registry: Registry | (() => Registry); ready: () => boolean; debug?: Record<string, DebugHandler> }): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' || path === '/livez') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
@@ -18,6 +21,11 @@ export async function startHealthServer(opts: { address: string; port: number; r
       const registry = typeof opts.registry === 'function' ? opts.registry() : opts.registry;
       void registry.metrics().then((text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text));
       return;
+    }
+    const debug = opts.debug?.[path];
+    if (debug) {
+      const r = debug(new URL(req.url ?? '/', 'http://localhost').searchParams);
+      return res.writeHead(r.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(r.body));
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
   });

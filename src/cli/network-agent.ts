@@ -16,6 +16,7 @@ import { untilSignal } from './signals.js';
 import { parseDuration } from '../util/index.js';
 import { READY_MESSAGE } from './network-agent-supervisor.js';
 import { bindFallbacks } from '../log/fallback.js';
+import { explainQuery } from './policy.js';
 
 export interface NetworkAgentHandle {
   agent: NetworkAgent;
@@ -47,6 +48,9 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
       'cluster-cidr': { type: 'string' },
       // Calico's natOutgoing (on in its default pool): pods to outside --cluster-cidr are masqueraded.
       'nat-outgoing': { type: 'string', default: 'true' },
+      // NetworkPolicy for this node's pods in `ip capstan-policy` (Calico enforces by default).
+      'network-policy': { type: 'string', default: 'true' },
+      'policy-resync-period': { type: 'string', default: '1m' },
     },
   });
   if (!values['pod-cidr'] && !(values.kubeconfig && values['node-name'])) {
@@ -55,6 +59,7 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
   const encapsulation = parseMode(values.encapsulation);
   if (!encapsulation) throw new Error(`invalid --encapsulation ${values.encapsulation} (CrossSubnet, Always or Never)`);
   if (values['nat-outgoing'] !== 'true' && values['nat-outgoing'] !== 'false') throw new Error(`invalid --nat-outgoing ${values['nat-outgoing']} (true or false)`);
+  if (values['network-policy'] !== 'true' && values['network-policy'] !== 'false') throw new Error(`invalid --network-policy ${values['network-policy']} (true or false)`);
   const netlink = createNetlink('addon');
   const mtu = values.mtu === 'auto' ? await autoPodMTU(netlink, values.netns ?? null, encapsulation) : Number(values.mtu);
   if (!Number.isInteger(mtu) || mtu < 576) throw new Error(`invalid --mtu ${values.mtu}`);
@@ -82,11 +87,15 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
     clusterCIDR: values['cluster-cidr'],
     natOutgoing: values['nat-outgoing'] === 'true',
     nft: createNftDriver('addon'),
+    networkPolicy: values['network-policy'] === 'true',
+    policyResyncMs: parseDuration(values['policy-resync-period']),
+    registry,
     log,
   });
   await agent.start();
   const port = Number(values['health-port']);
-  const health = port >= 0 ? await startHealthServer({ address: values['bind-address'], port, registry, ready: () => agent.ready() }) : undefined;
+  const debug = { '/debug/policy/explain': (q: URLSearchParams) => explainQuery(agent, q) };
+  const health = port >= 0 ? await startHealthServer({ address: values['bind-address'], port, registry, ready: () => agent.ready(), debug }) : undefined;
   return {
     agent, healthPort: health?.port,
     async stop() {

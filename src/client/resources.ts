@@ -38,6 +38,7 @@ export const resources = {
   clusterroles: r<k.ClusterRole>('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
   rolebindings: r<k.RoleBinding>('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
   clusterrolebindings: r<k.ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  networkpolicies: r<k.NetworkPolicy>('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true),
   certificatesigningrequests: r<k.CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
   jobs: r<k.Job>('batch', 'v1', 'jobs', 'Job', true),
   cronjobs: r<k.CronJob>('batch', 'v1', 'cronjobs', 'CronJob', true),

@@ -6,7 +6,8 @@
 //   every gcIntervalMs ──► gc: records of sandboxes the runtime no longer has
 //
 // Routes to other nodes hang off the same informer (`nodes`) and apply through the same
-// `netlink` in `hostNetns`. Outgoing NAT (nat.ts) is one nftables table set up at start.
+// `netlink` in `hostNetns`. Outgoing NAT (nat.ts) is one nftables table set up at start;
+// NetworkPolicy (policy/) is another, kept in step with Pods, Namespaces and policies.
 import { resources, SharedInformerFactory, type ClientsetAPI, type SharedInformer } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import type { Netlink } from '../netlink/index.js';
@@ -22,6 +23,9 @@ import { join } from 'node:path';
 import type { Node } from '../api/kinds.js';
 import type { NftDriver } from '../nft/index.js';
 import { natTable, syncNatOutgoing } from './nat.js';
+import { PolicyController } from './policy/controller.js';
+import { PolicyEnforcer, policyTable } from './policy/enforcer.js';
+import type { Registry } from 'prom-client';
 
 export interface NetworkAgentOptions {
   netlink: Netlink;
@@ -53,6 +57,13 @@ export interface NetworkAgentOptions {
    *  the fixed --pod-cidr). Needs `nft`; without `nft` the agent keeps no nftables state. */
   natOutgoing?: boolean;
   nft?: NftDriver;
+  /** Enforce NetworkPolicy for this node's pods in `ip capstan-policy` (with clients, nodeName
+   *  and nft; default true). False removes a table an earlier run left. */
+  networkPolicy?: boolean;
+  /** How often the policy table is checked against the kernel (default 60 s). */
+  policyResyncMs?: number;
+  /** Where the policy counters and sync durations are registered (/metrics). */
+  registry?: Registry;
   /** How long start() waits for the Node cache before serving anyway (default 5 s). */
   syncTimeoutMs?: number;
   log: Logger;
@@ -68,6 +79,8 @@ export class NetworkAgent {
   /** Every Node of the cluster (routes to other nodes' blocks are derived from it). */
   readonly nodes?: SharedInformer<Node>;
   readonly routes?: RoutesManager;
+  /** NetworkPolicy enforcement (absent: off, or no API server or nftables). */
+  readonly policy?: PolicyController;
   private block?: Cidr;
   private server?: CNIServer;
   private conflistWritten = false;
@@ -94,6 +107,10 @@ export class NetworkAgent {
       this.nodes.addEventHandler({ onAdd: changed, onUpdate: (_, n) => changed(n), onDelete: changed });
       const clusterCIDR = o.clusterCIDR !== undefined ? parseCidr(o.clusterCIDR) : undefined;
       if (o.clusterCIDR !== undefined && !clusterCIDR) throw new Error(`invalid cluster CIDR ${o.clusterCIDR}`);
+      if (o.nft && o.networkPolicy !== false) {
+        const enforcer = new PolicyEnforcer(policyTable(o.nft, o.hostNetns), o.log, o.nodeName);
+        this.policy = new PolicyController({ informers: this.informers, enforcer, log: o.log, registry: o.registry, resyncMs: o.policyResyncMs });
+      }
       this.routes = new RoutesManager({
         netlink: o.netlink, netns: o.hostNetns, nodeName: o.nodeName, nodes: this.nodes, clients: o.clients, mode: o.encapsulation, clusterCIDR, log: o.log,
       });
@@ -129,6 +146,8 @@ export class NetworkAgent {
     }
     this.syncNode();
     this.routes?.start();
+    if (this.policy) this.policy.start().catch((e: unknown) => this.o.log.error('network policy did not start', { error: (e as Error).message }));
+    else if (this.o.nft && this.o.networkPolicy === false) await policyTable(this.o.nft, this.hostNetns).remove();
     if (this.o.listSandboxIDs) this.scheduleGC();
   }
 
@@ -205,6 +224,7 @@ export class NetworkAgent {
     if (this.gcTimer) clearTimeout(this.gcTimer);
     await this.server?.close();
     await this.routes?.stop();
+    await this.policy?.stop();
     await this.informers?.stop();
   }
 }

@@ -11,3 +11,4 @@ export { CNIError, CNI_ERROR } from './cni/errors.js';
 export { SUPPORTED_VERSIONS, parseNetConf, parseEnv, parseArgs } from './cni/config.js';
 export { parseRequest, encodeRequest, encodeReply, parseReply, type CNIRequest } from './cni/wire.js';
 export { NAT_TABLE, NAT_CHAIN, natOutgoingRule, natTable, syncNatOutgoing } from './nat.js';
+export { PolicyEnforcer, policyTable, POLICY_TABLE, computeModel, explainFlow, type Explanation, type PolicyModel, type PolicyCounts } from './policy/index.js';

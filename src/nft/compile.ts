@@ -86,6 +86,10 @@ const REJECT = {
 export function compileExpr(e: Expr, family: TableRef['family']): LowExpr[] {
   switch (e.kind) {
     case 'match': return compileMatch(e);
+    case 'range': {
+      const type = FIELD_TYPE[e.field];
+      return [loadField(e.field, 1), { type: 'range', sreg: 1, op: 0, from: encodeValue(type, e.from), to: encodeValue(type, e.to) }];
+    }
     case 'ctState': {
       const bits = e.states.reduce((n, s) => n | CT_STATE_BITS[s], 0);
       return [

@@ -68,6 +68,12 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
         i = j + 1;
         continue;
       }
+      if (fields.length === 1 && next?.type === 'range' && Number(next.op ?? 0) === 0) {
+        const type = FIELD_TYPE[field];
+        out.push({ kind: 'range', field, from: decodeValue(type, bytes(next.from)), to: decodeValue(type, bytes(next.to)) });
+        i = j + 1;
+        continue;
+      }
       if (fields.length === 1) {
         const type = FIELD_TYPE[field];
         const bw = at(1)?.type === 'bitwise' ? at(1) : undefined;
@@ -139,7 +145,10 @@ export function decompileExprs(low: LowExpr[]): Expr[] {
         continue;
       }
     }
-    if (e.type === 'counter') out.push({ kind: 'counter' });
+    if (e.type === 'counter') {
+      const counted = e.packets !== undefined ? { packets: Number(e.packets), bytes: Number(e.bytes ?? 0) } : {};
+      out.push({ kind: 'counter', ...counted });
+    }
     else if (e.type === 'masq') out.push({ kind: 'masquerade' });
     else if (e.type === 'reject') {
       const key = `${e.rejectType}:${e.code ?? 0}`; // the kernel omits the code for tcp reset

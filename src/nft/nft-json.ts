@@ -22,7 +22,7 @@ const num = (v: Value): Value => (typeof v === 'string' && /^\d+$/.test(v) ? Num
 function exprOf(x: Json): Expr | Expr[] {
   const v = verdictOf(x);
   if (v) return v;
-  if (x.counter !== undefined) return { kind: 'counter' };
+  if (x.counter !== undefined) return { kind: 'counter', ...(typeof x.counter.packets === 'number' ? { packets: x.counter.packets, bytes: x.counter.bytes ?? 0 } : {}) };
   if ('masquerade' in x) return { kind: 'masquerade' };
   if (x.vmap) {
     const key = x.vmap.key;
@@ -67,6 +67,12 @@ function exprOf(x: Json): Expr | Expr[] {
     }
     // nft lists `meta l4proto tcp th sport 9` as `tcp sport 9`; split it back.
     const proto = left.payload?.protocol;
+    if ((proto === 'tcp' || proto === 'udp' || proto === 'sctp') && Array.isArray(right?.range)) {
+      return [
+        { kind: 'match', field: 'meta l4proto', value: proto },
+        { kind: 'range', field: `th ${left.payload.field}` as Field, from: num(right.range[0]), to: num(right.range[1]) },
+      ];
+    }
     if (proto === 'tcp' || proto === 'udp' || proto === 'sctp') {
       return [
         { kind: 'match', field: 'meta l4proto', value: proto },

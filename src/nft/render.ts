@@ -26,6 +26,7 @@ export function renderExpr(e: Expr, family: TableRef['family']): string {
       if (e.mask !== undefined) return `${e.field} & 0x${e.mask.toString(16)} ${e.op ?? '=='} ${value(type, e.value)}`;
       return `${e.field} ${op}${value(type, e.value)}`;
     }
+    case 'range': return `${e.field} ${value(FIELD_TYPE[e.field], e.from)}-${value(FIELD_TYPE[e.field], e.to)}`;
     case 'ctState': return `ct state ${e.states.join(',')}`;
     case 'fibDaddrLocal': return 'fib daddr type local';
     case 'ctStatusDnat': return 'ct status dnat';

@@ -25,6 +25,8 @@ export type Value = string | number;
 
 export type Expr =
   | { kind: 'match'; field: Field; value: Value; op?: '==' | '!='; mask?: number }
+  /** `th dport 8000-8080`: an inclusive range (policy ports with endPort). */
+  | { kind: 'range'; field: Field; from: Value; to: Value }
   | { kind: 'ctState'; states: CtState[] }
   /** `ct status dnat`: the connection's destination was rewritten (a Service's DNAT). */
   | { kind: 'ctStatusDnat' }
@@ -34,7 +36,8 @@ export type Expr =
   /** `numgen random mod N [offset K] vmap @map`: with an offset, many services can share one
    *  map (service s owns keys K..K+N-1), which keeps the number of named maps small. */
   | { kind: 'numgenVmap'; mod: number; map: string; offset?: number }
-  | { kind: 'counter' }
+  /** Read back with what it counted (a rule's own counter; written without values). */
+  | { kind: 'counter'; packets?: number; bytes?: number }
   /** `dnat ip to <fields> [. numgen random mod N] map @map`: the map's data is `ipv4_addr .
    *  inet_service`, so one shared data map can hold every service's endpoints (no jumps, so
    *  changing its elements never makes the kernel re-validate the table). */

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOST_VETH_MAC, IPAM, NAT_TABLE, NODE_ROUTE_PROTOCOL } from '../network/index.js';
+import { HOST_VETH_MAC, IPAM, NAT_TABLE, NODE_ROUTE_PROTOCOL, POLICY_TABLE } from '../network/index.js';
 import { VXLAN_DEVICE } from '../network/routes/model.js';
 import { TABLE_NAME } from '../proxy/nft/backend.js';
 import { PROBE_TABLE } from '../proxy/nft/probe.js';
@@ -42,7 +42,7 @@ export function removePodVeths(dataDir: string): string[] {
   return removed;
 }
 
-/** The node-wide things one node owns in its namespace: the VXLAN device, node routes, the proxy's and the agent's tables. */
+/** The node-wide things one node owns in its namespace: the VXLAN device, node routes, the proxy's and the agent's tables (NAT, policy). */
 export function removeNodeNetwork(): string[] {
   const removed: string[] = [];
   if (linkMac(VXLAN_DEVICE) !== undefined && deleteLink(VXLAN_DEVICE)) removed.push(`link ${VXLAN_DEVICE}`);
@@ -51,7 +51,7 @@ export function removeNodeNetwork(): string[] {
     run('ip', ['-4', 'route', 'flush', 'table', 'main', 'proto', String(NODE_ROUTE_PROTOCOL)]);
     removed.push(`${routes.length} route(s) to other nodes' pod blocks (proto ${NODE_ROUTE_PROTOCOL})`);
   }
-  const owned = new Set([TABLE_NAME, PROBE_TABLE, NAT_TABLE]);
+  const owned = new Set([TABLE_NAME, PROBE_TABLE, NAT_TABLE, POLICY_TABLE]);
   for (const line of run('nft', ['list', 'tables']).split('\n')) {
     const [, family, name] = line.trim().split(/\s+/);
     if (!family || !name || !owned.has(name)) continue;

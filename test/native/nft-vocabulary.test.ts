@@ -13,6 +13,7 @@ const EXTRA: [Expr[], 'ip' | 'ip6' | 'inet'][] = [
   [[{ kind: 'setMark', value: 0x4000 }, { kind: 'numgenVmap', mod: 3, map: 'eps' }], 'ip'],
   [[{ kind: 'match', field: 'meta l4proto', value: 47 }, { kind: 'reject', with: 'icmpx port-unreachable' }], 'inet'],
   [[{ kind: 'goto', chain: 'x' }], 'ip'],
+  [[{ kind: 'match', field: 'meta l4proto', value: 'udp' }, { kind: 'range', field: 'th dport', from: 8000, to: 8080 }, { kind: 'counter' }, { kind: 'accept' }], 'ip'],
   [[{ kind: 'numgenVmap', mod: 10, offset: 160, map: 'endpoints' }], 'ip'],
 ];
 

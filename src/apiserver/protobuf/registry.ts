@@ -24,7 +24,7 @@ export const messages = merge(meta, generated.messages, batch, networking);
 
 const handWrittenRoots: Record<string, string[]> = {
   'batch/v1': ['Job', 'CronJob'],
-  'networking.k8s.io/v1': ['Ingress'],
+  'networking.k8s.io/v1': ['Ingress', 'NetworkPolicy'],
 };
 
 const byGroupVersion: Record<string, string[]> = { ...handWrittenRoots };

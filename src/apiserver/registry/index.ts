@@ -23,6 +23,7 @@ import { customresourcedefinitions } from './apiextensions/crds.js';
 import { limitranges, resourcequotas } from './core/policy.js';
 import { priorityclasses } from './scheduling/priorityclasses.js';
 import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration/webhooks.js';
+import { networkpolicies } from './networking/networkpolicies.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -60,7 +61,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
   const defs: ResourceDef[] = [
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
     deployments, replicasets, statefulsets, daemonsets, controllerrevisions, persistentvolumeclaims,
-    endpointslices, leases, eventsK8sIO, certificatesigningrequests,
+    endpointslices, leases, eventsK8sIO, certificatesigningrequests, networkpolicies,
     ...rbacResources(cfg.escalation),
     jobs, cronjobs, customresourcedefinitions,
     limitranges, resourcequotas, priorityclasses, mutatingwebhookconfigurations, validatingwebhookconfigurations,

@@ -1,0 +1,120 @@
+// The agent's side of NetworkPolicy: informers over Pods, Namespaces and NetworkPolicies
+// (all of the cluster: peers live anywhere) whose events only ask for a sync; one coalescing
+// runner computes the model from the listers and lets the enforcer commit the difference;
+// a timer resyncs against the kernel. Counters and the explanation of a flow come from here.
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { resources, type SharedInformer, type SharedInformerFactory } from '../../client/index.js';
+import type { Namespace, NetworkPolicy, Pod } from '../../api/kinds.js';
+import type { Logger } from '../../log/index.js';
+import { metricOn } from '../../log/metrics.js';
+import { SyncRunner, backoffDelay } from '../../util/index.js';
+import { PolicyEnforcer } from './enforcer.js';
+import type { Explanation } from './explain.js';
+import type { Protocol } from './model.js';
+
+export interface PolicyControllerOptions {
+  informers: SharedInformerFactory;
+  enforcer: PolicyEnforcer;
+  log: Logger;
+  registry?: Registry;
+  /** How often the table is compared with the kernel's (when the generation moved). Default 60 s. */
+  resyncMs?: number;
+}
+
+export class PolicyController {
+  readonly pods: SharedInformer<Pod>;
+  readonly namespaces: SharedInformer<Namespace>;
+  readonly policies: SharedInformer<NetworkPolicy>;
+  private readonly runner: SyncRunner;
+  private resyncTimer?: NodeJS.Timeout;
+  private failures = 0;
+  private synced = false;
+  private lastResync = 0;
+  private readonly duration?: Histogram<'mode'>;
+
+  constructor(private readonly o: PolicyControllerOptions) {
+    this.pods = o.informers.informerFor(resources.pods);
+    this.namespaces = o.informers.informerFor(resources.namespaces);
+    this.policies = o.informers.informerFor(resources.networkpolicies);
+    this.runner = new SyncRunner(() => this.pass(), { onError: (e) => o.log.error('network policy sync failed', { error: (e as Error).message }) });
+    const changed = () => { if (this.synced) this.runner.request(); };
+    const handler = { onAdd: changed, onUpdate: changed, onDelete: changed };
+    this.pods.addEventHandler(handler, 'network-policy');
+    this.namespaces.addEventHandler(handler, 'network-policy');
+    this.policies.addEventHandler(handler, 'network-policy');
+    if (o.registry) {
+      this.duration = metricOn(o.registry, 'capstan_network_policy_sync_duration_seconds', () => new Histogram({
+        name: 'capstan_network_policy_sync_duration_seconds', help: 'Time from a sync request\'s pass start to its committed transaction, by mode (partial, full, unchanged).',
+        labelNames: ['mode'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers: [o.registry!],
+      }));
+      this.registerCounters(o.registry);
+    }
+  }
+
+  /** Call after the informer factory started: the first sync waits for complete caches. */
+  async start(): Promise<void> {
+    await Promise.all([this.pods.waitForSync(), this.namespaces.waitForSync(), this.policies.waitForSync()]);
+    this.synced = true;
+    this.runner.request();
+    this.resyncTimer = setInterval(() => this.runner.request(), this.o.resyncMs ?? 60_000);
+    this.resyncTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
+    await this.runner.stop();
+  }
+
+  private async pass(): Promise<void> {
+    const started = performance.now();
+    try {
+      const r = await this.o.enforcer.sync({ pods: this.pods.lister.list(), namespaces: this.namespaces.lister.list(), policies: this.policies.lister.list() });
+      if (r.mode === 'unchanged' && Date.now() - this.lastResync >= (this.o.resyncMs ?? 60_000)) {
+        this.lastResync = Date.now();
+        await this.o.enforcer.resync();
+      }
+      this.duration?.observe({ mode: r.mode }, (performance.now() - started) / 1000);
+      if (r.mode !== 'unchanged') this.o.log.info('network policy synced', { mode: r.mode, ops: r.ops, ms: Math.round(performance.now() - started) });
+      this.failures = 0;
+    } catch (e) {
+      this.failures++;
+      const delay = backoffDelay({ initialMs: 500, maxMs: 30_000 }, this.failures - 1);
+      this.o.log.warn('network policy sync failed; retrying', { error: (e as Error).message, retryInMs: delay });
+      this.runner.retry(delay);
+    }
+  }
+
+  /** Resolves `ns/name` to the pod's address; an address passes through. */
+  address(ref: string): string | undefined {
+    if (!ref.includes('/')) return ref;
+    const [ns, name] = ref.split('/') as [string, string];
+    return this.pods.lister.get(ns, name)?.status?.podIP;
+  }
+
+  explain(src: string, dst: string, port: number, protocol: Protocol): Explanation | undefined {
+    return this.o.enforcer.explain(src, dst, port, protocol);
+  }
+
+  private registerCounters(registry: Registry): void {
+    const enforcer = this.o.enforcer;
+    const split = (key: string) => { const i = key.indexOf('/'); return { namespace: key.slice(0, i), policy: key.slice(i + 1) }; };
+    metricOn(registry, 'capstan_network_policy_allowed_packets_total', () => new Counter({
+      name: 'capstan_network_policy_allowed_packets_total',
+      help: 'Packets of new connections a policy\'s rules allowed on this node (restart when the pod\'s chain is rewritten).',
+      labelNames: ['namespace', 'policy', 'direction'], registers: [registry],
+      async collect() {
+        this.reset();
+        for (const c of (await enforcer.counts()).allowed) this.inc({ ...split(c.policy), direction: c.direction }, c.packets);
+      },
+    }));
+    metricOn(registry, 'capstan_network_policy_denied_packets_total', () => new Counter({
+      name: 'capstan_network_policy_denied_packets_total',
+      help: 'Packets dropped at a pod no rule allowed them to, attributed to every policy isolating that pod.',
+      labelNames: ['namespace', 'policy', 'direction'], registers: [registry],
+      async collect() {
+        this.reset();
+        for (const d of (await enforcer.counts()).denied) for (const p of d.policies) this.inc({ ...split(p), direction: d.direction }, d.packets);
+      },
+    }));
+  }
+}

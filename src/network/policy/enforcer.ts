@@ -1,0 +1,152 @@
+// Keeps `ip capstan-policy` equal to what the policies say, in the proxy's style: desired
+// state from a pure model, one incremental transaction for what changed since the last
+// commit, and a periodic resync that reads the kernel back only when the ruleset generation
+// moved since our own last commit (someone else committed: maybe to our table).
+//
+// Contract: `sync` and `resync` are called one at a time (the agent's SyncRunner does);
+// neither throws for a refused transaction that a full rebuild repairs.
+import { FakeNft, NftTable, type TableState } from '../../nft/index.js';
+import type { Logger } from '../../log/index.js';
+import { fallbacks } from '../../log/fallback.js';
+import { canonicalTable } from './canonical.js';
+import { policyOps } from './diff.js';
+import { explainFlow, type Explanation } from './explain.js';
+import { computeModel, newModelCache, type PolicyInput, type PolicyModel, type Protocol } from './model.js';
+import { DENY_COMMENT, desiredPolicy, policyComment, POLICY_TABLE, type DesiredPolicy } from './ruleset.js';
+
+const fallback = fallbacks('network-agent');
+
+export interface PolicyCounts {
+  /** Packets allowed, by policy key and direction (`ns/name`, ingress|egress). */
+  allowed: { policy: string; direction: 'ingress' | 'egress'; packets: number }[];
+  /** Packets dropped at a pod no policy allowed them to, by pod and direction, with the policies isolating it. */
+  denied: { pod: string; direction: 'ingress' | 'egress'; packets: number; policies: string[] }[];
+}
+
+export interface SyncResult {
+  ops: number;
+  mode: 'unchanged' | 'partial' | 'full';
+}
+
+export class PolicyEnforcer {
+  private applied?: DesiredPolicy;
+  private model?: PolicyModel;
+  private expectedGen?: number;
+  /** Per-policy results: a sync recomputes only the policies a change can touch. */
+  private readonly cache = newModelCache();
+
+  constructor(readonly table: NftTable, private readonly log: Logger, private readonly nodeName?: string) {}
+
+  /** The model last enforced (for explain and metrics). */
+  current(): PolicyModel | undefined {
+    return this.model;
+  }
+
+  async sync(input: Omit<PolicyInput, 'nodeName'>): Promise<SyncResult> {
+    const model = computeModel({ ...input, nodeName: this.nodeName }, this.cache);
+    const desired = desiredPolicy(model);
+    this.model = model;
+    if (!this.applied) return this.adoptOrRebuild(desired);
+    const ops = policyOps(this.applied, desired);
+    if (!ops.length) return { ops: 0, mode: 'unchanged' };
+    try {
+      await this.commit(ops);
+      this.applied = desired;
+      return { ops: ops.length, mode: 'partial' };
+    } catch (e) {
+      fallback('policy-incremental-apply-failed', { error: e });
+      return this.rebuild(desired);
+    }
+  }
+
+  /** Periodic: nothing to read while nobody else committed; else compare, and rebuild on drift. */
+  async resync(): Promise<'unchanged' | 'adopted' | 'full'> {
+    if (!this.applied) return 'unchanged';
+    const gen = await this.table.generation();
+    if (gen !== undefined && gen === this.expectedGen) return 'unchanged';
+    const r = await this.adoptOrRebuild(this.applied);
+    if (r.mode === 'full') this.log.warn('policy table differed from the desired state; rebuilt', { table: POLICY_TABLE });
+    return r.mode === 'full' ? 'full' : 'adopted';
+  }
+
+  /** Removes the table (the agent no longer enforces policy). */
+  async remove(): Promise<void> {
+    await this.table.remove();
+    this.applied = undefined;
+  }
+
+  explain(src: string, dst: string, port: number, protocol: Protocol): Explanation | undefined {
+    return this.model && explainFlow(this.model, src, dst, port, protocol);
+  }
+
+  /** Counters read from the kernel: allowed per policy, dropped per pod. */
+  async counts(): Promise<PolicyCounts> {
+    const state = await this.table.tryList();
+    const out: PolicyCounts = { allowed: [], denied: [] };
+    if (!state || !this.model) return out;
+    const byComment = new Map<string, string>();
+    const isolating = new Map<string, string[]>();
+    for (const p of this.model.pods) {
+      for (const dir of ['ingress', 'egress'] as const) {
+        const rules = p[dir];
+        if (!rules) continue;
+        for (const key of rules.policies) byComment.set(policyComment(key), key);
+        isolating.set(`${dir === 'ingress' ? 'in' : 'eg'}-${p.ip}`, rules.policies);
+      }
+    }
+    const podOf = new Map(this.model.pods.map((p) => [p.ip, p.key]));
+    const allowed = new Map<string, number>();
+    for (const r of state.rules) {
+      const m = /^(in|eg)-(.+)$/.exec(r.chain);
+      if (!m) continue;
+      const direction = m[1] === 'in' ? 'ingress' : 'egress';
+      const packets = r.exprs.reduce((n, e) => n + (e.kind === 'counter' ? e.packets ?? 0 : 0), 0);
+      if (r.comment === DENY_COMMENT) {
+        out.denied.push({ pod: podOf.get(m[2]!) ?? m[2]!, direction, packets, policies: isolating.get(r.chain) ?? [] });
+      } else if (r.comment) {
+        const key = `${byComment.get(r.comment) ?? r.comment}\0${direction}`;
+        allowed.set(key, (allowed.get(key) ?? 0) + packets);
+      }
+    }
+    for (const [k, packets] of allowed) {
+      const [policy, direction] = k.split('\0') as [string, 'ingress' | 'egress'];
+      out.allowed.push({ policy, direction, packets });
+    }
+    return out;
+  }
+
+  private async commit(ops: Parameters<NftTable['apply']>[0]): Promise<void> {
+    this.expectedGen = (await this.table.apply(ops))?.generation;
+  }
+
+  /** The kernel's table equal to `desired` (an agent restart, a resync): keep it; else rebuild. */
+  private async adoptOrRebuild(desired: DesiredPolicy): Promise<SyncResult> {
+    const gen = await this.table.generation();
+    const actual = await this.table.tryList();
+    if (actual && canonicalTable(actual) === canonicalTable(await expectedState(desired))) {
+      this.applied = desired;
+      this.expectedGen = gen;
+      return { ops: 0, mode: 'unchanged' };
+    }
+    return this.rebuild(desired);
+  }
+
+  private async rebuild(desired: DesiredPolicy): Promise<SyncResult> {
+    const ops = policyOps(undefined, desired);
+    this.applied = undefined;
+    await this.commit(ops);
+    this.applied = desired;
+    return { ops: ops.length, mode: 'full' };
+  }
+}
+
+/** What the kernel should list for `desired`: the full build, applied to the in-memory driver. */
+async function expectedState(desired: DesiredPolicy): Promise<TableState> {
+  const fake = new NftTable(new FakeNft(), { family: 'ip', name: POLICY_TABLE });
+  await fake.apply(policyOps(undefined, desired));
+  return fake.list();
+}
+
+export function policyTable(driver: ConstructorParameters<typeof NftTable>[0], netns: string | null): NftTable {
+  return new NftTable(driver, { family: 'ip', name: POLICY_TABLE }, netns);
+}

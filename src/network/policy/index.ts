@@ -1,0 +1,8 @@
+// NetworkPolicy on this node: the model (pure), its nftables table, the enforcer that keeps
+// the kernel equal to it, and the explanation of a flow.
+export { computeModel, newModelCache, policyKey, policyTypes, podAddress, subtractBlocks, type PolicyInput, type PolicyModel, type LocalPod, type Protocol, type Direction, type RuleMatch } from './model.js';
+export { desiredPolicy, POLICY_TABLE, type DesiredPolicy } from './ruleset.js';
+export { policyOps } from './diff.js';
+export { canonicalTable } from './canonical.js';
+export { explainFlow, type Explanation, type DirectionVerdict } from './explain.js';
+export { PolicyEnforcer, policyTable, type PolicyCounts, type SyncResult } from './enforcer.js';
