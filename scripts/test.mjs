@@ -39,7 +39,7 @@ const UNIT = [
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',
-  'test/kubelet/restarts',
+  'test/kubelet/restarts', 'test/kubelet/service-env',
   'test/log/fallback',
   'test/native/nft-vocabulary',
   'test/network-routes/desired',
