@@ -19,7 +19,7 @@ import { encryptionFlag } from './encryption-flag.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { ensureClusterInfo, ensureNodeBootstrapRBAC } from './node-bootstrap.js';
-import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
+import { componentIdentities, ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { startControllerManager } from './controller-manager.js';
 import { startScheduler } from './scheduler.js';
 import { untilSignal } from './signals.js';
@@ -112,8 +112,13 @@ export async function run(argv: string[]): Promise<number> {
     }
     const hollow = Number(values['hollow-nodes']);
     if (hollow > 0) {
-      const { startHollowNodes } = await import('../hollow/index.js');
-      const clients = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-hollow-nodes');
+      // Its own identity, allowed to watch what it serves and to act as each of its nodes.
+      const { startHollowNodes, ensureHollowNodesPolicy } = await import('../hollow/index.js');
+      const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');
+      try {
+        await ensureHollowNodesPolicy(admin, componentIdentities['hollow-nodes'].commonName, Array.from({ length: hollow }, (_, i) => `hollow-${i}`));
+      } finally { admin.close(); }
+      const clients = clientsetFromKubeconfig(writeComponentKubeconfig(dataDir, pki, url, 'hollow-nodes'), 'capstan-hollow-nodes');
       const nodes = await startHollowNodes({ clients, count: hollow, ca: pki.ca });
       stops.push(async () => { await nodes.stop(); clients.close(); });
     }
