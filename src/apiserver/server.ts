@@ -30,6 +30,7 @@ import { bootstrap } from './bootstrap.js';
 import { ConnectionLimits } from './connection-limits.js';
 import { HealthEndpoints, logCheck, pingCheck, shutdownCheck, storeCheck } from './healthz.js';
 import { bindFallbacks } from '../log/fallback.js';
+import { certificatePlugins } from './admission/certificates.js';
 import '../api/schemas.js';
 
 export interface APIServerOptions {
@@ -186,6 +187,7 @@ export class APIServer {
         namespaceLifecycle(this.registries.get('', 'namespaces')!),
         serviceAccountAdmission(this.registries.get('', 'serviceaccounts')!),
         nodeRestriction(this.registries.get('', 'pods')!, this.registries.get('', 'nodes')!),
+        ...certificatePlugins(authz),
       ].filter((p) => !this.opts.disableAdmissionPlugins?.includes(p.name))),
       fields: fieldTracker(),
       discovery: new Discovery(served, () => `${advertise}:${port}`),
