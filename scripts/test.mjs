@@ -35,7 +35,7 @@ const UNIT = [
   'test/controllers/garbagecollector', 'test/controllers/namespace', 'test/controllers/nodelifecycle',
   'test/controllers/podgc', 'test/controllers/replicaset', 'test/controllers/replicaset-slowstart',
   'test/controllers/serviceaccount', 'test/controllers/serviceaccount-tokens', 'test/controllers/clusterroleaggregation', 'test/controllers/tokencleaner',
-  'test/controllers/csr', 'test/apiserver/node-authorizer',
+  'test/controllers/csr', 'test/controllers/csrcleaner', 'test/apiserver/node-authorizer',
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',

@@ -22,6 +22,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   bootstrapsigner: async () => (await import('./bootstrap/index.js')).createSigner,
   csrapproving: async () => (await import('./certificates/index.js')).createApprover,
   csrsigning: async () => (await import('./certificates/index.js')).createSigner,
+  csrcleaner: async () => (await import('./certificates/index.js')).createCleaner,
 };
 
 export * from './framework.js';
