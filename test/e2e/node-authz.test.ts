@@ -13,6 +13,10 @@ import { issueCert } from '../../src/pki/index.js';
 import { writeKubeconfig } from '../../src/client/kubeconfig.js';
 import { startCapstanUp } from '../helpers/capstan-up.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { hostAddress } from '../../src/util/index.js';
+import { capstanBin } from '../helpers/apiserver-process.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'capstan-nodeauthz-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -130,4 +134,12 @@ spec:
 `);
   t.not(both.code, 0);
   t.match(both.stderr, /is invalid: spec\.resourceAttributes\.fieldSelector\.rawSelector: Invalid value: "spec\.nodeName=n1": may not specified at the same time as requirements/);
+});
+
+t.test('capstan up advertises the host\'s address: the kubernetes endpoints and the join command name it', async (t) => {
+  const advertised = hostAddress() ?? '127.0.0.1';
+  const ep = JSON.parse(await admin.ok(['get', 'endpoints', 'kubernetes', '-o', 'json']));
+  t.strictSame(ep.subsets[0].addresses.map((a: { ip: string }) => a.ip), [advertised]);
+  const r = await promisify(execFile)(process.execPath, [capstanBin, 'token', 'create', '--kubeconfig', up.kubeconfig], { timeout: 60_000 });
+  t.match(r.stdout, new RegExp(`^capstan join --server https://${advertised.replace(/\./g, '\\.')}:${up.port} --token `), 'what other machines can reach, not the admin kubeconfig\'s loopback');
 });
