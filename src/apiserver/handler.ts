@@ -9,6 +9,7 @@ import type { WatchCache } from '../storage/watch-cache.js';
 import type { Authentication, Authenticated, Authenticator, UserInfo } from './authn/index.js';
 import type { OIDCDiscovery } from './authn/oidc.js';
 import { forbiddenError, type Authorizer } from './authz/index.js';
+import { requestAttributes } from './authz/attributes.js';
 import type { AdmissionChain } from './admission.js';
 import { connectOptions } from './admission/connect-options.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
@@ -79,8 +80,9 @@ export function createHandler(deps: HandlerDeps) {
       who = await deps.authn.authenticate(req);
       const { user } = who;
       if (who.impersonator) deps.log.debug('impersonating', { ...requestUser(who), path: url.pathname, verb: info.verb });
-      const denial = await deps.authz.authorize(user, info);
-      if (denial !== null) throw forbiddenError(info, denial);
+      const attrs = requestAttributes(info, url.searchParams);
+      const denial = await deps.authz.authorize(user, attrs);
+      if (denial !== null) throw forbiddenError(attrs, denial);
       if (info.isResourceRequest) await serveResource(req, res, url, info, who);
       else await serveNonResource(req, res, url, info, user);
     } catch (err) {

@@ -28,6 +28,15 @@ export function shutdownCheck(stopping: () => boolean): HealthCheck {
   return { name: 'shutdown', check: async () => { if (stopping()) throw new Error('process is shutting down'); } };
 }
 
+/**
+ * A post-start hook's check (`poststarthook/<name>`): fails until the hook has finished, as
+ * kube-apiserver's do on /healthz, /livez and /readyz (rbac/bootstrap-roles: until the
+ * bootstrap policy is reconciled, requests may be refused that will be allowed).
+ */
+export function postStartHookCheck(name: string, finished: () => boolean): HealthCheck {
+  return { name: `poststarthook/${name}`, check: async () => { if (!finished()) throw new Error('not finished'); } };
+}
+
 export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 
 export class HealthEndpoints {
@@ -35,9 +44,11 @@ export class HealthEndpoints {
 
   /** Answers `/<endpoint>` and `/<endpoint>/<check>`; false when the path is neither. */
   async serve(path: string, query: URLSearchParams, res: ServerResponse): Promise<boolean> {
-    const [, endpoint, name, ...rest] = path.split('/');
+    // Check names may hold slashes (poststarthook/rbac/bootstrap-roles).
+    const [, endpoint, ...rest] = path.split('/');
+    const name = rest.length ? rest.join('/') : undefined;
     const checks = this.checks[endpoint as HealthEndpoint];
-    if (!checks || rest.length > 0) return false;
+    if (!checks) return false;
     if (name !== undefined) {
       const one = checks.find((c) => c.name === name);
       if (!one) return false;

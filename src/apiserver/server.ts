@@ -36,9 +36,10 @@ import { ResourceTransformers, type EncryptionConfiguration } from './encryption
 import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
 import { ConnectionLimits } from './connection-limits.js';
-import { HealthEndpoints, logCheck, pingCheck, shutdownCheck, storeCheck } from './healthz.js';
+import { HealthEndpoints, logCheck, pingCheck, postStartHookCheck, shutdownCheck, storeCheck } from './healthz.js';
 import { bindFallbacks } from '../log/fallback.js';
 import { CRDController } from './crd/controller.js';
+import { certificatePlugins } from './admission/certificates.js';
 import '../api/schemas.js';
 
 export interface APIServerOptions {
@@ -165,6 +166,7 @@ export class APIServer {
       resourceQuota(reg('', 'resourcequotas')),
       mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
       validatingWebhooks(reg('admissionregistration.k8s.io', 'validatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
+      ...certificatePlugins(this.authorizer),
     ], { enable: opts.enableAdmissionPlugins, disable: opts.disableAdmissionPlugins });
   }
 
@@ -210,6 +212,8 @@ export class APIServer {
     // The decoders and stores count their fallbacks on this registry (the last server started
     // in a process, when tests run several).
     bindFallbacks('apiserver', this.metrics.registry, this.log);
+    let policyReconciled = false;
+    const bootstrapRoles = postStartHookCheck('rbac/bootstrap-roles', () => policyReconciled);
     const handlerDeps: HandlerDeps = {
       registries: this.registries,
       cache: this.cache,
@@ -225,9 +229,9 @@ export class APIServer {
       log: this.log,
       version: kubernetesVersion,
       health: new HealthEndpoints({
-        healthz: [pingCheck, logCheck, storeCheck(this.opts.store)],
-        livez: [pingCheck, logCheck, storeCheck(this.opts.store)],
-        readyz: [pingCheck, logCheck, storeCheck(this.opts.store), shutdownCheck(() => this.stopping)],
+        healthz: [pingCheck, logCheck, storeCheck(this.opts.store), bootstrapRoles],
+        livez: [pingCheck, logCheck, storeCheck(this.opts.store), bootstrapRoles],
+        readyz: [pingCheck, logCheck, storeCheck(this.opts.store), bootstrapRoles, shutdownCheck(() => this.stopping)],
       }, this.log),
       bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
       kubelet: this.opts.kubeletClient ? { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem } : undefined,
@@ -260,6 +264,7 @@ export class APIServer {
     const self = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() };
     await bootstrap(this.registries, self, { address: advertise, port });
     await reconcileBootstrapPolicy(this.registries, self);
+    policyReconciled = true;
     this.log.info('serving', { address: this.opts.bindAddress ?? '127.0.0.1', port });
     return { port, address: advertise };
   }

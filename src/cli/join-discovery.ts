@@ -42,7 +42,7 @@ function fetchClusterInfo(server: string, caPem: string | undefined): Promise<Re
 }
 
 /** The server and CA of the first cluster in cluster-info's kubeconfig. */
-function clusterOf(kubeconfig: string): Discovered {
+export function clusterOf(kubeconfig: string): Discovered {
   const raw = yaml.load(kubeconfig) as { clusters?: { cluster?: Record<string, string> }[] } | undefined;
   const cluster = raw?.clusters?.[0]?.cluster;
   if (!cluster?.server || !cluster['certificate-authority-data']) throw new Error('the cluster-info kubeconfig names no server and CA');

@@ -45,6 +45,7 @@ export function writeAdminKubeconfig(dataDir: string, pki: ClusterPKI, server: s
 export const componentIdentities = {
   'controller-manager': { commonName: 'system:kube-controller-manager', organizations: [] as string[] },
   scheduler: { commonName: 'system:kube-scheduler', organizations: [] as string[] },
+  'hollow-nodes': { commonName: 'system:capstan-hollow-nodes', organizations: [] as string[] },
 } as const;
 
 /** `<data-dir>/<component>.kubeconfig` with a client certificate of the component's own identity. */

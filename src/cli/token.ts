@@ -1,15 +1,31 @@
 // `capstan token create [--ttl 24h]`: a bootstrap token for joining nodes (kubeadm's token
 // create): a kube-system Secret `bootstrap-token-<id>` usable for authentication and for
 // signing cluster-info, in kubeadm's default-node-token group; prints the join command with
-// the CA's public key hash.
+// the server cluster-info names and the CA's public key hash.
 import { parseArgs } from 'node:util';
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { bootstrapTokenKeys, bootstrapTokenNamespace, bootstrapTokenSecretPrefix, bootstrapTokenSecretType } from '../api/bootstrap-token.js';
-import { caCertHash } from '../api/cluster-info.js';
-import { clientsetFromKubeconfig, loadKubeconfig, resources, type ClientsetAPI } from '../client/index.js';
+import { caCertHash, clusterInfo } from '../api/cluster-info.js';
+import { clientsetFromKubeconfig, isNotFound, loadKubeconfig, resources, type ClientsetAPI } from '../client/index.js';
 import { parseDuration } from '../util/index.js';
 import { NODE_BOOTSTRAP_TOKEN_GROUP } from './node-bootstrap.js';
+import { clusterOf } from './join-discovery.js';
+
+/**
+ * The server cluster-info names (capstan up's advertise address, reachable from other
+ * machines, as kubeadm prints its control-plane endpoint), else undefined.
+ */
+async function advertisedServer(clients: ClientsetAPI): Promise<string | undefined> {
+  try {
+    const cm = await clients.resource(resources.configmaps).get(clusterInfo.namespace, clusterInfo.name);
+    const kubeconfig = cm.data?.[clusterInfo.kubeconfigKey];
+    return kubeconfig ? clusterOf(kubeconfig).server : undefined;
+  } catch (e) {
+    if (isNotFound(e)) return undefined; // no cluster-info (a bare API server): the kubeconfig's server
+    throw e;
+  }
+}
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const randomString = (n: number) => Array.from({ length: n }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
@@ -56,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
   const clients = clientsetFromKubeconfig(kubeconfig, 'capstan-token');
   try {
     const created = await createBootstrapToken(clients, values.ttl === '0' ? 0 : parseDuration(values.ttl), values.description);
-    process.stdout.write(`${joinCommand(cfg.server, created.token, cfg.caPem)}\n`);
+    process.stdout.write(`${joinCommand(await advertisedServer(clients) ?? cfg.server, created.token, cfg.caPem)}\n`);
   } finally {
     clients.close();
   }

@@ -16,7 +16,8 @@ import { networkInterfaces } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { issueCert, loadOrCreate, certificateIPs, type KeyPair } from '../pki/index.js';
 import { fallbacks } from '../log/fallback.js';
-import { nodeKubeconfigPath, writeNodeKubeconfigs, type NodeKubeconfigs } from '../client/index.js';
+import { nodeKubeconfigPath, realClock, writeNodeKubeconfigs, type NodeKubeconfigs } from '../client/index.js';
+import { componentCredentials, type NodeComponent } from '../kubelet/certificate/index.js';
 
 const fallback = fallbacks('node');
 
@@ -50,7 +51,8 @@ export interface NodeOptions {
    * A joined node (capstan join): the kubelet's kubeconfig (system:node:<name>, certificate
    * from a CSR, rotated) and the bootstrap kubeconfig it renews from. Nothing on the node can
    * issue certificates: the other components use `<dataDir>/<component>.kubeconfig` when an
-   * operator provisioned one (capstan lab does), else the node's identity.
+   * operator provisioned one (capstan lab does), else the node requests their certificates
+   * (kubelet/certificate/components.ts) for their own identities.
    */
   joined?: { kubeletKubeconfig: string; bootstrapKubeconfig: string };
   nodeName?: string;
@@ -82,9 +84,16 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
     let kc: NodeKubeconfigs;
     if (o.ca) kc = writeNodeKubeconfigs(o.dataDir, o.ca, o.kubeconfig, nodeName);
     else if (o.joined) {
-      // Kubeconfigs the operator provisioned for the other components (capstan lab does), else the node's own.
-      const own = (c: keyof NodeKubeconfigs) => (existsSync(nodeKubeconfigPath(o.dataDir, c)) ? nodeKubeconfigPath(o.dataDir, c) : o.joined!.kubeletKubeconfig);
-      kc = { kubelet: o.joined.kubeletKubeconfig, proxy: own('proxy'), networkAgent: own('networkAgent'), dns: own('dns') };
+      // Kubeconfigs the operator provisioned for the other components (capstan lab does);
+      // the others get certificates of their own identities, which the node requests.
+      const components: NodeComponent[] = ['proxy', 'networkAgent', 'dns'];
+      const missing = components.filter((c) => !existsSync(nodeKubeconfigPath(o.dataDir, c)));
+      const creds = await componentCredentials({
+        kubeletKubeconfig: o.joined.kubeletKubeconfig, certDir: join(o.dataDir, 'pki'), components: missing,
+        kubeconfigPath: (c) => nodeKubeconfigPath(o.dataDir, c), clock: realClock, log: logger('node', { node: nodeName }),
+      });
+      stops.push(async () => creds.stop());
+      kc = { kubelet: o.joined.kubeletKubeconfig, proxy: nodeKubeconfigPath(o.dataDir, 'proxy'), networkAgent: nodeKubeconfigPath(o.dataDir, 'networkAgent'), dns: nodeKubeconfigPath(o.dataDir, 'dns') };
     }
     else throw new Error('a node needs the cluster CA or a joined kubelet identity');
     // Pod networking: capstan's CNI plugin served by the network agent, unless the user

@@ -6,6 +6,9 @@
 // the components') names --bind-address (127.0.0.1 for 0.0.0.0) in up's own network
 // namespace; --extra-listen-fd's socket, which may live in another namespace, gets its own
 // extra-listener.kubeconfig naming the socket's address.
+// As kube-apiserver, up serves on 0.0.0.0 and advertises the host's address (the default
+// route's interface; --advertise-address): the `kubernetes` Service's endpoint and
+// cluster-info name it, so pods (through the Service) and joining nodes reach the server.
 import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,11 +20,12 @@ import { admissionFlags, admissionFlagSpecs } from './admission-flags.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { ensureClusterInfo, ensureNodeBootstrapRBAC } from './node-bootstrap.js';
-import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
+import { componentIdentities, ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
 import { startControllerManager } from './controller-manager.js';
 import { startScheduler } from './scheduler.js';
 import { untilSignal } from './signals.js';
 import { httpsURL, inheritedListener, type InheritedListener } from './inherited-listener.js';
+import { hostAddress } from '../util/index.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -30,7 +34,8 @@ export async function run(argv: string[]): Promise<number> {
     options: {
       'data-dir': { type: 'string', default: '.capstan' },
       port: { type: 'string', default: '6443' },
-      'bind-address': { type: 'string', default: '127.0.0.1' },
+      'bind-address': { type: 'string', default: '0.0.0.0' },
+      'advertise-address': { type: 'string' },
       store: { type: 'string' },
       'no-node': { type: 'boolean', default: false },
       'node-name': { type: 'string' },
@@ -53,15 +58,18 @@ export async function run(argv: string[]): Promise<number> {
   const dataDir = resolve(values['data-dir']);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const bind = values['bind-address'];
-  const advertise = bind === '0.0.0.0' ? '127.0.0.1' : bind;
+  const wildcard = bind === '0.0.0.0' || bind === '::';
+  const local = wildcard ? '127.0.0.1' : bind;
+  const advertise = values['advertise-address'] ?? (wildcard ? hostAddress() : bind);
+  if (!advertise) process.stderr.write('capstan up: this host has no address but loopback: pods cannot reach the API server through the kubernetes Service\n');
   const extra: InheritedListener | undefined = values['extra-listen-fd'] !== undefined ? await inheritedListener(Number(values['extra-listen-fd'])) : undefined;
-  const pki = ensureClusterPKI(dataDir, [advertise, ...(extra ? [extra.address] : [])], values['service-cluster-ip-range']);
+  const pki = ensureClusterPKI(dataDir, [local, ...(advertise ? [advertise] : []), ...(extra ? [extra.address] : [])], values['service-cluster-ip-range']);
   const encryption = encryptionFlag('capstan up', values['encryption-provider-config']);
   const admission = admissionFlags('capstan up', values);
   const storeURL = values.store ?? `sqlite://${resolve(dataDir, 'state.db')}`;
   const store = await openStore(storeURL);
   const server = new APIServer({
-    store, bindAddress: bind, port: Number(values.port), advertiseAddress: advertise,
+    store, bindAddress: bind, port: Number(values.port), advertiseAddress: advertise ?? local,
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir), encryption,
@@ -81,12 +89,12 @@ export async function run(argv: string[]): Promise<number> {
     throw new Error(`capstan up: cannot start the API server: ${(e as Error).message}`);
   }
   stops.push(() => store.close(), () => server.stop());
-  const url = httpsURL(advertise, port);
+  const url = httpsURL(local, port);
   try {
     const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');
     try {
       await ensureNodeBootstrapRBAC(admin);
-      await ensureClusterInfo(admin, url, pki.ca.certPem);
+      await ensureClusterInfo(admin, httpsURL(advertise ?? local, port), pki.ca.certPem);
     } finally { admin.close(); }
     const cmKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'controller-manager');
     const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
@@ -108,8 +116,13 @@ export async function run(argv: string[]): Promise<number> {
     }
     const hollow = Number(values['hollow-nodes']);
     if (hollow > 0) {
-      const { startHollowNodes } = await import('../hollow/index.js');
-      const clients = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-hollow-nodes');
+      // Its own identity, allowed to watch what it serves and to act as each of its nodes.
+      const { startHollowNodes, ensureHollowNodesPolicy } = await import('../hollow/index.js');
+      const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');
+      try {
+        await ensureHollowNodesPolicy(admin, componentIdentities['hollow-nodes'].commonName, Array.from({ length: hollow }, (_, i) => `hollow-${i}`));
+      } finally { admin.close(); }
+      const clients = clientsetFromKubeconfig(writeComponentKubeconfig(dataDir, pki, url, 'hollow-nodes'), 'capstan-hollow-nodes');
       const nodes = await startHollowNodes({ clients, count: hollow, ca: pki.ca });
       stops.push(async () => { await nodes.stop(); clients.close(); });
     }
@@ -121,7 +134,7 @@ export async function run(argv: string[]): Promise<number> {
   const extraURL = extra && httpsURL(extra.address, extra.port);
   const extraKubeconfig = extraURL && writeAdminKubeconfig(dataDir, pki, extraURL, 'extra-listener.kubeconfig');
   process.stdout.write([
-    `capstan is ready: API server ${url} (store ${storeURL.split('?')[0]}), controller-manager and scheduler running`,
+    `capstan is ready: API server ${url}${advertise && advertise !== local ? `, advertised as ${httpsURL(advertise, port)}` : ''} (store ${storeURL.split('?')[0]}), controller-manager and scheduler running`,
     ...(extraURL ? [`  also serving on the inherited socket ${extraURL}: ${extraKubeconfig}`] : []),
     `  export KUBECONFIG=${kubeconfig}`,
     '  kubectl get namespaces',

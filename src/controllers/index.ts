@@ -28,6 +28,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   csrapproving: async () => (await import('./certificates/index.js')).createApprover,
   csrsigning: async () => (await import('./certificates/index.js')).createSigner,
   resourcequota: async () => (await import('./resourcequota/index.js')).create,
+  csrcleaner: async () => (await import('./certificates/index.js')).createCleaner,
 };
 
 export * from './framework.js';

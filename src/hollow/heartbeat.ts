@@ -12,8 +12,9 @@ import type { Lease, Node } from '../api/kinds.js';
 import type { NodeStatus } from 'kubernetes-types/core/v1.js';
 
 export interface HeartbeatDeps {
-  nodes: ResourceAPI;
-  leases: ResourceAPI;
+  /** The node's own clients: each node acts as itself (system:node:<name>). */
+  nodes(node: string): ResourceAPI;
+  leases(node: string): ResourceAPI;
   clock: Clock;
   log: Logger;
   limiter: Limiter;
@@ -91,7 +92,7 @@ export class Heartbeats {
     const known = this.leases.get(name);
     if (known) {
       try {
-        this.leases.set(name, await this.d.leases.update({ ...known, spec: { ...known.spec, renewTime } }));
+        this.leases.set(name, await this.d.leases(name).update({ ...known, spec: { ...known.spec, renewTime } }));
         this.renewals++;
         return;
       } catch (e) {
@@ -100,13 +101,13 @@ export class Heartbeats {
       }
     }
     try {
-      const cur = await this.d.leases.get(nodeLeaseNamespace, name);
-      this.leases.set(name, await this.d.leases.update({ ...cur, spec: { ...cur.spec, holderIdentity: name, renewTime } }));
+      const cur = await this.d.leases(name).get(nodeLeaseNamespace, name);
+      this.leases.set(name, await this.d.leases(name).update({ ...cur, spec: { ...cur.spec, holderIdentity: name, renewTime } }));
     } catch (e) {
       if (!isNotFound(e)) throw e;
       const owner = { metadata: { name, uid: this.uids.get(name) } };
       try {
-        this.leases.set(name, await this.d.leases.create(nodeLeaseNamespace, leaseObject(owner, now, this.d.leaseDurationSeconds)));
+        this.leases.set(name, await this.d.leases(name).create(nodeLeaseNamespace, leaseObject(owner, now, this.d.leaseDurationSeconds)));
       } catch (e2) {
         if (!isAlreadyExists(e2)) throw e2;
       }
@@ -119,7 +120,7 @@ export class Heartbeats {
     const cached = this.d.cachedNode(name);
     const stale = now - (this.lastStatus.get(name) ?? 0) >= this.d.statusReportIntervalMs;
     if (!stale && !needsStatusPost(cached)) return;
-    await this.d.nodes.patch(undefined, name, 'merge', { status: this.d.status(name, now, cached?.status) }, 'status');
+    await this.d.nodes(name).patch(undefined, name, 'merge', { status: this.d.status(name, now, cached?.status) }, 'status');
     this.lastStatus.set(name, now);
   }
 

@@ -13,9 +13,11 @@ import { startHollowKubeletServer } from './kubelet-server.js';
 import { Limiter } from './limiter.js';
 import { nodeObject, nodeStatus, type KubeletEndpoint, type NodeShape } from './node-object.js';
 import { HollowPods } from './pods.js';
+import { cachedPerNode, impersonatingNode } from './identity.js';
 import type { NodeStatus } from 'kubernetes-types/core/v1.js';
 
 export { hollowKubeletVersion } from './node-object.js';
+export { ensureHollowNodesPolicy, hollowNodesPolicy } from './identity.js';
 
 export interface HollowNodesOptions {
   clients: ClientsetAPI;
@@ -37,6 +39,12 @@ export interface HollowNodesOptions {
   workers?: number;
   /** Heartbeat (and, separately, registration) requests in flight at most; default 64, the client's socket pool. */
   concurrency?: number;
+  /**
+   * How node <name> talks to the API server. Default: as itself — `system:node:<name>` in
+   * `system:nodes`, impersonated over `clients`' connections (identity.ts) — so the Node
+   * authorizer and NodeRestriction judge each hollow node as they judge a kubelet.
+   */
+  nodeClients?: (name: string) => ClientsetAPI;
   /** Nodes that register but never renew their Lease. */
   stopHeartbeat?: string[];
   /**
@@ -86,7 +94,8 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const index = new Map(names.map((n, i) => [n, i]));
   const owns = (n: string) => index.has(n);
   const limiter = new Limiter(opts.concurrency ?? 64);
-  const nodesAPI = opts.clients.resource(resources.nodes);
+  const asNode = cachedPerNode(opts.nodeClients ?? ((n) => impersonatingNode(opts.clients, n)));
+  const nodesAPI = (n: string) => asNode(n).resource(resources.nodes);
 
   const informers = new SharedInformerFactory(opts.clients, { clock, log });
   const nodeInformer = informers.informerFor(resources.nodes, { labelSelector: 'node.kubernetes.io/instance-type=hollow' });
@@ -99,16 +108,16 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const status = (name: string, now: number, previous?: NodeStatus) => nodeStatus(name, endpoint(name), shape, now, previous);
 
   const heartbeats = new Heartbeats({
-    nodes: nodesAPI, leases: opts.clients.resource(resources.leases), clock, log, limiter,
+    nodes: nodesAPI, leases: (n) => asNode(n).resource(resources.leases), clock, log, limiter,
     intervalMs: interval, leaseDurationSeconds: opts.leaseDurationSeconds ?? 40,
     statusReportIntervalMs: opts.statusReportIntervalMs ?? 5 * 60_000,
     cachedNode: (name) => nodeInformer.lister.get(undefined, name),
     status,
   });
   const pods = new HollowPods({
-    pods: opts.clients.resource(resources.pods), podInformer, nodeInformer, clock, log, owns,
-    secrets: opts.clients.resource(resources.secrets), configMaps: opts.clients.resource(resources.configmaps),
-    recorder: (n) => new EventRecorder(opts.clients.resource(resources.events), { component: 'kubelet', host: n }, clock, log),
+    pods: (n) => asNode(n).resource(resources.pods), podInformer, nodeInformer, clock, log, owns,
+    secrets: (n) => asNode(n).resource(resources.secrets), configMaps: (n) => asNode(n).resource(resources.configmaps),
+    recorder: (n) => new EventRecorder(asNode(n).resource(resources.events), { component: 'kubelet', host: n }, clock, log),
     heartbeatStopped: (n) => heartbeats.isStopped(n),
     hostIP: (n) => addresses[index.get(n)!],
     terminationDelayMs: opts.terminationDelayMs ?? 1000,
@@ -118,12 +127,12 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const register = async (name: string): Promise<Node> => {
     const now = clock.now();
     try {
-      return await nodesAPI.create(undefined, nodeObject(name, endpoint(name), shape, now));
+      return await nodesAPI(name).create(undefined, nodeObject(name, endpoint(name), shape, now));
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
       // Re-registration: the Node stays (with its pod CIDR); the kubelet reports fresh status.
-      const cur = await nodesAPI.get(undefined, name);
-      return nodesAPI.patch(undefined, name, 'merge', { status: status(name, now, cur.status) }, 'status');
+      const cur = await nodesAPI(name).get(undefined, name);
+      return nodesAPI(name).patch(undefined, name, 'merge', { status: status(name, now, cur.status) }, 'status');
     }
   };
   for (const n of opts.stopHeartbeat ?? []) heartbeats.stopHeartbeat(n);

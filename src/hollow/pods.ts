@@ -16,15 +16,16 @@ import { exitPlan } from './exit-plan.js';
 import type { Node, Pod } from '../api/kinds.js';
 
 export interface HollowPodsDeps {
-  pods: ResourceAPI;
+  /** The node's own clients: each node acts as itself (system:node:<name>). */
+  pods(node: string): ResourceAPI;
   podInformer: SharedInformer<Pod>;
   nodeInformer: SharedInformer<Node>;
   clock: Clock;
   log: Logger;
   owns(node: string): boolean;
   heartbeatStopped(node: string): boolean;
-  secrets: ResourceAPI;
-  configMaps: ResourceAPI;
+  secrets(node: string): ResourceAPI;
+  configMaps(node: string): ResourceAPI;
   /** An event recorder whose source is the given node's kubelet. */
   recorder(node: string): EventRecorder;
   hostIP(node: string): string;
@@ -126,7 +127,7 @@ export class HollowPods {
       const delay = Math.min(this.d.terminationDelayMs, (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000);
       if (now < since + delay) return since + delay - now;
       try {
-        await this.d.pods.delete(namespace, name as string, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
+        await this.d.pods(node).delete(namespace, name as string, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
         this.deleted++;
       } catch (e) {
         if (!isNotFound(e)) throw e;
@@ -138,10 +139,10 @@ export class HollowPods {
     const hostIP = this.d.hostIP(node);
     // Volumes are set up before anything starts; a running pod keeps what it mounted.
     if (pod.status?.phase !== 'Running') {
-      const missing = await missingVolume(pod, this.d.secrets, this.d.configMaps);
+      const missing = await missingVolume(pod, this.d.secrets(node), this.d.configMaps(node));
       if (missing) {
         this.recorder(node).event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${missing.volume}" : ${missing.message}`);
-        if (!isPendingShown(pod, hostIP)) await this.d.pods.patch(namespace, name as string, 'merge', { status: pendingStatus(pod, hostIP, now) }, 'status');
+        if (!isPendingShown(pod, hostIP)) await this.d.pods(node).patch(namespace, name as string, 'merge', { status: pendingStatus(pod, hostIP, now) }, 'status');
         return this.mountBackoff.next(key);
       }
       this.mountBackoff.forget(key);
@@ -157,7 +158,7 @@ export class HollowPods {
     }
     if (isRunningAndReady(pod, podIP)) return this.exitIfDue(pod, now);
     const status = runningStatus(pod, hostIP, podIP, now);
-    await this.d.pods.patch(namespace, name as string, 'merge', { status }, 'status');
+    await this.d.pods(node).patch(namespace, name as string, 'merge', { status }, 'status');
     this.started++;
     return this.exitIfDue({ ...pod, status }, now);
   }

@@ -1,6 +1,7 @@
 // Container environment as Kubernetes builds it: envFrom first, then env in order (later
 // wins), values with $(VAR) expansion against what came before, ConfigMap/Secret key refs,
-// the downward API (fieldRef, resourceFieldRef).
+// the downward API (fieldRef, resourceFieldRef), and last the Service variables no entry
+// defined.
 import { quantityValue } from '../util/index.js';
 import type { ConfigMap, Pod, Secret } from '../api/kinds.js';
 import type { Container, ResourceFieldSelector } from 'kubernetes-types/core/v1.js';
@@ -17,7 +18,7 @@ export class ConfigError extends Error {}
 export interface PodRuntimeFacts { podIP: string; podIPs: string[]; hostIP: string; nodeName: string }
 
 /** Kubernetes' $(VAR) expansion: $(NAME) → value when NAME is defined, $$ → $, else kept. */
-export function expand(input: string, vars: Map<string, string>): string {
+export function expand(input: string, vars: Pick<ReadonlyMap<string, string>, 'has' | 'get'>): string {
   let out = '';
   for (let i = 0; i < input.length; i++) {
     const ch = input[i];
@@ -88,6 +89,8 @@ export interface EnvContext {
   facts: PodRuntimeFacts;
   objects: ObjectSource;
   allocatable: { cpu: number; memory: number };
+  /** The Service variables (service-env.ts): $(VAR) may name them; env and envFrom win over them. */
+  serviceEnv?: ReadonlyMap<string, string>;
 }
 
 /** The container's environment in order. Throws ConfigError for a missing non-optional
@@ -95,6 +98,8 @@ export interface EnvContext {
 export async function containerEnv(ctx: EnvContext): Promise<{ key: string; value: string }[]> {
   const ns = ctx.pod.metadata.namespace ?? 'default';
   const vars = new Map<string, string>();
+  const services = ctx.serviceEnv ?? new Map<string, string>();
+  const known = { has: (k: string) => vars.has(k) || services.has(k), get: (k: string) => vars.get(k) ?? services.get(k) };
   for (const from of ctx.container.envFrom ?? []) {
     const prefix: string = from.prefix ?? '';
     if (from.configMapRef) {
@@ -116,7 +121,7 @@ export async function containerEnv(ctx: EnvContext): Promise<{ key: string; valu
   for (const e of ctx.container.env ?? []) {
     const name: string = e.name;
     if (!e.valueFrom) {
-      vars.set(name, expand(e.value ?? '', vars));
+      vars.set(name, expand(e.value ?? '', known));
       continue;
     }
     const vf = e.valueFrom;
@@ -142,5 +147,6 @@ export async function containerEnv(ctx: EnvContext): Promise<{ key: string; valu
       vars.set(name, v);
     }
   }
+  for (const [k, v] of services) if (!vars.has(k)) vars.set(k, v);
   return [...vars].map(([key, value]) => ({ key, value }));
 }

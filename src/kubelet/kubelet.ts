@@ -23,7 +23,7 @@ import { defaultProbeRunner, type ProbeRunner } from './prober.js';
 import { RuntimeStateReader } from './runtime-state.js';
 import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import type { Pod } from '../api/kinds.js';
+import type { Pod, Service } from '../api/kinds.js';
 
 export interface KubeletOptions {
   nodeName: string;
@@ -100,6 +100,8 @@ export class Kubelet {
   readonly syncer: PodSyncer;
   readonly reader: RuntimeStateReader;
   readonly informer: SharedInformer<Pod>;
+  /** Every Service, for the containers' Service variables (as upstream's kubelet watches them). */
+  readonly services: SharedInformer<Service>;
   readonly recorder: EventRecorder;
   readonly settings: SyncSettings;
   readonly tokens: TokenManager;
@@ -133,7 +135,7 @@ export class Kubelet {
     this.syncer = new PodSyncer({
       runtime: o.runtime, reader: this.reader, probes: this.probes, runner,
       images: new ImageManager(o.runtime, this.recorder, () => this.clock.now()),
-      clients: o.clients, objects: apiObjects(o.clients), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
+      clients: o.clients, objects: apiObjects(o.clients), services: (ns) => [this.services.lister.get('default', 'kubernetes'), ...this.services.lister.list(ns)].filter((x): x is Service => !!x), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
       removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
       settings: this.settings,
     });
@@ -141,6 +143,7 @@ export class Kubelet {
     const metrics = kubeletMetrics(this.registry);
     this.workers = new PodWorkers((uid) => this.syncOne(uid), this.clock, this.log, o.resyncMs ?? 10_000, undefined,
       (operation, seconds) => metrics.podWorkerDuration.observe({ operation_type: operation }, seconds));
+    this.services = new SharedInformer(o.clients.resource(resources.services), { log: this.log, clock: this.clock });
     this.informer = new SharedInformer(o.clients.resource(resources.pods), { fieldSelector: `spec.nodeName=${o.nodeName}`, log: this.log, clock: this.clock });
     this.informer.addEventHandler({
       onAdd: (p) => this.observe(p),
@@ -197,8 +200,11 @@ export class Kubelet {
     });
     await this.agent.register();
     this.agent.start();
+    // Containers start only once the Services were read (upstream: "services have not yet
+    // been read at least once, cannot construct envvars").
+    this.services.start();
     this.informer.start();
-    await this.informer.waitForSync();
+    await Promise.all([this.services.waitForSync(), this.informer.waitForSync()]);
     await this.housekeeping();
   }
 
@@ -220,6 +226,7 @@ export class Kubelet {
     if (this.housekeepingTimer !== undefined) this.clock.clearTimeout(this.housekeepingTimer);
     await this.agent?.stop();
     await this.informer.stop();
+    await this.services.stop();
     await this.workers.stop();
     for (const uid of this.known.keys()) this.probes.removePod(uid);
     this.tokens.stop();

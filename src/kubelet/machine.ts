@@ -1,7 +1,8 @@
 // What the node reports about its machine: capacity from systeminformation (cpu, memory,
 // the root dir's filesystem), identity and OS facts, and pressure samples.
 import { readFileSync } from 'node:fs';
-import { networkInterfaces, release } from 'node:os';
+import { release } from 'node:os';
+import { hostAddress } from '../util/index.js';
 import si from 'systeminformation';
 
 export interface MachineInfo {
@@ -58,10 +59,7 @@ export async function pressureSample(rootDir: string): Promise<PressureSample> {
   return { memoryAvailableBytes: mem.available, diskAvailableBytes: fs.available, diskSizeBytes: fs.size };
 }
 
-/** The first non-loopback IPv4 address, else 127.0.0.1. */
+/** The host's address (the default route's interface first, as upstream), else 127.0.0.1. */
 export function defaultNodeIP(): string {
-  for (const addrs of Object.values(networkInterfaces())) {
-    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  }
-  return '127.0.0.1';
+  return hostAddress() ?? '127.0.0.1';
 }

@@ -28,7 +28,8 @@ import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import { computePodStatus, type Waiting } from './status.js';
 import { MountError, removePodDir, setUpVolumes, type TokenSource } from './volumes.js';
 import { Semaphore } from './semaphore.js';
-import type { Pod } from '../api/kinds.js';
+import type { Pod, Service } from '../api/kinds.js';
+import { serviceEnvVars, servicesForPod } from './service-env.js';
 import type { Container, PodStatus } from 'kubernetes-types/core/v1.js';
 
 export interface SyncSettings extends SandboxSettings {
@@ -51,6 +52,8 @@ export interface SyncDeps {
   images: ImageManager;
   clients: ClientsetAPI;
   objects: ObjectSource;
+  /** The Services of a namespace and the `kubernetes` Service, for the containers' Service variables. */
+  services?: (namespace: string) => Service[];
   /** Service account tokens for serviceAccountToken projections. */
   tokens?: TokenSource;
   recorder?: EventRecorder;
@@ -289,7 +292,8 @@ export class PodSyncer {
     }
     let env;
     try {
-      env = await containerEnv({ pod, container: spec, facts: ctx.facts, objects: this.d.objects, allocatable: this.d.settings.allocatable });
+      const serviceEnv = serviceEnvVars(servicesForPod(pod, this.d.services?.(pod.metadata.namespace ?? 'default') ?? []));
+      env = await containerEnv({ pod, container: spec, facts: ctx.facts, objects: this.d.objects, allocatable: this.d.settings.allocatable, serviceEnv });
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       mem.waiting.set(spec.name, { reason: 'CreateContainerConfigError', message: e.message });

@@ -9,7 +9,6 @@ import { labTopology, type LabTopology } from './topology.js';
 import { addNetns, attachHost, buildRouter, listNetns, sysctl } from './network.js';
 import { alive, capstanBin, kubectl, spawnInNetns, startTime, tail } from './processes.js';
 import { execFileSync } from 'node:child_process';
-import { writeNodeKubeconfigs } from '../client/index.js';
 import { readState, writeState, type LabState } from './state.js';
 import { hostListener } from './host-listener.js';
 import { labDown } from './down.js';
@@ -104,16 +103,14 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
   record(state, (s) => { s.kubeconfig = kubeconfig; s.internalKubeconfig = internal; s.hostServer = `https://${host.address}:${host.port}`; });
   log(`control plane ready at https://${t.controlPlane.ip}:${t.apiPort} in the lab, https://${host.address}:${host.port} from the host`);
 
-  // Nodes join with a bootstrap token (kubeadm's discovery, the kubelet's certificate from a
-  // CSR): no node holds the CA's key. As the operator, the lab gives each node's proxy,
-  // network agent and DNS a kubeconfig of their own identity, issued here on the host.
+  // Nodes join with a bootstrap token and nothing else (kubeadm's discovery, the kubelet's
+  // certificate from a CSR; the node then requests its proxy's, network agent's and DNS's
+  // certificates with CSRs too): no node holds the CA's key.
   const join_ = joinCommand(kubeconfig);
-  const ca = { certPem: readFileSync(join(cpDir, 'pki', 'ca.crt'), 'utf8'), keyPem: readFileSync(join(cpDir, 'pki', 'ca.key'), 'utf8') };
   for (const n of t.nodes) {
     const nodeLog = join(dir, 'logs', `${n.name}.log`);
     const nodeDir = join(dir, 'nodes', n.name);
     mkdirSync(join(nodeDir, 'pki'), { recursive: true, mode: 0o700 });
-    writeNodeKubeconfigs(nodeDir, ca, internal, n.name, ['proxy', 'networkAgent', 'dns']);
     record(state, (s) => s.cgroups.push(n.cgroupRoot));
     const pid = spawnInNetns(n.netns, ['join', '--server', `https://${t.controlPlane.ip}:${t.apiPort}`, '--token', join_.token,
       '--discovery-token-ca-cert-hash', join_.hash, '--data-dir', nodeDir, '--node-name', n.name, '--node-ip', n.ip, '--cgroup-root', n.cgroupRoot], nodeLog);

@@ -4,6 +4,7 @@ export { Backoff, KeyedBackoff, backoffDelay, type BackoffPolicy } from './backo
 export { SyncRunner, type SyncRunnerOptions, type Delay } from './sync-runner.js';
 export { alive, killNow, parentPid, processArgs, procStat, signal, startTime, stopChild, terminate, waitExit, waitGone } from './process.js';
 export { cidrContains, cidrOf, expandIPv6, formatCidr, formatIP, formatIPv4, ipBytes, parseCidr, parseIPv4, type Cidr } from './ip.js';
+export { chooseHostAddress, defaultRouteInterfaces, hostAddress } from './host-address.js';
 export { deepCopy, stableStringify } from './json.js';
 export { QuantityError, milliValue, parseQuantity, quantityFormatMessage, quantityPattern, quantityValue, value } from './quantity.js';
 export { formatDuration, formatSeconds, parseDuration } from './duration.js';

@@ -6,10 +6,11 @@ import t from 'tap';
 import { NodeAuthorizer } from '../../src/apiserver/authz/node.js';
 import { NodeGraph, podReferences } from '../../src/apiserver/authz/node-graph.js';
 import { parseRequestInfo } from '../../src/apiserver/request-info.js';
+import { requestAttributes } from '../../src/apiserver/authz/attributes.js';
 import type { Pod } from '../../src/api/kinds.js';
 
 const node = (name: string) => ({ username: `system:node:${name}`, groups: ['system:nodes', 'system:authenticated'] });
-const req = (method: string, path: string) => parseRequestInfo(method, path, new URLSearchParams());
+const req = (method: string, path: string, query = '') => requestAttributes(parseRequestInfo(method, path, new URLSearchParams(query)), new URLSearchParams(query));
 const get = (path: string) => req('GET', path);
 
 function pod(name: string, nodeName: string | undefined, spec: Record<string, unknown> = {}): Pod {
@@ -131,8 +132,13 @@ t.test('verbs, subresources and other resources', async (t) => {
     ['GET', '/api/v1/namespaces/ns/serviceaccounts/sa', 'can only create tokens for individual service accounts'],
     ['GET', '/api/v1/nodes/n1', null],
     ['GET', '/api/v1/nodes/n2', "node 'n1' cannot read 'n2', only its own Node object"],
-    // Without field selectors in the request info, listing nodes falls to the node rules.
-    ['GET', '/api/v1/nodes', null],
+    // AuthorizeNodeWithSelectors: a node reads only its own Node, also by list or watch.
+    ['GET', '/api/v1/nodes', "node 'n1' cannot read all nodes, only its own Node object"],
+    ['GET', '/api/v1/nodes?fieldSelector=metadata.name%3Dn1', null],
+    ['GET', '/api/v1/nodes?watch=true&fieldSelector=metadata.name%3Dn1', null],
+    ['GET', '/api/v1/nodes?fieldSelector=metadata.name%3Dn2', "node 'n1' cannot read 'n2', only its own Node object"],
+    ['GET', '/api/v1/namespaces/ns/secrets?fieldSelector=metadata.name%3Dvol-secret', null],
+    ['GET', '/api/v1/namespaces/ns/secrets?fieldSelector=metadata.name%3Dother', "no relationship found between node 'n1' and this object"],
     ['PATCH', '/api/v1/nodes/n1/status', null],
     ['PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1', null],
     ['PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n2', 'can only access node lease with the same name as the requesting node'],
@@ -143,7 +149,34 @@ t.test('verbs, subresources and other resources', async (t) => {
     ['GET', '/api/v1/namespaces/ns/services', null],
     ['GET', '/api/v1/namespaces', ''],
   ];
-  for (const [method, path, want] of cases) t.equal(await authz.authorize(n1, req(method, path)), want, `${method} ${path}`);
+  for (const [method, path, want] of cases) {
+    const [p, q] = path.split('?');
+    t.equal(await authz.authorize(n1, req(method, p!, q)), want, `${method} ${path}`);
+  }
+});
+
+t.test('pods: a node lists and watches only with spec.nodeName=<its name>', async (t) => {
+  const graph = new NodeGraph();
+  const authz = new NodeAuthorizer(graph);
+  graph.setPod(pod('mine', 'n1'));
+  graph.setPod(pod('theirs', 'n2'));
+  const n1 = node('n1');
+  const cases: Array<[string, string, string | null]> = [
+    ['/api/v1/pods', 'fieldSelector=spec.nodeName%3Dn1', null],
+    ['/api/v1/pods', 'watch=1&fieldSelector=spec.nodeName%3Dn1', null],
+    ['/api/v1/namespaces/ns/pods', 'fieldSelector=status.phase%21%3DFailed,spec.nodeName%3Dn1', null],
+    ['/api/v1/pods', 'fieldSelector=spec.nodeName%3D%3Dn1', null],
+    ['/api/v1/pods', '', 'can only list/watch pods with spec.nodeName field selector'],
+    ['/api/v1/pods', 'fieldSelector=spec.nodeName%3Dn2', 'can only list/watch pods with spec.nodeName field selector'],
+    ['/api/v1/pods', 'fieldSelector=spec.nodeName%21%3Dn1', 'can only list/watch pods with spec.nodeName field selector'],
+    ['/api/v1/pods', 'labelSelector=app%3Dweb', 'can only list/watch pods with spec.nodeName field selector'],
+    ['/api/v1/pods', 'fieldSelector=spec.nodeName%3D(', 'can only list/watch pods with spec.nodeName field selector'],
+    // One pod by name: allowed when it is bound to the node, as a get is.
+    ['/api/v1/namespaces/ns/pods', 'fieldSelector=metadata.name%3Dmine', null],
+    ['/api/v1/namespaces/ns/pods', 'fieldSelector=metadata.name%3Dtheirs', "no relationship found between node 'n1' and this object"],
+  ];
+  for (const [path, query, want] of cases) t.equal(await authz.authorize(n1, req('GET', path, query)), want, `${path}?${decodeURIComponent(query)}`);
+  t.equal(await authz.authorize(n1, req('DELETE', '/api/v1/namespaces/ns/pods', 'fieldSelector=spec.nodeName%3Dn1')), '', 'deletecollection is not a node\'s');
 });
 
 t.test('only node identities: others get no opinion', async (t) => {

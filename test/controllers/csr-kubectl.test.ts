@@ -127,3 +127,55 @@ t.test('the approver approves a kubelet client request from a bootstrapper', asy
   t.match(cert.subject, /O=system:nodes/);
   t.match(await kubectl.ok(['get', 'csr', 'node-csr-worker-1']), /kube-apiserver-client-kubelet\s+system:bootstrap:abcdef\s+<none>\s+Approved,Issued/);
 });
+
+t.test('admission: approving needs approve on the signer, signing needs sign, no system:masters from kube-apiserver-client', async (t) => {
+  // A user who may update approvals and status of every request, but holds no signer.
+  const kp = issueCert(api.pki.ca, { commonName: 'csr-clerk', organizations: [], usage: 'client' });
+  const clerkConfig = join(dir, 'clerk.kubeconfig');
+  writeKubeconfig(clerkConfig, { server, caPem: api.pki.ca.certPem, certPem: kp.certPem, keyPem: kp.keyPem }, { user: 'clerk' });
+  const clerk = kubectlFor(t, clerkConfig);
+  await kubectl.ok(['apply', '-f', '-'], `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: csr-clerk}
+rules:
+- {apiGroups: [certificates.k8s.io], resources: [certificatesigningrequests], verbs: [get, list, watch, create]}
+- {apiGroups: [certificates.k8s.io], resources: [certificatesigningrequests/approval, certificatesigningrequests/status], verbs: [get, update, patch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: csr-clerk}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: csr-clerk}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: csr-clerk}]
+`);
+  const { csrPem } = opensslCSR('custom', '/CN=widget');
+  await kubectl.ok(['create', '-f', '-'], manifest('custom', csrPem, { signerName: 'example.com/widgets' }));
+  const refused = await clerk(['certificate', 'approve', 'custom']);
+  t.not(refused.code, 0);
+  t.match(refused.stderr, 'certificatesigningrequests.certificates.k8s.io "custom" is forbidden: user not permitted to approve requests with signerName "example.com/widgets"');
+
+  // approve on the signer's domain with a wildcard is enough.
+  await kubectl.ok(['apply', '-f', '-'], `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: widget-approver}
+rules: [{apiGroups: [certificates.k8s.io], resources: [signers], resourceNames: [example.com/*], verbs: [approve]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: widget-approver}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: widget-approver}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: csr-clerk}]
+`);
+  t.match(await clerk.ok(['certificate', 'approve', 'custom']), 'certificatesigningrequest.certificates.k8s.io/custom approved');
+
+  // Issuing a certificate (status.certificate) needs sign on the signer.
+  const fake = Buffer.from(api.pki.ca.certPem).toString('base64');
+  const sign = await clerk(['patch', 'csr', 'custom', '--subresource', 'status', '--type', 'merge', '-p', JSON.stringify({ status: { certificate: fake } })]);
+  t.not(sign.code, 0);
+  t.match(sign.stderr, 'certificatesigningrequests.certificates.k8s.io "custom" is forbidden: user not permitted to sign requests with signerName "example.com/widgets"');
+  t.notOk((await getCSR('custom')).status.certificate, 'no certificate was set');
+
+  const masters = opensslCSR('root-wannabe', '/O=system:masters/CN=root-wannabe');
+  const created = await kubectl(['create', '-f', '-'], manifest('root-wannabe', masters.csrPem));
+  t.not(created.code, 0, 'refused even for an admin');
+  t.match(created.stderr, 'certificatesigningrequests.certificates.k8s.io "root-wannabe" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed');
+});

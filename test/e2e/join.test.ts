@@ -12,6 +12,9 @@ import { promisify } from 'node:util';
 import { caCertHash } from '../../src/api/cluster-info.js';
 import { startControllerManager } from '../../src/cli/controller-manager.js';
 import { joinCluster } from '../../src/cli/join.js';
+import { componentCredentials } from '../../src/kubelet/certificate/index.js';
+import { realClock } from '../../src/client/index.js';
+import { logger } from '../../src/log/index.js';
 import { ensureClusterInfo, ensureNodeBootstrapRBAC } from '../../src/cli/node-bootstrap.js';
 import { writeAdminKubeconfig, writeComponentKubeconfig } from '../../src/cli/pki-files.js';
 import { clientsetFromKubeconfig } from '../../src/client/index.js';
@@ -86,4 +89,56 @@ t.test('the right hash: the kubelet gets system:node:<name> from a CSR; no CA ke
   const files = readdirSync(join(nodeDir, 'pki'));
   t.ok(files.includes('ca.crt'), 'the CA certificate');
   t.notOk(files.some((f) => f.startsWith('ca.key') || f === 'ca.key'), `no CA key among ${files.join(', ')}`);
+});
+
+t.test('the joined node gets its proxy, network agent and DNS their own identities by CSRs', async (t) => {
+  const nodeDir = join(dir, 'components');
+  const joined = await joinCluster({ server, token, caCertHashes: [hash], dataDir: nodeDir, nodeName: 'worker-10' });
+  const creds = await componentCredentials({
+    kubeletKubeconfig: joined.kubeconfig, certDir: join(nodeDir, 'pki'), components: ['proxy', 'networkAgent', 'dns'],
+    kubeconfigPath: (c) => join(nodeDir, `${c}.kubeconfig`), clock: realClock, log: logger('join-test'),
+  });
+  t.teardown(() => creds.stop());
+  const want = { proxy: 'system:kube-proxy', networkAgent: 'system:capstan-network-agent', dns: 'system:serviceaccount:kube-system:capstan-dns' };
+  for (const [component, user] of Object.entries(want)) {
+    const k = kubectlFor(t, creds.kubeconfigs[component as keyof typeof want]!);
+    t.equal((await k.ok(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'])).trim(), user, `${component} is ${user}`);
+  }
+  // The proxy's role (system:node-proxier) lists every Service and EndpointSlice; the node cannot list nodes.
+  t.equal((await kubectlFor(t, creds.kubeconfigs.proxy!).ok(['auth', 'can-i', 'list', 'endpointslices.discovery.k8s.io', '-A'])).trim(), 'yes');
+  t.equal((await kubectlFor(t, creds.kubeconfigs.networkAgent!).ok(['auth', 'can-i', 'watch', 'nodes'])).trim(), 'yes', 'the network agent watches every Node');
+  const node = await kubectlFor(t, joined.kubeconfig)(['get', 'nodes']);
+  t.match(node.stderr, "node 'worker-10' cannot read all nodes, only its own Node object", 'which its kubelet identity may not');
+  const csrs = JSON.parse(await kubectlFor(t, admin).ok(['get', 'csr', '-o', 'json'])).items as { spec: { username: string; signerName: string }; status: { conditions?: { type: string; message: string }[] } }[];
+  const mine = csrs.filter((c) => c.spec.username === 'system:node:worker-10' && c.spec.signerName === 'kubernetes.io/kube-apiserver-client');
+  t.equal(mine.length, 3, 'three requests, made as the node');
+  t.ok(mine.every((c) => c.status.conditions?.some((x) => x.type === 'Approved' && x.message === 'Auto approving node component client certificate after SubjectAccessReview.')));
+  t.notOk(readdirSync(join(nodeDir, 'pki')).some((f) => f.startsWith('ca.key')), 'still no CA key');
+});
+
+t.test('a node component certificate is not approved for a bootstrap token or another subject', async (t) => {
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { createCSR } = await import('../../src/pki/csr.js');
+  const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'sec1' }) as string;
+  const ask = async (kubeconfig: string, name: string, commonName: string) => kubectlFor(t, kubeconfig).ok(['create', '-f', '-'], `apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: {name: ${name}}
+spec:
+  request: ${Buffer.from(createCSR(key, { commonName, organizations: [] })).toString('base64')}
+  signerName: kubernetes.io/kube-apiserver-client
+  usages: [digital signature, client auth]
+`);
+  const bootstrap = join(dir, 'good', 'bootstrap-kubelet.conf');
+  await ask(bootstrap, 'from-bootstrapper', 'system:kube-proxy');
+  await ask(join(dir, 'good', 'kubelet.conf'), 'someone-else', 'system:kube-scheduler');
+  // The approver takes requests in the order it sees them: one approved after these shows it has judged them.
+  const creds = await componentCredentials({
+    kubeletKubeconfig: join(dir, 'good', 'kubelet.conf'), certDir: join(dir, 'good', 'pki'), components: ['proxy'],
+    kubeconfigPath: (c) => join(dir, 'good', `${c}.kubeconfig`), clock: realClock, log: logger('join-test'),
+  });
+  creds.stop();
+  for (const name of ['from-bootstrapper', 'someone-else']) {
+    const csr = JSON.parse(await kubectlFor(t, admin).ok(['get', 'csr', name, '-o', 'json']));
+    t.notOk(csr.status?.conditions?.length, `${name}: not approved`);
+  }
 });

@@ -3,13 +3,15 @@
 // of its own, driven by real kubectl. A pod's kube-api-access volume holds a token that
 // authenticates as its service account, the cluster CA and its namespace; the token is
 // refreshed; automount can be refused; downwardAPI and projected volumes follow their
-// sources; and https://kubernetes.default.svc leads from the pod to the API server.
+// sources; and https://kubernetes.default.svc leads from the pod to the API server, which a
+// plain `capstan up` advertises on the node's address: kubectl in a pod, with nothing but
+// in-cluster config, lists pods.
 import t from 'tap';
 import { addNodeUplink } from '../helpers/fake-uplink.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { startCapstanUp } from '../helpers/capstan-up.js';
 import { eventually, kubectlFor, KUBECTL } from '../helpers/kubectl.js';
 import { clientHello, serverCertificate } from '../helpers/tls-hello.js';
@@ -23,12 +25,12 @@ t.test('pods get an identity toward the API', { skip: root ? false : 'needs root
   execFileSync('ip', ['netns', 'add', netns]);
   t.teardown(() => { try { execFileSync('ip', ['netns', 'del', netns]); } catch { /* gone */ } });
   execFileSync('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
-  // The node's uplink. The API server listens (and is advertised) on its address, so pods can
-  // reach it through the Service.
-  addNodeUplink(netns);
+  // The node's uplink. A plain `capstan up` (no --bind-address) serves on 0.0.0.0 and
+  // advertises the address of its default route's interface, so pods reach it through the Service.
+  const nodeIP = addNodeUplink(netns);
   // Tokens older than 20 s are refreshed (upstream: 80 % of their lifetime, at most 24 h), so
   // a refresh shows within the test instead of after 8 minutes.
-  const up = await startCapstanUp(t, ['--node-name', 'node-id', '--bind-address', '192.168.250.1', '--service-account-token-max-ttl', '20s'], { netns });
+  const up = await startCapstanUp(t, ['--node-name', 'node-id', '--service-account-token-max-ttl', '20s'], { netns });
   const k = kubectlFor(t, up.kubeconfig, { netns });
   const admin = loadKubeconfig(up.kubeconfig);
   const ca = readFileSync(join(up.dataDir, 'pki', 'ca.crt'), 'utf8');
@@ -167,7 +169,8 @@ spec:
   await t.test('https://kubernetes.default.svc reaches the API server from inside a pod', async (t) => {
     const port = new URL(admin.server).port;
     const ep = JSON.parse(await k.ok(['get', 'endpoints', 'kubernetes', '-o', 'json']));
-    t.strictSame(ep.subsets.map((s: any) => [s.addresses.map((a: any) => a.ip), s.ports.map((p: any) => p.port)]), [[['192.168.250.1'], [Number(port)]]], 'the advertise address and port');
+    t.strictSame(ep.subsets.map((s: any) => [s.addresses.map((a: any) => a.ip), s.ports.map((p: any) => p.port)]), [[[nodeIP], [Number(port)]]], 'the advertise address (the node\'s) and port');
+    t.equal(new URL(admin.server).hostname, '127.0.0.1', 'while the admin kubeconfig names loopback');
     const svc = JSON.parse(await k.ok(['get', 'service', 'kubernetes', '-o', 'json']));
     t.equal(svc.spec.ports[0].port, 443);
     const resolv = await exec('plain', 'cat', '/etc/resolv.conf');
@@ -193,6 +196,52 @@ spec:
     t.equal(cert!.fingerprint256, serving.fingerprint256, 'the API server\'s serving certificate');
     t.ok(cert!.checkHost('kubernetes.default.svc'), 'valid for kubernetes.default.svc');
     t.ok(cert!.verify(new X509Certificate(ca).publicKey), 'signed by the CA in the pod\'s ca.crt');
+  });
+
+  await t.test('in-cluster config: a pod lists pods with its token when a Role allows it, and is refused without', async (t) => {
+    await k.ok(['apply', '-f', '-'], `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: lister}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: pod-lister}
+rules: [{apiGroups: [""], resources: [pods], verbs: [list]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: lister-lists-pods}
+subjects: [{kind: ServiceAccount, name: lister, namespace: default}]
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-lister}
+`);
+    // The client is the host's kubectl (a static Go binary) mounted read-only, given nothing:
+    // no kubeconfig, no flags. client-go then builds its in-cluster config from
+    // KUBERNETES_SERVICE_HOST/PORT (set by the kubelet), the token and ca.crt.
+    const kubectlPath = realpathSync(KUBECTL);
+    const kubectlDir = dirname(kubectlPath);
+    for (const [name, sa] of [['in-cluster', 'lister'], ['in-cluster-refused', 'default']]) {
+      await k.ok(['apply', '-f', '-'], `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}}
+spec:
+  serviceAccountName: ${sa}
+  terminationGracePeriodSeconds: 1
+  containers: [{name: c, image: localhost/capstan/busybox:1, command: [sleep, '3600'], volumeMounts: [{name: kubectl, mountPath: /opt/kubectl, readOnly: true}]}]
+  volumes: [{name: kubectl, hostPath: {path: ${kubectlDir}, type: Directory}}]
+`);
+    }
+    await k.ok(['wait', '--for=condition=Ready', 'pod/in-cluster', 'pod/in-cluster-refused', '--timeout=120s']);
+    t.match(await exec('in-cluster', 'env'), /^KUBERNETES_SERVICE_HOST=10\.96\.0\.1$/m, 'the kubelet set the kubernetes Service\'s variables');
+    const list = (pod: string) => k(['exec', pod, '--', 'sh', '-c', `HOME=/tmp /opt/kubectl/${basename(kubectlPath)} get pods -o name`]);
+    let r = { stdout: '', stderr: '', code: -1 };
+    await eventually(async () => (r = await list('in-cluster')).code === 0, 60_000, 'the pod lists pods')
+      .catch((e: Error) => { throw new Error(`${e.message}: ${r.stderr}`); });
+    t.match(r.stdout, /^pod\/in-cluster$/m, 'the pods of its namespace');
+    t.match(r.stdout, /^pod\/plain$/m);
+    const refused = await list('in-cluster-refused');
+    t.not(refused.code, 0);
+    t.match(refused.stderr, /\(Forbidden\)[^\n]*User "system:serviceaccount:default:default" cannot list resource "pods" in API group "" in the namespace "default"/, 'without a Role: 403 Forbidden');
+    await k.ok(['delete', 'pod', 'in-cluster', 'in-cluster-refused', '--wait']);
   });
 
   await t.test('a pod naming a missing service account is refused', async (t) => {

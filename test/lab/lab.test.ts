@@ -71,6 +71,11 @@ t.test('capstan lab: 3 nodes on 2 subnets', { skip: root ? false : 'needs root',
     }
     const users = (await k.ok(['get', 'csr', '-o', 'jsonpath={range .items[*]}{.spec.username}{"\\n"}{end}'])).split('\n').filter(Boolean);
     t.ok(users.some((u) => u.startsWith('system:bootstrap:')), 'kubelet client certificates were requested with the bootstrap token');
+    const components = JSON.parse(await k.ok(['get', 'csr', '-o', 'json'])).items
+      .filter((c: { spec: { signerName: string } }) => c.spec.signerName === 'kubernetes.io/kube-apiserver-client')
+      .map((c: { spec: { username: string } }) => c.spec.username).sort();
+    t.same(components, ['node-1', 'node-1', 'node-1', 'node-2', 'node-2', 'node-2', 'node-3', 'node-3', 'node-3'].map((n) => `system:node:${n}`),
+      'each node requested its proxy\'s, network agent\'s and DNS\'s certificates as itself');
     const nodeUsers = JSON.parse(await k.ok(['get', 'nodes', '-o', 'json'])).items.map((i: { metadata: { name: string } }) => i.metadata.name);
     t.same(nodeUsers.sort(), ['node-1', 'node-2', 'node-3']);
   });

@@ -3,6 +3,7 @@
 // order and the first that is not "no opinion" decides. Nothing allowing means 403.
 import type { UserInfo } from '../authn/index.js';
 import type { RequestInfo } from '../request-info.js';
+import type { FieldRequirement, Selector } from '../../api/labels.js';
 import { forbidden, qualified, type StatusError } from '../errors.js';
 
 export type Decision = 'allow' | 'deny' | 'no-opinion';
@@ -14,7 +15,12 @@ export interface Verdict {
 }
 
 /** What is asked: a request's info (SubjectAccessReviews build one from their attributes). */
-export type Attributes = Pick<RequestInfo, 'isResourceRequest' | 'path' | 'verb' | 'group' | 'namespace' | 'resource' | 'subresource' | 'name'> & { version?: string };
+export type Attributes = Pick<RequestInfo, 'isResourceRequest' | 'path' | 'verb' | 'group' | 'namespace' | 'resource' | 'subresource' | 'name'> & {
+  version?: string;
+  /** list, watch and deletecollection: the request's field selector (attributes.ts); absent is unlimited. */
+  fieldSelector?: FieldRequirement[];
+  labelSelector?: Selector;
+};
 
 /** What a user may do in a namespace, as SelfSubjectRulesReview reports it. */
 export interface RuleList {

@@ -1,7 +1,9 @@
 // The Node authorizer (kube-apiserver's `--authorization-mode=Node`): a kubelet, user
 // `system:node:<name>` in group `system:nodes`, may read the Secrets, ConfigMaps,
 // PersistentVolumeClaims and PersistentVolumes, and create tokens for the ServiceAccounts,
-// that pods bound to its node reference; it may read its own Node and use its own Lease.
+// that pods bound to its node reference; it may read its own Node and use its own Lease, and
+// list or watch pods only with the field selector spec.nodeName=<its name> (upstream's
+// AuthorizeNodeWithSelectors; the selectors come from attributes.ts).
 // Everything else gets no opinion here and falls through to the next authorizer (RBAC's
 // `system:node` role), as upstream. The graph is fed from the watch cache, not rebuilt per
 // request.
@@ -65,16 +67,10 @@ export class NodeAuthorizer implements DecisionAuthorizer {
         return this.get(info, () => this.graph.reachesVolume(node, info.name) ? allow : unrelated(node));
       case '/serviceaccounts': return this.createToken(node, info);
       case 'coordination.k8s.io/leases': return lease(node, info);
-      case '/nodes':
-        // A list or watch is scoped by its field selector upstream (metadata.name); request
-        // info here carries none, so the node rules decide, as before that check existed.
-        if (!info.name && ['list', 'watch'].includes(info.verb)) break;
-        return ownNode(node, info);
-      case '/pods': {
-        const v = this.pod(node, info);
-        if (v.decision === 'allow' || v.reason) return v;
-        break;
-      }
+      // AuthorizeNodeWithSelectors (on by default since 1.32): nodes and pods are subdivided
+      // too, and never fall through to the node rules.
+      case '/nodes': return ownNode(node, info);
+      case '/pods': return this.pod(node, info);
     }
     // Access to everything else is not subdivided: the static node rules decide.
     return nodeRules.some((r) => ruleAllows(r, info)) ? allow : noOpinion();
@@ -114,10 +110,14 @@ export class NodeAuthorizer implements DecisionAuthorizer {
     switch (info.subresource) {
       case '':
         if (info.verb === 'get') return this.get(info, () => this.related(node, 'pod', info));
+        if (info.verb === 'list' || info.verb === 'watch') {
+          if (info.fieldSelector?.some((r) => r.field === 'spec.nodeName' && r.op === '=' && r.value === node)) return allow;
+          // One pod, named by metadata.name, known to be bound to the node.
+          if (info.name) return this.related(node, 'pod', info);
+          return noOpinion('can only list/watch pods with spec.nodeName field selector');
+        }
         // Mirror pods; NodeRestriction limits them to the node's own.
         if (info.verb === 'create' || info.verb === 'delete') return allow;
-        // A list or watch is scoped by its field selector upstream; this request info carries
-        // none, so the node rules decide.
         return noOpinion();
       case 'status': return info.verb === 'update' || info.verb === 'patch' ? allow : noOpinion();
       case 'eviction': return info.verb === 'create' ? allow : noOpinion();

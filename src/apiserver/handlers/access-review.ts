@@ -12,6 +12,7 @@ import { decodeBody, readBody } from '../body.js';
 import { badRequest, invalid, methodNotAllowed } from '../errors.js';
 import { invalidValue } from '../../api/validation.js';
 import { sendObject } from '../respond.js';
+import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
 
 export const GROUP = 'authorization.k8s.io';
 
@@ -29,7 +30,10 @@ export const isAccessReview = (info: RequestInfo): boolean =>
 function attributesOf(spec: Fields): Attributes {
   const r: Fields | undefined = spec.resourceAttributes;
   if (r) {
-    return { isResourceRequest: true, path: '', verb: r.verb ?? '', group: r.group ?? '', version: r.version ?? '', namespace: r.namespace ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '' };
+    return {
+      isResourceRequest: true, path: '', verb: r.verb ?? '', group: r.group ?? '', version: r.version ?? '', namespace: r.namespace ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
+      ...reviewSelectors(r),
+    };
   }
   const n: Fields = spec.nonResourceAttributes ?? {};
   return { isResourceRequest: false, path: n.path ?? '', verb: n.verb ?? '', group: '', namespace: '', resource: '', subresource: '', name: '' };
@@ -57,6 +61,8 @@ export async function serveAccessReview(req: IncomingMessage, res: ServerRespons
     if (!spec.user && !spec.groups?.length) throw invalid(kind, GROUP, '', [invalidValue('spec.user', spec.user ?? '', 'at least one of user or group must be specified')]);
     subject = { username: spec.user ?? '', groups: spec.groups ?? [], uid: spec.uid, extra: spec.extra };
   }
+  const selectorErrors = hasResource ? validateReviewSelectors(spec.resourceAttributes, 'spec.resourceAttributes') : [];
+  if (selectorErrors.length) throw invalid(kind, GROUP, '', selectorErrors);
   const attrs = attributesOf(spec);
   if (kind === 'LocalSubjectAccessReview') {
     if (!hasResource) throw invalid(kind, GROUP, '', [invalidValue('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request')]);

@@ -3,7 +3,9 @@
 // `certificatesigningrequests/nodeclient`) and a node's renewal of its own
 // (`certificatesigningrequests/selfnodeclient`) — when the requester holds that permission.
 // capstan also approves a node's request for a serving certificate covering only its own
-// name and the addresses its Node reports (upstream leaves those to an external approver).
+// name and the addresses its Node reports (upstream leaves those to an external approver),
+// and a node's request for its service proxy's, network agent's or DNS's client certificate
+// (nodeComponentClientProblem; the node must hold `selfnodeclient`, i.e. be an active node).
 import { isIP } from 'node:net';
 import type { CertificateSigningRequest, Node } from '../../api/kinds.js';
 import { nullTime } from '../../api/kinds.js';
@@ -11,7 +13,14 @@ import { rfc3339 } from '../../api/time.js';
 import { isNotFound, resources, type SharedInformer } from '../../client/index.js';
 import { CSRError } from '../../pki/csr.js';
 import { QueueController, type ControllerContext } from '../framework.js';
-import { isApproved, isDenied, isIssued, kubeletClientProblem, kubeletServingProblem, parsedRequest, signers, type CSR } from './csr.js';
+import { isApproved, isDenied, isIssued, kubeletClientProblem, kubeletServingProblem, nodeComponentClientProblem, parsedRequest, signers, type CSR } from './csr.js';
+import { nodeIdentities } from '../../client/index.js';
+
+/** The node components' identities (not the kubelet's: that one is per node). */
+const componentIdentities = (() => { const { proxy, networkAgent, dns } = nodeIdentities(''); return [proxy, networkAgent, dns]; })();
+
+/** The requester is a node: `system:node:<name>` in `system:nodes`. */
+const isNodeRequester = (csr: CSR) => (csr.spec.username ?? '').startsWith('system:node:') && (csr.spec.groups ?? []).includes('system:nodes');
 import { subjectAccessReview, type AccessCheck } from './access.js';
 
 interface Recognizer {
@@ -47,6 +56,16 @@ export class CSRApprovingController extends QueueController {
         recognize: kubeletClient,
         permitted: (csr) => access(csr, 'nodeclient'),
         message: 'Auto approving kubelet client certificate after SubjectAccessReview.',
+      },
+      {
+        // A joined node's service proxy, network agent and DNS (capstan): the identities
+        // upstream gives their DaemonSet pods through ServiceAccounts any node may run.
+        recognize: (csr) => {
+          const req = parsed(csr);
+          return !!req && csr.spec.signerName === signers.apiserverClient && nodeComponentClientProblem(req, csr.spec.usages ?? [], componentIdentities) === null;
+        },
+        permitted: async (csr) => isNodeRequester(csr) && access(csr, 'selfnodeclient'),
+        message: 'Auto approving node component client certificate after SubjectAccessReview.',
       },
       {
         recognize: (csr) => {

@@ -59,3 +59,19 @@ export function apiserverClientProblem(usages: string[]): string | null {
   const bad = usages.filter((u) => !allowed.includes(u));
   return bad.length ? `invalid usage for client certificate: ${bad.join(', ')}` : null;
 }
+
+/**
+ * Why the request is not for one of a node's component identities (the service proxy,
+ * network agent and DNS of client/node-identities.ts), or null when it is: exactly that
+ * subject, no subjectAltNames, client usages.
+ */
+export function nodeComponentClientProblem(req: ParsedCSR, usages: string[], identities: { commonName: string; organizations: string[] }[]): string | null {
+  const id = identities.find((i) => i.commonName === req.commonName);
+  if (!id) return 'subject common name is not a node component\'s';
+  if (!sameSet(req.organizations, id.organizations) && !(req.organizations.length === 0 && id.organizations.length === 0)) return 'subject organizations do not match the component\'s';
+  if (req.dnsNames.length || req.emailAddresses.length || req.ipAddresses.length || req.uris.length) return 'subjectAltNames are not allowed';
+  if (!sameSet(usages, ['digital signature', 'key encipherment', 'client auth']) && !sameSet(usages, ['digital signature', 'client auth'])) {
+    return 'usages did not match [client auth digital signature key encipherment] or [client auth digital signature]';
+  }
+  return null;
+}

@@ -1,4 +1,4 @@
-// Certificate signing requests: the approver (csrapproving) and the signer (csrsigning).
+// Certificate signing requests: the approver (csrapproving), the signer (csrsigning) and the cleaner (csrcleaner).
 import { readFileSync } from 'node:fs';
 import type { Controller, ControllerContext } from '../framework.js';
 import { CSRApprovingController } from './approver.js';
@@ -6,6 +6,12 @@ import { CSRSigningController } from './signer.js';
 
 export { CSRApprovingController } from './approver.js';
 export { CSRSigningController } from './signer.js';
+export { CSRCleanerController, cleanupDeadline } from './cleaner.js';
+import { CSRCleanerController } from './cleaner.js';
+
+export function createCleaner(ctx: ControllerContext): CSRCleanerController {
+  return new CSRCleanerController(ctx);
+}
 
 export function createApprover(ctx: ControllerContext): CSRApprovingController {
   return new CSRApprovingController(ctx);

@@ -40,14 +40,14 @@ export interface ClientCredentials {
 }
 
 /** A kubeconfig whose client-certificate file holds both the certificate and the key, read as a pair. */
-function readConfig(path: string): ClientConfig {
+export function readConfig(path: string): ClientConfig {
   const cfg = loadKubeconfig(path);
   if (!cfg.certPem?.includes('PRIVATE KEY') && !cfg.keyPem?.includes('CERTIFICATE')) return cfg;
   return { ...cfg, certPem: splitPair(cfg.certPem ?? '').certPem, keyPem: splitPair(cfg.keyPem ?? '').keyPem };
 }
 
 /** A kubeconfig whose user is the cert dir's current pair, by path, so rotations need no rewrite. */
-function writeCertDirKubeconfig(path: string, cluster: ClientConfig, pairPath: string): void {
+export function writeCertDirKubeconfig(path: string, cluster: ClientConfig, pairPath: string): void {
   const doc = {
     apiVersion: 'v1', kind: 'Config',
     clusters: [{ name: 'default-cluster', cluster: { server: cluster.server, ...(cluster.caPem ? { 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } : {}) } }],

@@ -121,7 +121,8 @@ export const controllerRoles: BootstrapClusterRole[] = [
     name: 'certificate-controller', rules: [
       rule(['delete', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests']),
       rule(['update'], ['certificates.k8s.io'], ['certificatesigningrequests/approval', 'certificatesigningrequests/status']),
-      rule(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving']),
+      // capstan's approver also grants kubelet serving and node component client requests.
+      rule(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving']),
       rule(['sign'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving', 'kubernetes.io/legacy-unknown']),
       rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
       eventsRule(),
