@@ -183,11 +183,12 @@ export class HollowPods {
     if (now < due) return due - now;
     const exits = plans.map((p) => p!.exitCode);
     const { namespace, name } = pod.metadata;
+    const pods = this.d.pods(pod.spec!.nodeName!);
     if (policy === 'OnFailure' && exits.some((c) => c !== 0)) {
-      await this.d.pods.patch(namespace, name as string, 'merge', { status: restartedStatus(pod, exits, now) }, 'status');
+      await pods.patch(namespace, name as string, 'merge', { status: restartedStatus(pod, exits, now) }, 'status');
       return Math.min(...plans.map((p) => p!.afterMs)) || 1000;
     }
-    await this.d.pods.patch(namespace, name as string, 'merge', { status: finishedStatus(pod, exits, now) }, 'status');
+    await pods.patch(namespace, name as string, 'merge', { status: finishedStatus(pod, exits, now) }, 'status');
     return undefined;
   }
 
