@@ -161,11 +161,11 @@ defineType('io.k8s.api.core.v1.VolumeResourceRequirements', obj({
   requests: map(quantityRef()),
 }));
 
-// Not numbered yet: networking's hand-written protobuf table still defines its message.
+// Numbered for networking's IngressBackend.resource; PersistentVolumeClaimSpec is not numbered yet.
 defineType('io.k8s.api.core.v1.TypedLocalObjectReference', obj({
-  apiGroup: str(),
-  kind: str('The type of this object in CamelCase, e.g. Deployment.'),
-  name: str(),
+  apiGroup: pb(1, str(), 'keepZero'),
+  kind: pb(2, str('The type of this object in CamelCase, e.g. Deployment.'), 'keepZero'),
+  name: pb(3, str(), 'keepZero'),
 }, undefined, { required: ['kind', 'name'], mapType: 'atomic' }));
 
 defineType('io.k8s.api.core.v1.TypedObjectReference', obj({
