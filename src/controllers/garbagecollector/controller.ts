@@ -7,14 +7,15 @@
 // uid precondition, so a stale cache or a recreated name never costs a live object.
 import type { KubeObject, OwnerReference } from '../../api/object.js';
 import { parseAPIVersion } from '../../api/object.js';
-import { isConflict, isNotFound, resources, type ResourceType } from '../../client/index.js';
+import { isConflict, isNotFound, resources, type ResourceType, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext, type ReconcileResult } from '../framework.js';
+import { CustomResourceMonitor } from './custom-resources.js';
 import { deletingWith, Graph, toNode, type GraphNode } from './graph.js';
 
 export const orphanFinalizer = 'orphan';
 export const foregroundFinalizer = 'foregroundDeletion';
 
-/** What the collector watches: the kinds that own or are owned in practice. */
+/** The built-in kinds the collector watches (the kinds that own or are owned in practice); custom resources are added as their CRDs are Established. */
 export const monitoredResources: ResourceType[] = [
   resources.pods, resources.replicasets, resources.deployments, resources.services, resources.endpoints,
   resources.endpointslices, resources.configmaps, resources.secrets, resources.serviceaccounts,
@@ -28,17 +29,34 @@ type OwnerState = 'solid' | 'dangling' | 'waiting';
 export class GarbageCollector extends QueueController {
   readonly graph = new Graph();
   private readonly byKind = new Map<string, ResourceType>();
+  readonly customResources?: CustomResourceMonitor;
 
-  constructor(ctx: ControllerContext, types: ResourceType[] = monitoredResources) {
+  constructor(ctx: ControllerContext, types: ResourceType[] = monitoredResources, o: { customResources?: boolean } = {}) {
     super('garbagecollector', ctx);
-    for (const type of types) {
-      this.byKind.set(`${type.group}/${type.kind}`, type);
-      ctx.informers.informerFor(type).addEventHandler({
-        onAdd: (obj) => this.observed(obj, type),
-        onUpdate: (_old, obj) => this.observed(obj, type),
-        onDelete: (obj) => this.gone(obj),
+    for (const type of types) this.monitor(type, ctx.informers.informerFor(type));
+    if (o.customResources ?? true) {
+      this.customResources = new CustomResourceMonitor(ctx, {
+        watching: (type, informer) => this.monitor(type, informer),
+        stopped: (type, last) => {
+          this.byKind.delete(`${type.group}/${type.kind}`);
+          for (const obj of last) this.gone(obj);
+        },
       });
     }
+  }
+
+  private monitor(type: ResourceType, informer: SharedInformer<KubeObject>): void {
+    this.byKind.set(`${type.group}/${type.kind}`, type);
+    informer.addEventHandler({
+      onAdd: (obj) => this.observed(obj, type),
+      onUpdate: (_old, obj) => this.observed(obj, type),
+      onDelete: (obj) => this.gone(obj),
+    });
+  }
+
+  override async stop(): Promise<void> {
+    await this.customResources?.stop();
+    await super.stop();
   }
 
   private typeOf(ref: OwnerReference): ResourceType | undefined {
