@@ -37,9 +37,12 @@ export class GarbageCollector extends QueueController {
     if (o.customResources ?? true) {
       this.customResources = new CustomResourceMonitor(ctx, {
         watching: (type, informer) => this.monitor(type, informer),
+        // A CRD whose storage version changed is watched anew before the old informer has
+        // stopped: forget only what the new one has not taken over.
         stopped: (type, last) => {
-          this.byKind.delete(`${type.group}/${type.kind}`);
-          for (const obj of last) this.gone(obj);
+          const key = `${type.group}/${type.kind}`;
+          if (this.byKind.get(key) === type) this.byKind.delete(key);
+          for (const obj of last) if (this.graph.get(obj.metadata.uid as string)?.type === type) this.gone(obj);
         },
       });
     }
