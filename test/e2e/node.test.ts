@@ -92,8 +92,8 @@ spec:
       }, 30_000, `http://${name}/greeting`).catch((e: Error) => { throw new Error(`${e.message}: ${last}`); });
       t.pass(`wget ${timeout.join(' ')} http://${name}/ answers through cluster DNS and the service proxy`);
     }
-    const spider = await k(['exec', pod, '--', 'wget', '--spider', '--timeout=1', 'web']);
-    t.equal(spider.code, 0, `wget --spider --timeout=1 web, as in the NetworkPolicy tutorial (${spider.stderr})`);
+    const spider = await k(['exec', pod, '--', 'wget', '--spider', '--timeout=1', 'web/greeting']);
+    t.equal(spider.code, 0, `wget --spider --timeout=1 web/greeting, as in the NetworkPolicy tutorial (${spider.stderr})`);
   });
 
   await t.test('delete stops the containers and removes the sandboxes', async (t) => {
