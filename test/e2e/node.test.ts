@@ -81,15 +81,19 @@ spec:
 
   await t.test('a pod reaches a Service by its short, namespace-qualified and full name', async (t) => {
     await k.ok(['apply', '-f', '-'], 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n');
-    for (const name of ['web', 'web.default', 'web.default.svc.cluster.local']) {
+    // Each with a way of asking for wget's timeout: Debian's busybox crashes on `-T` and
+    // refuses `--timeout`, which Kubernetes' tutorials use; the image's wget accepts both.
+    for (const [name, ...timeout] of [['web'], ['web.default', '-T', '5'], ['web.default.svc.cluster.local', '--timeout=5']]) {
       let last = '';
       await eventually(async () => {
-        const r = await k(['exec', pod, '--', 'wget', '-q', '-O-', `http://${name}/greeting`]);
+        const r = await k(['exec', pod, '--', 'wget', '-q', ...timeout, '-O-', `http://${name}/greeting`]);
         last = r.stdout + r.stderr;
         return r.stdout === 'hello from a configmap';
       }, 30_000, `http://${name}/greeting`).catch((e: Error) => { throw new Error(`${e.message}: ${last}`); });
-      t.pass(`http://${name}/ answers through cluster DNS and the service proxy`);
+      t.pass(`wget ${timeout.join(' ')} http://${name}/ answers through cluster DNS and the service proxy`);
     }
+    const spider = await k(['exec', pod, '--', 'wget', '--spider', '--timeout=1', 'web/greeting']);
+    t.equal(spider.code, 0, `wget --spider --timeout=1 web/greeting, as in the NetworkPolicy tutorial (${spider.stderr})`);
   });
 
   await t.test('delete stops the containers and removes the sandboxes', async (t) => {

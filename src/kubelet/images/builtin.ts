@@ -25,13 +25,17 @@ const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
 
 const byPath = (a: TarEntry, b: TarEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** pause.c ships next to this module in the source tree (src/kubelet/images/). */
-export function pauseSource(): string {
-  for (const rel of ['./pause.c', '../../../../src/kubelet/images/pause.c']) {
+/** pause.c and wget.sh ship next to this module in the source tree (src/kubelet/images/). */
+function sourceFile(name: string): string {
+  for (const rel of [`./${name}`, `../../../../src/kubelet/images/${name}`]) {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(p)) return p;
   }
-  throw new Error('images: pause.c not found');
+  throw new Error(`images: ${name} not found`);
+}
+
+export function pauseSource(): string {
+  return sourceFile('pause.c');
 }
 
 /** Compiles pause.c statically; the same compiler and source give the same bytes. */
@@ -55,8 +59,10 @@ export async function buildPauseImage(opts: { cc?: string } = {}): Promise<Built
 
 /**
  * localhost/capstan/busybox:1 — /bin/busybox with a symlink for every applet it lists
- * (sh, httpd, nc, sleep, cat, wget, ...), a minimal /etc/passwd and /etc/group, and an
- * empty /tmp. `sh` is the default command.
+ * (sh, httpd, nc, sleep, cat, ...), a minimal /etc/passwd and /etc/group, an
+ * /etc/nsswitch.conf, and an empty /tmp. `sh` is the default command. Names resolve without
+ * anything loaded at run time: glibc ≥ 2.34 links its files and dns NSS modules into the static
+ * binary. /usr/bin/wget is wget.sh, which gives the applet the -T/--timeout Debian's build lacks.
  */
 export async function buildBusyboxImage(opts: { busybox?: string } = {}): Promise<BuiltImage> {
   const bin = opts.busybox ?? '/bin/busybox';
@@ -70,7 +76,11 @@ export async function buildBusyboxImage(opts: { busybox?: string } = {}): Promis
     { type: 'file', path: 'bin/busybox', data: readFileSync(bin), mode: 0o755 },
     { type: 'file', path: 'etc/passwd', data: Buffer.from('root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n') },
     { type: 'file', path: 'etc/group', data: Buffer.from('root:x:0:\nnobody:x:65534:\n') },
-    ...applets.map((path): TarEntry => ({ type: 'symlink', path, target: '/bin/busybox' })),
+    // The kubelet's /etc/hosts (hostAliases, the pod's own name) before cluster DNS, as in
+    // upstream's images, rather than whatever order the libc defaults to.
+    { type: 'file', path: 'etc/nsswitch.conf', data: Buffer.from('passwd: files\ngroup: files\nhosts: files dns\n') },
+    { type: 'file', path: 'usr/bin/wget', data: readFileSync(sourceFile('wget.sh')), mode: 0o755 },
+    ...applets.filter((path) => path !== 'usr/bin/wget').map((path): TarEntry => ({ type: 'symlink', path, target: '/bin/busybox' })),
   ];
   const layer = tar(entries.sort(byPath));
   const name = BUSYBOX_IMAGE;
