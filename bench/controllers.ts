@@ -3,12 +3,12 @@
 // its own process, as in a real cluster: API server, controller-manager, scheduler, hollow
 // nodes; this process only watches. Reports the time to each milestone and pods/s.
 // Usage: node dist/bench/controllers.js [--replicas 5000] [--nodes 100]
-import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Agent } from 'node:https';
-import { capstanBin, startAPIServerProcess } from '../test/helpers/apiserver-process.js';
+import { startAPIServerProcess } from '../test/helpers/apiserver-process.js';
 import { APIClient } from '../test/helpers/api.js';
 import { table, writeReport } from './lib/report.js';
+import { startComponent } from './lib/components.js';
 
 const { values } = parseArgs({ options: { replicas: { type: 'string', default: '5000' }, nodes: { type: 'string', default: '100' } } });
 const replicas = Number(values.replicas);
@@ -16,18 +16,7 @@ const nodes = Number(values.nodes);
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 
-function component(args: string[], readyText: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [capstanBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  teardowns.push(async () => { if (child.exitCode === null) { child.kill('SIGTERM'); await exited; } });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-2000); });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); if (out.includes(readyText)) resolve(child); });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${err}`)));
-  });
-}
+const component = (args: string[], readyText: string) => startComponent(args, readyText, teardowns);
 
 try {
   const server = await startAPIServerProcess(t);

@@ -6,12 +6,12 @@
 // reports, per workload, the time to its goal and the pod creation rate reached (mean over the
 // whole run and the best one-second window).
 // Usage: node dist/bench/job.js [--completions 1000] [--parallelism 100] [--nodes 50]
-import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Agent } from 'node:https';
-import { capstanBin, startAPIServerProcess } from '../test/helpers/apiserver-process.js';
+import { startAPIServerProcess } from '../test/helpers/apiserver-process.js';
 import { APIClient } from '../test/helpers/api.js';
 import { table, writeReport } from './lib/report.js';
+import { startComponent } from './lib/components.js';
 
 const { values } = parseArgs({ options: { completions: { type: 'string', default: '1000' }, parallelism: { type: 'string', default: '100' }, nodes: { type: 'string', default: '50' } } });
 const size = Number(values.completions);
@@ -20,18 +20,7 @@ const nodes = Number(values.nodes);
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 
-function component(args: string[], readyText: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [capstanBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  teardowns.push(async () => { if (child.exitCode === null) { child.kill('SIGTERM'); await exited; } });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-2000); });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); if (out.includes(readyText)) resolve(child); });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${err}`)));
-  });
-}
+const component = (args: string[], readyText: string) => startComponent(args, readyText, teardowns);
 
 interface Run { goalMs: number; created: number[] }
 
