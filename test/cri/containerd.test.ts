@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CRIClient, isNotFound, type ContainerConfig, type PodSandboxConfig } from '../../cri/index.js';
-import { BUSYBOX_IMAGE, PAUSE_IMAGE } from '../../src/kubelet/images/index.js';
+import { BUSYBOX_IMAGE, NODE_IMAGE, PAUSE_IMAGE } from '../../src/kubelet/images/index.js';
 import { cgroupHierarchies } from '../../src/kubelet/containerd/index.js';
 import { formatStats, runtimeUnavailable, startRuntimeEnv } from './runtime-env.js';
 import { runtimeConformance } from './conformance.js';
@@ -47,10 +47,10 @@ t.test('pod lifecycle on a private containerd', { skip: why ?? false, timeout: 1
   const cri = env.client;
 
   t.test('built-in images are imported once', async (t) => {
-    t.same(env.images.map((i) => [i.name, i.imported]), [[PAUSE_IMAGE, true], [BUSYBOX_IMAGE, true]]);
+    t.same(env.images.map((i) => [i.name, i.imported]), [[PAUSE_IMAGE, true], [BUSYBOX_IMAGE, true], [NODE_IMAGE, true]]);
     const { ensureBuiltinImages } = await import('../../src/kubelet/images/index.js');
     const again = await ensureBuiltinImages(env.containerd.socket);
-    t.same(again.map((i) => i.imported), [false, false], 'same digest: nothing re-imported');
+    t.same(again.map((i) => i.imported), [false, false, false], 'same digest: nothing re-imported');
     const pause = await cri.imageStatus(PAUSE_IMAGE);
     t.equal(pause.image?.id, env.images[0].id);
     t.ok(pause.image?.repo_tags.includes(PAUSE_IMAGE));

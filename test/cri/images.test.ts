@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildBusyboxImage, buildPauseImage, ociArchive, tar } from '../../src/kubelet/images/index.js';
+import { buildBusyboxImage, buildNodeImage, buildPauseImage, ociArchive, tar } from '../../src/kubelet/images/index.js';
 import { containerdConfig, containerdPaths } from '../../src/kubelet/containerd/index.js';
 
 const run = promisify(execFile);
@@ -26,7 +26,7 @@ async function list(archive: Buffer, dir: string, verbose = true): Promise<strin
 async function extract(archive: Buffer, dir: string, name: string): Promise<Buffer> {
   const file = join(dir, `x-${Math.random()}.tar`);
   writeFileSync(file, archive);
-  return (await run('tar', ['-xOf', file, name], { encoding: 'buffer', maxBuffer: 64 << 20 })).stdout;
+  return (await run('tar', ['-xOf', file, name], { encoding: 'buffer', maxBuffer: 256 << 20 })).stdout;
 }
 
 t.test('images and config', async (t) => {
@@ -98,6 +98,25 @@ t.test('images and config', async (t) => {
     t.match((await extract(layer, dir, 'etc/nsswitch.conf')).toString(), /^hosts: files dns$/m);
     t.ok(lines.some((l) => /^drwxrwxrwt .* tmp\/$/.test(l)), '/tmp is 1777');
     t.ok(lines.some((l) => l.endsWith(' etc/passwd')));
+  });
+
+  t.test('node image: the host\'s node and the libraries it loads, runs in a chroot', async (t) => {
+    if (!need(t, 'strip', 'binutils') || !need(t, 'chroot', 'coreutils')) return;
+    const img = await buildNodeImage();
+    t.equal(img.name, 'localhost/capstan/node:1');
+    t.equal((await buildNodeImage()).configDigest, img.configDigest, 'reproducible');
+    const manifest = JSON.parse((await extract(img.archive, dir, `blobs/sha256/${img.manifestDigest.slice(7)}`)).toString());
+    const config = JSON.parse((await extract(img.archive, dir, `blobs/sha256/${img.configDigest.slice(7)}`)).toString());
+    t.same(config.config.Cmd, ['node']);
+    const layerFile = join(dir, 'node-layer.tar');
+    writeFileSync(layerFile, await extract(img.archive, dir, `blobs/sha256/${(manifest.layers[0].digest as string).slice(7)}`));
+    const root = mkdtempSync(join(dir, 'node-root-'));
+    await run('tar', ['-xf', layerFile, '-C', root]);
+    // env -i: tap puts its NODE_OPTIONS loader into children's environments.
+    const { stdout } = await run('env', ['-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', 'chroot', root, '/usr/local/bin/node', '-e', 'console.log(process.version, require("os").userInfo().username)']);
+    t.equal(stdout.trim(), `${process.version} root`, 'node runs with nothing but the image: its libraries, the loader, /etc/passwd');
+    const { stdout: listing } = await run('tar', ['-tf', layerFile]);
+    t.notOk(listing.split('\n').some((l) => l.startsWith('bin/')), 'no shell or other programs');
   });
 
   t.test('containerd parses the config to what capstan asked for', async (t) => {

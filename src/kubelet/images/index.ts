@@ -1,5 +1,5 @@
 // Local images for a registry-less node: building OCI archives and importing them.
-export { PAUSE_IMAGE, BUSYBOX_IMAGE, buildPauseImage, buildBusyboxImage, compilePause, pauseSource, builtinImages } from './builtin.js';
+export { PAUSE_IMAGE, BUSYBOX_IMAGE, NODE_IMAGE, buildPauseImage, buildBusyboxImage, buildNodeImage, sharedLibraries, compilePause, pauseSource, builtinImages } from './builtin.js';
 export type { BuiltImage } from './builtin.js';
 export { importImage, ensureBuiltinImages } from './import.js';
 export type { ImportOptions, ImportResult } from './import.js';
