@@ -18,6 +18,7 @@ const layers = {
   controllers: ['util', 'log', 'api', 'pki', 'client'],
   scheduler: ['util', 'log', 'api', 'client'],
   hollow: ['util', 'log', 'api', 'pki', 'client'],
+  operator: ['util', 'log', 'api', 'client', 'controllers'],
   netlink: ['util', 'log'],
   nft: ['util', 'log', 'netlink'],
   kubelet: ['util', 'log', 'api', 'pki', 'client', 'cri'],

@@ -46,6 +46,7 @@ const UNIT = [
   'test/native/nft-vocabulary',
   'test/network-routes/desired',
   'test/network/policy-model',
+  'test/operator/conditions',
   'test/patch',
   'test/protobuf/decode', 'test/protobuf/generated-tables',
   'test/proxy/ruleset',

@@ -9,7 +9,7 @@ import { clientsetFromKubeconfig, loadKubeconfig, EventRecorder, LeaderElector, 
 import { controllers, defaultControllerConfig, type Controller, type ControllerContext } from '../controllers/index.js';
 import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
-import { LeaderTerms, type Term } from './leader-terms.js';
+import { LeaderTerms, type Term } from '../client/leader-terms.js';
 import { untilSignal } from './signals.js';
 import { parseDuration } from '../util/index.js';
 

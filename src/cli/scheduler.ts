@@ -10,7 +10,7 @@ import { clientsetFromKubeconfig, EventRecorder, LeaderElector, realClock, resou
 import { Scheduler } from '../scheduler/index.js';
 import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
-import { LeaderTerms, type Term } from './leader-terms.js';
+import { LeaderTerms, type Term } from '../client/leader-terms.js';
 import { untilSignal } from './signals.js';
 import { parseDuration } from '../util/index.js';
 

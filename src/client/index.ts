@@ -9,6 +9,7 @@ export { SharedInformerFactory } from './factory.js';
 export { Reflector, type ReflectorSink } from './reflector.js';
 export { WorkQueue, ExponentialRateLimiter, type RateLimiter } from './workqueue.js';
 export { LeaderElector, type LeaderElectionConfig } from './leaderelection.js';
+export { LeaderTerms, type Term } from './leader-terms.js';
 export { EventRecorder, type EventSource } from './events.js';
 export { realClock, FakeClock, type Clock } from './clock.js';
 export { FakeClientset, type FakeAction } from './fake.js';
