@@ -65,7 +65,7 @@ function statusOf(kvs: KeyValueStore, sts: StatefulSet, now: Date): KeyValueStor
 }
 
 export const keyValueStoreReconciler: Reconciler<KeyValueStore> = {
-  name: 'keyvaluestore-operator',
+  name: 'keyvalue-operator',
   for: keyValueStores,
   owns: [resources.statefulsets, resources.services, resources.configmaps],
   finalizer: FINALIZER,
