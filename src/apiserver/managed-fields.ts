@@ -16,17 +16,20 @@ export interface FieldTracker {
 }
 
 export function fieldTracker(manager = new FieldManager()): FieldTracker {
+  // A version a CRD's conversion webhook converts is tracked in the storage version, so a
+  // write does not call the webhook twice more.
+  const tracked = (h: HandlerContext) => (h.version.prepare ? h.reg.version(h.reg.def.storageVersion) ?? h.version : h.version);
   const opts = (h: HandlerContext, subresource: string) => ({
     manager: fieldManagerName(h),
-    apiVersion: apiVersionOf(h.reg.def.group, h.version.version),
-    schema: ref(h.version.schemaName),
+    apiVersion: apiVersionOf(h.reg.def.group, tracked(h).version),
+    schema: ref(tracked(h).schemaName),
     now: h.ctx.now,
     subresource: subresource || undefined,
   });
-  const toVersioned = (h: HandlerContext, o: KubeObject) => h.reg.toVersion(o, h.version.version);
+  const toVersioned = (h: HandlerContext, o: KubeObject) => h.reg.toVersion(o, tracked(h).version);
   const toInternal = (h: HandlerContext, o: KubeObject) => {
     const resourceVersion = o.metadata?.resourceVersion;
-    const internal = h.version.toInternal(o);
+    const internal = tracked(h).toInternal(o);
     if (resourceVersion === undefined) delete internal.metadata.resourceVersion;
     return internal;
   };

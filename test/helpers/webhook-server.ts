@@ -1,5 +1,6 @@
-// An admission webhook for tests: HTTPS on loopback with a certificate from its own CA (for
-// the caBundle), answering each AdmissionReview with what `answer` returns. Counts TLS
+// An admission (or CRD conversion) webhook for tests: HTTPS on loopback with a certificate
+// from its own CA (for the caBundle), answering each AdmissionReview (or ConversionReview:
+// the review's own apiVersion and kind are answered) with what `answer` returns. Counts TLS
 // connections, so tests can see keep-alive at work.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -43,7 +44,7 @@ export async function startWebhookServer(t: Teardownable, answer: Answer, dnsNam
       const response = await answer(review.request, path);
       if (response === null) return;
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...response } }));
+      res.end(JSON.stringify({ apiVersion: review.apiVersion ?? 'admission.k8s.io/v1', kind: review.kind ?? 'AdmissionReview', response: { uid: review.request.uid, ...response } }));
     });
   });
   server.on('secureConnection', () => { state.connections++; });

@@ -4,8 +4,8 @@
 // through the kubernetes Service with its ServiceAccount, creates a KeyValueStore's children
 // (whose pod serves the data), cleans up on delete, and is removed with its manifest.
 import t from 'tap';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import yaml from 'js-yaml';
 import { capstanBin } from '../helpers/apiserver-process.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { readState } from '../../src/lab/index.js';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
@@ -86,6 +87,8 @@ t.test('keyvalue-operator in a capstan lab cluster', { skip: root ? false : 'nee
     t.equal((await k.ok(['get', 'clusterrole,clusterrolebinding', '-o', 'name'])).includes('keyvalue-operator'), false, 'its cluster-wide RBAC is gone');
   });
 
-  const downed = await down();
-  t.equal(downed.stderr, '', 'lab down is clean');
+  const id = readState(dir)!.topology.id;
+  await down();
+  t.same(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((l) => l.startsWith(`cl-${id}-`)), [], 'lab down leaves no lab namespace');
+  t.notOk(existsSync(dir), 'nor its dir');
 });

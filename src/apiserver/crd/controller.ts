@@ -18,6 +18,7 @@ import { StatusError } from '../errors.js';
 import type { RequestContext } from '../registry/types.js';
 import { CLEANUP_FINALIZER, conditionTrue, setCondition } from '../registry/apiextensions/crds.js';
 import { crSchemaName, customResourceDef, type ServingState } from './resource-def.js';
+import { reader } from '../admission/webhook/index.js';
 import { decideNames } from './names.js';
 
 const fallback = fallbacks('apiserver');
@@ -171,7 +172,7 @@ export class CRDController {
       return;
     }
     const state: ServingState = { terminating: false };
-    const def = customResourceDef(crd, state);
+    const def = customResourceDef(crd, state, reader(this.registries));
     const reg = new GenericRegistry(def, this.crdRegistry.store);
     const schemaNames: string[] = [];
     for (const v of spec.versions.filter((x) => x.served)) {

@@ -1,10 +1,11 @@
 // Conversion of custom resources between versions: the pluggable step between a request's
-// version and the storage version. `None` rewrites apiVersion only; `Webhook` (a
-// ConversionReview to the CRD's webhook) is not built yet and refuses conversions between
-// different versions with 500, as upstream answers an unreachable webhook.
+// version and the storage version. `None` rewrites apiVersion only (synchronous); `Webhook`
+// asks the CRD's conversion webhook (conversion-webhook.ts), which needs I/O: the versions it
+// converts are served through VersionDef's asynchronous hooks (resource-def.ts).
 import type { KubeObject } from '../../api/object.js';
 import type { CRDSpec } from '../../api/apiextensions/validation.js';
-import { StatusError } from '../errors.js';
+import type { ObjectReader } from '../admission/webhook/client.js';
+import { webhookConverter, type AsyncConverter } from './conversion-webhook.js';
 
 export interface Converter {
   /** `obj` (carrying its apiVersion) in `apiVersion`; never mutates `obj`'s nested values it keeps. */
@@ -15,15 +16,11 @@ export const noneConverter: Converter = {
   convert: (obj, apiVersion) => ({ ...obj, apiVersion }),
 };
 
-function webhookConverter(spec: CRDSpec): Converter {
-  return {
-    convert(obj, apiVersion) {
-      if (obj.apiVersion === apiVersion) return obj;
-      throw new StatusError(500, 'InternalError', `conversion webhook for ${spec.group}/${spec.names.kind} failed: conversion webhooks are not supported by this server yet`);
-    },
-  };
-}
+export type AnyConverter = { sync: Converter } | { async: AsyncConverter };
 
-export function converterFor(spec: CRDSpec): Converter {
-  return spec.conversion?.strategy === 'Webhook' ? webhookConverter(spec) : noneConverter;
+/** `read` finds a webhook service's endpoints. */
+export function converterFor(spec: CRDSpec, read?: ObjectReader): AnyConverter {
+  if (spec.conversion?.strategy !== 'Webhook') return { sync: noneConverter };
+  if (!read) throw new Error(`${spec.names.plural}.${spec.group}: a conversion webhook needs a service reader`);
+  return { async: webhookConverter(spec, read) };
 }

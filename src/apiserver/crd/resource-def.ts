@@ -1,8 +1,9 @@
 // The ResourceDef of a custom resource, built from its CustomResourceDefinition: the generic
 // registry then serves it like any built-in resource. Each served version decodes by its
 // structural schema (prune, default, validate); objects convert between versions through a
-// Converter (conversion None rewrites only apiVersion). Internal objects are the storage
-// version's form.
+// Converter (conversion None rewrites only apiVersion; a conversion webhook is asynchronous:
+// its versions convert through VersionDef's prepare/toInternalAsync). Internal objects are the
+// storage version's form.
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../../api/object.js';
 import { pruneUnknownFields } from '../../api/fieldvalidation.js';
@@ -17,7 +18,9 @@ import type { CRDSpec, CRDVersion, CRDNames } from '../../api/apiextensions/vali
 import { humanAge, stripTypeMeta, statusStrategy } from '../registry/common.js';
 import type { ResourceDef, ScaleDef, Strategy, TableColumn, VersionDef } from '../registry/types.js';
 import { StatusError, type FieldError } from '../errors.js';
-import { converterFor, type Converter } from './conversion.js';
+import { converterFor, noneConverter, type AnyConverter } from './conversion.js';
+import type { AsyncConverter } from './conversion-webhook.js';
+import type { ObjectReader } from '../admission/webhook/client.js';
 
 /** OpenAPI name of a custom resource kind: reversed group, version, kind (`com.example.stable.v1.CronTab`). */
 export function crSchemaName(group: string, version: string, kind: string): string {
@@ -37,12 +40,13 @@ export interface ServingState {
   terminating: boolean;
 }
 
-export function customResourceDef(crd: KubeObject, state: ServingState = { terminating: false }): ResourceDef {
+/** `read` resolves a conversion webhook's service (needed for strategy Webhook). */
+export function customResourceDef(crd: KubeObject, state: ServingState = { terminating: false }, read?: ObjectReader): ResourceDef {
   const spec = crd.spec as unknown as CRDSpec;
   const names = servedNames(crd);
   const group = spec.group;
   const storage = spec.versions.find((v) => v.storage)!;
-  const converter = converterFor(spec);
+  const converter = converterFor(spec, read);
   const versionDef = (v: CRDVersion): VersionDef => crVersion(spec, names, v, storage, converter);
   const served = spec.versions.filter((v) => v.served);
   const storageServed = served.some((v) => v.name === storage.name);
@@ -65,13 +69,20 @@ export function customResourceDef(crd: KubeObject, state: ServingState = { termi
   return def;
 }
 
-function crVersion(spec: CRDSpec, names: CRDNames, v: CRDVersion, storage: CRDVersion, converter: Converter): VersionDef {
+function crVersion(spec: CRDSpec, names: CRDNames, v: CRDVersion, storage: CRDVersion, anyConverter: AnyConverter): VersionDef {
   const schema = schemaOf(v);
   const storageSchema = schemaOf(storage);
   const apiVersion = `${spec.group}/${v.name}`;
-  return {
+  const common = {
     version: v.name,
     schemaName: crSchemaName(spec.group, v.name, names.kind),
+    prune: (body: Record<string, unknown>) => pruneCustom(body, schema),
+    ...(v.deprecated ? { deprecationWarning: v.deprecationWarning ?? `${spec.group}/${v.name} ${names.kind} is deprecated` } : {}),
+    columns: columnsOf(v),
+  };
+  if ('async' in anyConverter && v.name !== storage.name) return webhookVersion(spec, common, schema, storageSchema, storage, anyConverter.async);
+  const converter = 'sync' in anyConverter ? anyConverter.sync : noneConverter;
+  return {
     // Read from storage or decoded from a request: defaulted in this version, converted to
     // the storage version, defaulted there (defaulting on read, as upstream).
     toInternal(o) {
@@ -86,9 +97,47 @@ function crVersion(spec: CRDSpec, names: CRDNames, v: CRDVersion, storage: CRDVe
       applyDefaults(obj, schema);
       return stripTypeMeta(obj);
     },
-    prune: (body) => pruneCustom(body, schema),
-    ...(v.deprecated ? { deprecationWarning: v.deprecationWarning ?? `${spec.group}/${v.name} ${names.kind} is deprecated` } : {}),
-    columns: columnsOf(v),
+    ...common,
+  };
+}
+
+/**
+ * A version its conversion webhook converts. Objects for a response are converted ahead, in
+ * one review per response (`prepare`), and remembered by identity for `fromInternal`; request
+ * bodies convert through `toInternalAsync`. Defaults apply on both sides, as for None.
+ */
+function webhookVersion(spec: CRDSpec, common: Omit<VersionDef, 'toInternal' | 'fromInternal'>, schema: JSONSchemaProps, storageSchema: JSONSchemaProps, storage: CRDVersion, converter: AsyncConverter): VersionDef {
+  const apiVersion = `${spec.group}/${common.version}`;
+  const storageAPIVersion = `${spec.group}/${storage.name}`;
+  const converted = new WeakMap<KubeObject, KubeObject>();
+  const notPrepared = () => new StatusError(500, 'InternalError', `conversion webhook for ${storageAPIVersion}, Kind=${spec.names.kind}: this request cannot be served in ${apiVersion} yet (only get, list, create, update, patch and delete convert through the webhook)`);
+  return {
+    ...common,
+    async prepare(objs) {
+      const todo = objs.filter((o) => !converted.has(o));
+      if (!todo.length) return;
+      const out = await converter.convertMany(todo.map((o) => ({ ...structuredClone(o), apiVersion: storageAPIVersion, kind: spec.names.kind })), apiVersion);
+      todo.forEach((o, i) => {
+        const obj = out[i];
+        applyDefaults(obj, schema);
+        converted.set(o, stripTypeMeta(obj));
+      });
+    },
+    fromInternal(o) {
+      const hit = converted.get(o);
+      if (!hit) throw notPrepared();
+      return structuredClone(hit);
+    },
+    async toInternalAsync(o) {
+      const obj = { ...structuredClone(o), apiVersion, kind: spec.names.kind };
+      applyDefaults(obj, schema);
+      const [stored] = await converter.convertMany([obj], storageAPIVersion);
+      applyDefaults(stored, storageSchema);
+      return stripTypeMeta(stored);
+    },
+    toInternal() {
+      throw notPrepared();
+    },
   };
 }
 

@@ -28,6 +28,11 @@ export function requestContext(user: UserInfo, query: URLSearchParams, impersona
   return { user, dryRun: dryRun.length > 0, now: new Date(), ...(impersonator ? { impersonator } : {}) };
 }
 
+/** Converts ahead what `versioned` will be asked for, where conversion needs I/O (a CRD's conversion webhook). */
+export async function prepareVersioned(h: HandlerContext, objs: KubeObject[]): Promise<void> {
+  await h.version.prepare?.(objs);
+}
+
 /** The versioned form the client asked for. */
 export function versioned(h: HandlerContext, obj: KubeObject): KubeObject {
   return h.reg.toVersion(obj, h.version.version);

@@ -8,7 +8,7 @@ import { decodeBody, readBody } from '../body.js';
 import { queryFlag } from '../query.js';
 import { sendObject } from '../respond.js';
 import type { DeleteOptions } from '../registry/index.js';
-import { versioned, type HandlerContext } from './context.js';
+import { prepareVersioned, versioned, type HandlerContext } from './context.js';
 import { respondObject, selectors, writeWarnings, type ResourceHandlerDeps } from './resource.js';
 
 const policies = ['Foreground', 'Background', 'Orphan'];
@@ -90,7 +90,7 @@ export async function deleteResource(h: HandlerContext, deps: ResourceHandlerDep
     return sendObject(h.res, 200, successStatus(h, object), h.accept === 'yaml' ? 'yaml' : 'json');
   }
   // 202 only for clients that asked for cascading through the deprecated field, as upstream.
-  respondObject(h, !deleted && orphanDependents === false ? 202 : 200, object);
+  await respondObject(h, !deleted && orphanDependents === false ? 202 : 200, object);
 }
 
 /** Deletes what the selectors match and answers with the list as it was before. */
@@ -106,5 +106,6 @@ export async function deleteCollection(h: HandlerContext, deps: ResourceHandlerD
     }
   }
   writeWarnings(h);
+  await prepareVersioned(h, items);
   sendObject(h.res, 200, { kind: h.reg.def.listKind, apiVersion: apiVersionOf(h.reg.def.group, h.version.version), metadata: { resourceVersion }, items: items.map((o) => versioned(h, o)) }, h.accept === 'yaml' ? 'yaml' : 'json');
 }

@@ -31,6 +31,8 @@ function decodedOnce(h: HandlerContext, ev: WatchEvent): KubeObject {
 const bookmarkIntervalMs = 30_000;
 
 export async function watchResource(h: HandlerContext, cache: WatchCache, bookmarkEveryMs = bookmarkIntervalMs): Promise<void> {
+  // Events are encoded synchronously as they arrive; a conversion webhook's round trip does not fit yet.
+  if (h.version.prepare) throw new StatusError(500, 'InternalError', `watching ${h.reg.def.resource}.${h.reg.def.group} in ${h.version.version}, which a conversion webhook converts, is not supported yet: watch the storage version ${h.reg.def.storageVersion}`);
   let labelSelector, fieldSelector;
   try {
     labelSelector = parseSelector(h.query.get('labelSelector') ?? '');

@@ -32,6 +32,13 @@ export interface VersionDef {
   prune?(body: Record<string, unknown>): { object: unknown; unknown: string[]; invalid: { path: string; message: string }[] };
   /** Table columns of this version, instead of the resource's (custom resources' additionalPrinterColumns). */
   columns?: TableColumn[];
+  /**
+   * Conversion that needs I/O (a CRD's conversion webhook). `prepare` converts these internal
+   * objects to this version ahead of time, so that `fromInternal` of exactly these objects
+   * answers; `toInternalAsync` stands in for `toInternal`. Handlers call both where set.
+   */
+  prepare?(objs: KubeObject[]): Promise<void>;
+  toInternalAsync?(obj: KubeObject): Promise<KubeObject>;
 }
 
 /**

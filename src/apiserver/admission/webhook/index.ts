@@ -20,7 +20,7 @@ import type { Logger } from '../../../log/index.js';
 
 interface Deps { registries: Registries; source: ListSource; log: Logger }
 
-function reader(registries: Registries): ObjectReader {
+export function reader(registries: Registries): ObjectReader {
   return async (resource, namespace, name) => {
     try {
       return await registries.get('', resource)!.get(namespace, name);
