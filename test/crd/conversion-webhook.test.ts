@@ -127,8 +127,13 @@ subsets: [{addresses: [{ip: 127.0.0.1}], ports: [{name: https, port: ${hook.port
   await k.ok(['apply', '-f', '-'], crd('service: {namespace: hooks, name: widget-conversion, path: /by-service}'));
   await eventually(async () => { const before = conversions(); const r = await k(['get', 'widgets.v2.conv.example.com', 'one', '-o', 'jsonpath={.spec.host}']); return r.stdout === 'example.test' && hook.reviews.slice(before).some((x) => x.path === '/by-service'); }, 15_000, 'converted through the service');
   t.pass('the service\'s endpoint was called, verified as widget-conversion.hooks.svc');
-  const w = await k(['get', 'widgets.v2.conv.example.com', '--watch', '--request-timeout=5s']);
-  t.match(w.stderr, /watching widgets\.conv\.example\.com in v2, which a conversion webhook converts, is not supported yet/, 'watch in a converted version says it is not supported yet');
+  const w = await api.client.watch('/apis/conv.example.com/v2/namespaces/default/widgets?watch=true');
+  t.teardown(() => w.close());
+  const initial = [await w.next(10_000), await w.next(10_000)];
+  t.same(initial.map((e) => `${e?.type} ${e?.object.apiVersion} ${e?.object.metadata.name} ${e?.object.spec.host}`).sort(), ['ADDED conv.example.com/v2 one example.test', 'ADDED conv.example.com/v2 two b.test'], 'a watch in v2 starts with the objects in v2');
+  await k.ok(['patch', 'widgets.v1.conv.example.com', 'two', '--type=merge', '-p', '{"spec":{"hostPort":"b.test:7070"}}']);
+  const modified = await w.next(10_000);
+  t.match(modified, { type: 'MODIFIED', object: { apiVersion: 'conv.example.com/v2', spec: { host: 'b.test', port: 7070 } } }, 'a change made in v1 arrives converted');
 
   const downPort = await new Promise<number>((res) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); }); });
   await k.ok(['apply', '-f', '-'], crd(`url: "https://127.0.0.1:${downPort}/convert"`));

@@ -7,7 +7,7 @@ import { apiVersionOf, type KubeObject } from '../../api/object.js';
 import { fieldsMatch, matches, parseFieldSelector, parseSelector, SelectorParseError } from '../../api/labels.js';
 import { CompactedError, type WatchEvent } from '../../storage/store.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
-import { badRequest, expired, StatusError } from '../errors.js';
+import { badRequest, expired, internalError, StatusError } from '../errors.js';
 import { queryBool } from '../query.js';
 import { watchStartAt } from '../resource-version.js';
 import { partialObjectMetadata, toTable } from '../table.js';
@@ -31,8 +31,6 @@ function decodedOnce(h: HandlerContext, ev: WatchEvent): KubeObject {
 const bookmarkIntervalMs = 30_000;
 
 export async function watchResource(h: HandlerContext, cache: WatchCache, bookmarkEveryMs = bookmarkIntervalMs): Promise<void> {
-  // Events are encoded synchronously as they arrive; a conversion webhook's round trip does not fit yet.
-  if (h.version.prepare) throw new StatusError(500, 'InternalError', `watching ${h.reg.def.resource}.${h.reg.def.group} in ${h.version.version}, which a conversion webhook converts, is not supported yet: watch the storage version ${h.reg.def.storageVersion}`);
   let labelSelector, fieldSelector;
   try {
     labelSelector = parseSelector(h.query.get('labelSelector') ?? '');
@@ -85,7 +83,25 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
-  if (initial.length) res.write(initial.map((ev) => encodeEvent('ADDED', ev, decodedOnce(h, ev))).join(''));
+  let done = false;
+  // A version a CRD's conversion webhook converts: each write waits for its objects'
+  // conversion (one review for the initial state, one per event), in arrival order. A failed
+  // conversion ends the watch with an ERROR event carrying the 500.
+  let converting = Promise.resolve();
+  const write = (text: () => string, objs: KubeObject[]) => {
+    const prepare = h.version.prepare;
+    if (!prepare) { res.write(text()); return; }
+    converting = converting.then(async () => {
+      if (done) return;
+      await prepare(objs);
+      if (!done) res.write(text());
+    }).catch((e) => {
+      if (done) return;
+      res.write(`${JSON.stringify({ type: 'ERROR', object: (e instanceof StatusError ? e : internalError((e as Error).message)).toStatus() })}\n`);
+      finish();
+    });
+  };
+  if (initial.length) write(() => initial.map((ev) => encodeEvent('ADDED', ev, decodedOnce(h, ev))).join(''), initial.map((ev) => decodedOnce(h, ev)));
 
   let lastRV = after;
   // An object this server cannot read (stored under an encryption key no longer configured)
@@ -109,19 +125,18 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     lastRV = ev.revision;
     const cur = decodedOnce(h, ev);
     if (ev.type === 'DELETE') {
-      if (selected(cur)) res.write(encodeEvent('DELETED', ev, cur));
+      if (selected(cur)) write(() => encodeEvent('DELETED', ev, cur), [cur]);
       return;
     }
     const now = selected(cur);
     // Without selectors every object is selected; only a filtered watch needs the old state.
     const before = ev.prevValue ? (!filtered || selected(h.reg.decode(ev.prevValue, ev.revision, ev.key))) : false;
-    if (now && before) res.write(encodeEvent('MODIFIED', ev, cur));
-    else if (now) res.write(encodeEvent('ADDED', ev, cur));
-    else if (before) res.write(encodeEvent('DELETED', ev, cur));
+    if (now && before) write(() => encodeEvent('MODIFIED', ev, cur), [cur]);
+    else if (now) write(() => encodeEvent('ADDED', ev, cur), [cur]);
+    else if (before) write(() => encodeEvent('DELETED', ev, cur), [cur]);
   };
 
   let unsubscribe: () => void = () => undefined;
-  let done = false;
   const timers: NodeJS.Timeout[] = [];
   function finish() {
     if (done) return;
@@ -148,7 +163,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
       if (done) return;
       const rv = Math.max(lastRV, cache.revision);
       const typeMeta = metadataOnly ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' } : { kind: h.reg.def.kind, apiVersion: apiVersionOf(h.reg.def.group, h.version.version) };
-      res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { ...typeMeta, metadata: { resourceVersion: String(rv) } } })}\n`);
+      write(() => `${JSON.stringify({ type: 'BOOKMARK', object: { ...typeMeta, metadata: { resourceVersion: String(rv) } } })}\n`, []);
       timers.push(setTimeout(tick, bookmarkEveryMs));
     };
     timers.push(setTimeout(tick, bookmarkEveryMs));
