@@ -16,6 +16,7 @@ writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${api.port}`, caPem: ap
 const k = kubectlFor(t, kubeconfig);
 
 let failWith: string | null = null;
+let dropOne = false;
 function convert(obj: any, to: string): any {
   const out = structuredClone(obj);
   out.apiVersion = to;
@@ -30,7 +31,8 @@ function convert(obj: any, to: string): any {
 }
 const hook = await startWebhookServer(t, (req: ReviewRequest) => {
   if (failWith) return { result: { status: 'Failed', message: failWith } };
-  return { result: { status: 'Success' }, convertedObjects: (req.objects as any[]).map((o) => convert(o, req.desiredAPIVersion)) };
+  const converted = (req.objects as any[]).map((o) => convert(o, req.desiredAPIVersion));
+  return { result: { status: 'Success' }, convertedObjects: dropOne ? converted.slice(1) : converted };
 }, ['widget-conversion.hooks.svc']);
 const conversions = () => hook.reviews.length;
 
@@ -109,6 +111,13 @@ t.test('conversion webhook by url', async (t) => {
     const w = await k(['create', '-f', '-'], 'apiVersion: conv.example.com/v2\nkind: Widget\nmetadata: {name: three}\nspec: {host: c.test}\n');
     t.match(w.stderr, /conversion webhook for conv\.example\.com\/v2, Kind=Widget failed: cannot convert today/);
     t.equal((await k(['get', 'widgets.v1.conv.example.com', 'three'])).code, 1, 'nothing was stored');
+  });
+
+  await t.test('an answer with objects missing is refused', async (t) => {
+    dropOne = true;
+    t.teardown(() => { dropOne = false; });
+    const r = await k(['get', 'widgets.v2.conv.example.com']);
+    t.match(r.stderr, /Error from server \(InternalError\): .*conversion webhook for conv\.example\.com\/v1, Kind=Widget returned 1 objects, expected 2/);
   });
 });
 
