@@ -116,8 +116,11 @@ function subtractBlock(b: Cidr, x: Cidr): Cidr[] {
   return out;
 }
 
-interface Indexed {
-  pods: { pod: Pod; ip: string; ns: string; labels: Record<string, string> }[];
+export interface IndexedPod { pod: Pod; ip: string; ns: string; labels: Record<string, string> }
+
+/** The pods with an address, all and by namespace, and the namespaces' labels. */
+export interface Indexed {
+  pods: IndexedPod[];
   /** The same pods by namespace: a selector only looks at the namespaces it can pick. */
   byNs: Map<string, Indexed['pods']>;
   nsLabels: Map<string, Record<string, string>>;
@@ -140,7 +143,7 @@ export function namedPort(pod: Pod, name: string, protocol: Protocol): number | 
 }
 
 /** What one policy adds to the model: rules per selected pod and direction, and its sets. */
-interface Contribution {
+export interface Contribution {
   pods: Map<string, Partial<Record<Direction, RuleMatch[]>>>;
   peerSets: Map<string, string[]>;
   tupleSets: Map<string, Tuple[]>;
@@ -158,7 +161,7 @@ export interface ModelCache {
 export const newModelCache = (): ModelCache => ({ byPolicy: new Map() });
 
 /** Whether a policy can see pods outside its own namespace (selectors over namespaces, address blocks, egress named ports). */
-function seesOtherNamespaces(np: NetworkPolicy): boolean {
+export function seesOtherNamespaces(np: NetworkPolicy): boolean {
   const rules = [...(np.spec?.ingress ?? []).map((r) => ({ peers: r.from, ports: r.ports, egress: false })), ...(np.spec?.egress ?? []).map((r) => ({ peers: r.to, ports: r.ports, egress: true }))];
   return rules.some((r) => (r.peers ?? []).some((p) => p.namespaceSelector || p.ipBlock) || (r.egress && (r.ports ?? []).some((p) => typeof p.port === 'string')));
 }
@@ -225,7 +228,7 @@ export function computeModel(input: PolicyInput, cache?: ModelCache): PolicyMode
   return { pods: [...out.values()].sort((a, b) => a.ip.localeCompare(b.ip)), peerSets, tupleSets };
 }
 
-function policyContribution(ix: Indexed, np: NetworkPolicy, isLocal: (p: Indexed['pods'][number]) => boolean): Contribution {
+export function policyContribution(ix: Indexed, np: NetworkPolicy, isLocal: (p: Indexed['pods'][number]) => boolean): Contribution {
   const c: Contribution = { pods: new Map(), peerSets: new Map(), tupleSets: new Map() };
   const key = policyKey(np);
   const podSel = fromLabelSelector(np.spec?.podSelector ?? {});
