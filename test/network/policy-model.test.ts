@@ -9,6 +9,8 @@ import {
   type PolicyModel,
 } from '../../src/network/policy/index.js';
 import { collectable, forgetGarbage } from '../../src/network/policy/ruleset.js';
+import { PolicyEnforcer } from '../../src/network/policy/enforcer.js';
+import { logger } from '../../src/log/index.js';
 import { FakeClock, formatCidr, parseCidr } from '../../src/util/index.js';
 import { Oracle } from './policy-oracle.js';
 import { NODES, PROBES, namespaces, pods, podIP, podName, scenarios } from './policy-scenarios.js';
@@ -207,4 +209,24 @@ t.test('a one-policy edit in a large cluster touches only the pods it selects: a
   t.same(ops.map((o) => o.op), ['addChain', 'addRule', 'addRule', 'addElements', 'addElements'], 'chain in its other generation, its rules, the new element, the old one retired');
   t.match(ops[0], { chain: 'in1-10.244.2.2' });
   t.same(changeOps(...(() => { const c = im.update({ pods, namespaces, policies: edited }); const u = updateDesired(desired, im.current(), c, 0); return [u.before, desired, u.keys] as const; })(), 'expiry'), [], 'the same lists again: nothing to do');
+});
+
+t.test('a restarted agent adopts a table whose generations moved, garbage and all', async (t) => {
+  const nft = new FakeNft();
+  const table = () => new NftTable(nft, { family: 'ip', name: POLICY_TABLE });
+  const quiet = logger('t', {}, () => undefined);
+  const policies = (name: string) => scenarios.find((x) => x.name === name)!.policies;
+  const a = new PolicyEnforcer(table(), quiet, 'n2');
+  t.equal((await a.sync({ pods, namespaces, policies: policies('default deny ingress in x') })).mode, 'full');
+  t.equal((await a.sync({ pods, namespaces, policies: policies('pod AND namespace') })).mode, 'partial');
+  const moved = await table().list();
+  t.ok(moved.chains.some((c) => c.name === 'in1-10.244.2.2') && moved.chains.some((c) => c.name === 'in-10.244.2.2'), 'x/b in generation 1, its old chain waiting to be collected');
+  await new Promise((r) => setTimeout(r, 20)); // the retired element lapses (1 ms) before the restart
+  const b = new PolicyEnforcer(table(), quiet, 'n2');
+  const before = nft.transactions;
+  t.equal((await b.sync({ pods, namespaces, policies: policies('pod AND namespace') })).mode, 'unchanged', 'the new enforcer adopts it');
+  t.equal(nft.transactions, before + 3, 'nothing written but its expiry probe (three transactions in a scratch table)');
+  t.ok(await b.collect(0) > 0, 'the adopted garbage is collected');
+  t.notOk((await table().list()).chains.some((c) => c.name === 'in-10.244.2.2'), 'the old chain is gone');
+  t.equal(await b.resync(), 'unchanged');
 });

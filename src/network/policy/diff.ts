@@ -1,7 +1,8 @@
 // Desired policy state → one nftables transaction. Against what the agent applied last
-// (partial) or from nothing (full: the table is recreated). A change costs what changed:
-// a pod joining a selector is one element, a policy edit rewrites the chains of the pods it
-// selects, nothing else is touched. Order inside the transaction follows the kernel's
+// (partial: only the keys a change names) or from nothing (full: the table is recreated).
+// A change costs what changed: a pod joining a selector is one element, a policy edit
+// writes the chains of the pods it selects in their other generation, nothing else is
+// touched. Order inside the transaction follows the kernel's
 // references: sets before the rules that look them up, chains before the map elements that
 // jump to them, map elements gone before their chains, rules gone before their sets.
 import type { NftOp } from '../../nft/index.js';

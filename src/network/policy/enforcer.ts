@@ -13,7 +13,7 @@ import { changeOps, collectOps, policyOps, type RetireMode } from './diff.js';
 import { explainFlow, type Explanation } from './explain.js';
 import { IncrementalModel } from './incremental.js';
 import type { PolicyInput, PolicyModel, Protocol } from './model.js';
-import { collectable, DENY_COMMENT, desiredPolicy, forgetGarbage, parseChainName, policyComment, POLICY_TABLE, updateDesired, type DesiredPolicy } from './ruleset.js';
+import { adoptGenerations, collectable, DENY_COMMENT, desiredPolicy, forgetGarbage, parseChainName, policyComment, POLICY_TABLE, updateDesired, type DesiredPolicy } from './ruleset.js';
 
 const fallback = fallbacks('network-agent');
 
@@ -73,7 +73,7 @@ export class PolicyEnforcer {
       return { ops: ops.length, mode: 'partial' };
     } catch (e) {
       fallback('policy-incremental-apply-failed', { error: e });
-      return this.rebuild(desired);
+      return this.rebuild(desiredPolicy(model));
     }
   }
 
@@ -168,12 +168,13 @@ export class PolicyEnforcer {
   private async adoptOrRebuild(desired: DesiredPolicy): Promise<SyncResult> {
     const gen = await this.table.generation();
     const actual = await this.table.tryList();
+    if (actual && !this.applied) adoptGenerations(desired, actual, Date.now());
     if (actual && canonicalTable(actual) === canonicalTable(await expectedState(desired))) {
       this.applied = desired;
       this.expectedGen = gen;
       return { ops: 0, mode: 'unchanged' };
     }
-    return this.rebuild(desired);
+    return this.rebuild(desiredPolicy(this.incremental.current()));
   }
 
   private async rebuild(desired: DesiredPolicy): Promise<SyncResult> {

@@ -1,11 +1,15 @@
 // The policy model in nftables terms: the agent's own table `ip capstan-policy`.
 //
-//   chain egress  (filter forward, priority 0)  ct established,related accept; ip saddr vmap @egress-pods
-//   chain ingress (filter forward, priority 1)  ct established,related accept; ip daddr vmap @ingress-pods
-//   chain egress-to-node (filter input, 0)      the egress chain's two rules, for pods → this node
+//   chain egress  (filter forward, priority 0)  ct established,related accept;
+//                                               ip saddr vmap @egress-pods; ip saddr vmap @egress-pods-1
+//   chain ingress (filter forward, priority 1)  the same with ip daddr and @ingress-pods, @ingress-pods-1
+//   chain egress-to-node (filter input, 0)      the egress chain's rules, for pods → this node
 //   chain in-<pod ip> / eg-<pod ip>             one rule per (rule, peer, port) of the policies
-//                                               selecting the pod, each `counter accept`; last `counter drop`
+//   (in1-<pod ip> / eg1-<pod ip>: generation 1) selecting the pod, each `counter accept`; last `counter drop`
 //
+// A pod's chain changes by moving to its other generation (new chain, new element, the old
+// element retired by a short expiry): a change adds and never deletes, so it never waits
+// for the kernel's RCU grace period; the old chain is garbage, deleted later (enforcer.ts).
 // The maps are keyed by pod address, so a packet costs a hash lookup plus the rules of the
 // policies that select its pod, whatever the number of policies elsewhere. Peers picked by
 // selectors live in sets named after their policy rule: a pod coming or going changes
@@ -14,7 +18,7 @@
 // both ends' consent. Judged in forward, after the proxy's DNAT: a Service's traffic is
 // checked against the endpoint pod. Traffic from this node to its pods passes output, not
 // forward: the kubelet's probes and host-network pods of the node are never refused.
-import type { BaseChain, Element, Expr, KeyType, SetSpec } from '../../nft/index.js';
+import type { BaseChain, Element, Expr, KeyType, SetSpec, TableState } from '../../nft/index.js';
 import type { ModelChanges } from './incremental.js';
 import type { LocalPod, PeerMatch, PodRules, PolicyModel, PortMatch, RuleMatch, Tuple } from './model.js';
 
@@ -240,5 +244,42 @@ export function forgetGarbage(desired: DesiredPolicy, gone: Collectable): void {
   for (const name of gone.sets) {
     desired.sets.delete(name);
     desired.garbage.delete(name);
+  }
+}
+
+/**
+ * A fresh desired state (every pod in generation 0) rebased on what the kernel holds: pods
+ * whose live element is in generation 1 there move to it, and the kernel's garbage (pod
+ * chains no element leads to, sets nothing desired names) is kept as garbage to collect.
+ * So a restarted agent adopts a table whose generations moved, instead of rebuilding it.
+ */
+export function adoptGenerations(desired: DesiredPolicy, actual: TableState, now: number): void {
+  const live = new Set<string>();
+  for (const dir of ['ingress', 'egress'] as const) {
+    const inKernel = actual.sets.find((x) => x.name === mapName(dir, 1));
+    for (const el of inKernel?.elements ?? []) {
+      const ip = String(el.key[0]);
+      const name = chainName(dir, ip, 0), moved = chainName(dir, ip, 1);
+      if (el.verdict && 'chain' in el.verdict && el.verdict.chain === moved && desired.maps.get(mapName(dir, 0))!.has(ip)) {
+        desired.chains.set(moved, desired.chains.get(name)!);
+        desired.signatures.set(moved, desired.signatures.get(name)!);
+        desired.maps.get(mapName(dir, 1))!.set(ip, moved);
+        desired.chains.delete(name);
+        desired.signatures.delete(name);
+        desired.maps.get(mapName(dir, 0))!.delete(ip);
+      }
+    }
+  }
+  for (const m of MAPS) for (const chain of desired.maps.get(m.name)!.values()) live.add(chain);
+  for (const c of actual.chains) {
+    if (!parseChainName(c.name) || live.has(c.name) || desired.chains.has(c.name)) continue;
+    desired.chains.set(c.name, actual.rules.filter((r) => r.chain === c.name).map((r) => ({ exprs: r.exprs, comment: r.comment ?? '' })));
+    desired.signatures.set(c.name, 'adopted');
+    desired.garbage.set(c.name, now);
+  }
+  for (const set of actual.sets) {
+    if (desired.sets.has(set.name) || MAPS.some((m) => m.name === set.name)) continue;
+    desired.sets.set(set.name, { spec: { name: set.name, keyType: set.keyType }, elements: new Map(set.elements.map((e) => [elementKey(e.key), { key: e.key }])) });
+    desired.garbage.set(set.name, now);
   }
 }
