@@ -1,6 +1,6 @@
 // NetworkPolicy on this node: the model (pure), its nftables table, the enforcer that keeps
 // the kernel equal to it, and the explanation of a flow.
-export { computeModel, newModelCache, policyKey, policyTypes, podAddress, subtractBlocks, type PolicyInput, type PolicyModel, type LocalPod, type Protocol, type Direction, type RuleMatch } from './model.js';
+export { computeModel, policyKey, policyTypes, podAddress, subtractBlocks, type PolicyInput, type PolicyModel, type LocalPod, type Protocol, type Direction, type RuleMatch } from './model.js';
 export { IncrementalModel, type ModelChanges } from './incremental.js';
 export { desiredPolicy, updateDesired, POLICY_TABLE, type DesiredPolicy } from './ruleset.js';
 export { changeOps, collectOps, policyOps, type RetireMode } from './diff.js';
