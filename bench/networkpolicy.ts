@@ -10,7 +10,7 @@ import { execa } from 'execa';
 import { logger } from '../src/log/index.js';
 import { createNetlink } from '../src/netlink/index.js';
 import { nodeNetworkOps, podNetworkOps, randomPodMac } from '../src/network/index.js';
-import { PolicyEnforcer, policyTable } from '../src/network/policy/index.js';
+import { COLLECT_AFTER_MS, PolicyEnforcer, policyTable } from '../src/network/policy/index.js';
 import { createNftDriver, type NftDriver } from '../src/nft/index.js';
 import type { Namespace, NetworkPolicy, Pod } from '../src/api/kinds.js';
 import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
@@ -151,7 +151,7 @@ async function restore(ns: BenchNamespace, text: string, noflush = false): Promi
 
 // ---- one run ----
 
-interface Row { shape: string; policies: number; load: number; p50: number; p99: number; mean: number; change: number; changeMax: number; commit?: number }
+interface Row { shape: string; policies: number; load: number; p50: number; p99: number; mean: number; change: number; changeMax: number; commit?: number; collect?: number }
 
 async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
   const topo = await topology();
@@ -159,6 +159,7 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
     const w = world(size);
     let load = 0;
     const commits: number[] = [];
+    const collects: number[] = [];
     let change: () => Promise<number>;
     if (shape === 'nft') {
       // The kernel's share of a change: the transaction alone, timed inside the driver.
@@ -168,7 +169,16 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
       const enforcer = new PolicyEnforcer(policyTable(timed, topo.node.path), logger('bench', {}, () => undefined), 'bench');
       load = await timeMs(() => enforcer.sync(w));
       let port = 80;
-      change = async () => { port = port === 80 ? 81 : 80; const next = world(size, port); return timeMs(() => enforcer.sync(next)); };
+      // As from an informer's lister: every object but the changed policy stays the same object.
+      change = async () => {
+        port = port === 80 ? 81 : 80;
+        const next = { ...w, policies: [world(Math.min(size, 10), port).policies[0]!, ...w.policies.slice(1)] };
+        const ms = await timeMs(() => enforcer.sync(next));
+        // The agent collects the old generation's chain a while later, in a transaction of its own.
+        await new Promise((r) => setTimeout(r, COLLECT_AFTER_MS));
+        collects.push(await timeMs(async () => { if (!(await enforcer.collect())) throw new Error('nothing collected'); }));
+        return ms;
+      };
     } else {
       const text = iptablesRuleset(w);
       load = await timeMs(() => restore(topo.node, text));
@@ -190,8 +200,10 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
       if (await reachable(topo.client, 80)) throw new Error(`${shape}: the change was not enforced`);
     }
     const ch = summarize(changes);
-    const commit = shape === 'nft' && size > 0 ? summarize(commits.slice(-changes.length)).p50 : undefined;
-    return { shape, policies: size, load, p50: lat.p50, p99: lat.p99, mean: lat.mean, change: ch.p50, changeMax: ch.max, ...(commit !== undefined ? { commit } : {}) };
+    // Each change is its transaction then the collection's.
+    const commit = shape === 'nft' && size > 0 ? summarize(commits.slice(-2 * changes.length).filter((_, i) => i % 2 === 0)).p50 : undefined;
+    const collect = collects.length ? summarize(collects).p50 : undefined;
+    return { shape, policies: size, load, p50: lat.p50, p99: lat.p99, mean: lat.mean, change: ch.p50, changeMax: ch.max, ...(commit !== undefined ? { commit } : {}), ...(collect !== undefined ? { collect } : {}) };
   } finally {
     await topo.stop();
   }
@@ -210,9 +222,9 @@ const body = [
   `Sizes ${SIZES.join(', ')} policies; ${CONNECTS} sequential new TCP connections client → target (same node) per row; `
   + `${CHANGES + 1} one-policy changes (the policy admitting the client flips between port 80 and 81). iptables shape loaded with \`${RESTORE}\`.`,
   '',
-  table(['shape', 'policies', 'initial load', 'connect p50', 'p99', 'mean', 'p50 ÷ 0 policies', 'change → committed p50', 'max', 'of which the transaction (p50)'],
+  table(['shape', 'policies', 'initial load', 'connect p50', 'p99', 'mean', 'p50 ÷ 0 policies', 'change → committed p50', 'max', 'of which the transaction (p50)', 'later collection (p50)'],
     rows.map((r) => [r.shape === 'nft' ? 'capstan-policy (nft, addon)' : 'iptables chain per policy', r.policies, fmtMs(r.load), `${(r.p50 * 1000).toFixed(0)} µs`, `${(r.p99 * 1000).toFixed(0)} µs`,
       `${(r.mean * 1000).toFixed(0)} µs`, `${(r.p50 / base(r.shape).p50).toFixed(2)}×`, r.policies ? fmtMs(r.change) : '–', r.policies ? fmtMs(r.changeMax) : '–',
-      r.commit !== undefined ? fmtMs(r.commit) : '–'])),
+      r.commit !== undefined ? fmtMs(r.commit) : '–', r.collect !== undefined ? fmtMs(r.collect) : '–'])),
 ].join('\n');
 writeReport('networkpolicy', 'NetworkPolicy: first-packet latency and change-to-enforcement, nft maps vs iptables chains', body);

@@ -17,6 +17,7 @@ export function createNftDriver(impl: NftImplementation): NftDriver {
 
 export { AddonNft, FakeNft, NftCommand };
 export { NftTable } from './client.js';
+export { reAddUpdatesExpiry } from './expiry-probe.js';
 export { NftError } from './errors.js';
 export { renderScript } from './render.js';
 export { compileOps } from './compile.js';

@@ -8,7 +8,7 @@ import type { Namespace, NetworkPolicy, Pod } from '../../api/kinds.js';
 import type { Logger } from '../../log/index.js';
 import { metricOn } from '../../log/metrics.js';
 import { SyncRunner, backoffDelay } from '../../util/index.js';
-import { PolicyEnforcer } from './enforcer.js';
+import { COLLECT_AFTER_MS, PolicyEnforcer } from './enforcer.js';
 import type { Explanation } from './explain.js';
 import type { Protocol } from './model.js';
 
@@ -27,6 +27,7 @@ export class PolicyController {
   readonly policies: SharedInformer<NetworkPolicy>;
   private readonly runner: SyncRunner;
   private resyncTimer?: NodeJS.Timeout;
+  private collectTimer?: NodeJS.Timeout;
   private failures = 0;
   private synced = false;
   private lastResync = 0;
@@ -62,6 +63,7 @@ export class PolicyController {
 
   async stop(): Promise<void> {
     if (this.resyncTimer) clearInterval(this.resyncTimer);
+    if (this.collectTimer) clearTimeout(this.collectTimer);
     await this.runner.stop();
   }
 
@@ -76,6 +78,12 @@ export class PolicyController {
       this.duration?.observe({ mode: r.mode }, (performance.now() - started) / 1000);
       if (r.mode !== 'unchanged') this.o.log.info('network policy synced', { mode: r.mode, ops: r.ops, ms: Math.round(performance.now() - started) });
       this.failures = 0;
+      // Old generations' chains go in a later pass of their own, off the change's path.
+      if (r.mode === 'unchanged') await this.o.enforcer.collect();
+      if (this.o.enforcer.hasGarbage() && !this.collectTimer) {
+        this.collectTimer = setTimeout(() => { this.collectTimer = undefined; this.runner.request(); }, COLLECT_AFTER_MS);
+        this.collectTimer.unref();
+      }
     } catch (e) {
       this.failures++;
       const delay = backoffDelay({ initialMs: 500, maxMs: 30_000 }, this.failures - 1);

@@ -1,13 +1,17 @@
 // Desired policy state → one nftables transaction. Against what the agent applied last
-// (partial) or from nothing (full: the table is recreated). A change costs what changed:
-// a pod joining a selector is one element, a policy edit rewrites the chains of the pods it
-// selects, nothing else is touched. Order inside the transaction follows the kernel's
+// (partial: only the keys a change names) or from nothing (full: the table is recreated).
+// A change costs what changed: a pod joining a selector is one element, a policy edit
+// writes the chains of the pods it selects in their other generation, nothing else is
+// touched. Order inside the transaction follows the kernel's
 // references: sets before the rules that look them up, chains before the map elements that
 // jump to them, map elements gone before their chains, rules gone before their sets.
 import type { NftOp } from '../../nft/index.js';
-import { BASE_CHAINS, MAPS, baseRules, type DesiredPolicy, type DesiredSet } from './ruleset.js';
+import { BASE_CHAINS, LIVE_MS, MAPS, RETIRE_MS, baseRules, type Collectable, type DesiredKeys, type DesiredPolicy, type DesiredSet } from './ruleset.js';
 
-const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])) };
+const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), garbage: new Map() };
+
+/** How a map element that goes is removed: re-added to lapse at once (no grace period), or deleted (kernels before 6.12). */
+export type RetireMode = 'expiry' | 'delete';
 
 /** The static part: table, base chains, maps. */
 export function baseOps(): NftOp[] {
@@ -24,18 +28,41 @@ const baseChainOps = (): NftOp[] => BASE_CHAINS.flatMap((c): NftOp[] => [
 
 /** Ops from `prev` (undefined: rebuild the table) to `next`; [] when nothing differs. */
 export function policyOps(prev: DesiredPolicy | undefined, next: DesiredPolicy): NftOp[] {
-  const ops: NftOp[] = prev ? [] : baseOps();
   const old = prev ?? EMPTY;
-  const tail: NftOp[] = [];
+  const union = <T>(a: Iterable<T>, b: Iterable<T>) => new Set([...a, ...b]);
+  const pods = union([...old.maps.values()].flatMap((m) => [...m.keys()]), [...next.maps.values()].flatMap((m) => [...m.keys()]));
+  return opsFor(old, next, { sets: union(old.sets.keys(), next.sets.keys()), chains: union(old.chains.keys(), next.chains.keys()), pods }, !prev, 'delete');
+}
 
-  for (const [name, set] of next.sets) {
+/** Ops for only the entries `keys` names: `before` holds what they were (absent: did not exist). */
+export function changeOps(before: DesiredPolicy, next: DesiredPolicy, keys: DesiredKeys, retire: RetireMode): NftOp[] {
+  return opsFor(before, next, keys, false, retire);
+}
+
+/** Deletes garbage: chains (no live element leads to them), then the sets only they looked up. */
+export const collectOps = (gone: Collectable): NftOp[] => [
+  ...gone.chains.flatMap((chain): NftOp[] => [{ op: 'flushChain', chain }, { op: 'deleteChain', chain }]),
+  ...gone.sets.map((set): NftOp => ({ op: 'deleteSet', set })),
+];
+
+const goto = (ip: string, chain: string) => ({ key: [ip], verdict: { kind: 'goto' as const, chain } });
+
+function opsFor(old: DesiredPolicy, next: DesiredPolicy, keys: DesiredKeys, full: boolean, retire: RetireMode): NftOp[] {
+  const ops: NftOp[] = full ? baseOps() : [];
+  const tail: NftOp[] = [];
+  for (const name of keys.sets) {
+    const set = next.sets.get(name);
+    if (!set) continue;
     const before = old.sets.get(name);
+    if (before === set) continue;
     if (!before) ops.push({ op: 'addSet', set: set.spec });
     const added = [...set.elements].filter(([k]) => !before?.elements.has(k)).map(([, e]) => e);
     if (added.length) ops.push({ op: 'addElements', set: name, keyType: set.spec.keyType, elements: added });
     if (before) pushRemoved(tail, before, set);
   }
-  for (const [name, rules] of next.chains) {
+  for (const name of keys.chains) {
+    const rules = next.chains.get(name);
+    if (!rules) continue;
     const before = old.chains.get(name);
     if (before && old.signatures.get(name) === next.signatures.get(name)) continue;
     ops.push(before ? { op: 'flushChain', chain: name } : { op: 'addChain', chain: name });
@@ -43,17 +70,23 @@ export function policyOps(prev: DesiredPolicy | undefined, next: DesiredPolicy):
   }
   for (const [map, pods] of next.maps) {
     const before = old.maps.get(map) ?? new Map<string, string>();
-    const added = [...pods].filter(([ip, chain]) => before.get(ip) !== chain);
-    const removed = [...before].filter(([ip, chain]) => pods.get(ip) !== chain);
-    if (removed.length) ops.push({ op: 'deleteElements', set: map, keyType: ['ipv4_addr'], elements: removed.map(([ip]) => ({ key: [ip] })) });
-    if (added.length) ops.push({ op: 'addElements', set: map, keyType: ['ipv4_addr'], elements: added.map(([ip, chain]) => ({ key: [ip], verdict: { kind: 'goto', chain } })) });
+    const added: [string, string][] = [], removed: [string, string][] = [];
+    for (const ip of keys.pods) {
+      const was = before.get(ip), is = pods.get(ip);
+      if (was === is) continue;
+      if (was) removed.push([ip, was]);
+      if (is) added.push([ip, is]);
+    }
+    if (removed.length && retire === 'delete') ops.push({ op: 'deleteElements', set: map, keyType: ['ipv4_addr'], elements: removed.map(([ip]) => ({ key: [ip] })) });
+    if (removed.length && retire === 'expiry') ops.push({ op: 'addElements', set: map, keyType: ['ipv4_addr'], elements: removed.map(([ip, chain]) => goto(ip, chain)), timeoutMs: LIVE_MS, expiresMs: RETIRE_MS });
+    if (added.length) ops.push({ op: 'addElements', set: map, keyType: ['ipv4_addr'], elements: added.map(([ip, chain]) => goto(ip, chain)), timeoutMs: LIVE_MS, expiresMs: LIVE_MS });
   }
-  for (const name of old.chains.keys()) {
-    if (!next.chains.has(name)) ops.push({ op: 'flushChain', chain: name }, { op: 'deleteChain', chain: name });
+  for (const name of keys.chains) {
+    if (old.chains.has(name) && !next.chains.has(name)) ops.push({ op: 'flushChain', chain: name }, { op: 'deleteChain', chain: name });
   }
   ops.push(...tail);
-  for (const name of old.sets.keys()) if (!next.sets.has(name)) ops.push({ op: 'deleteSet', set: name });
-  if (!prev) ops.push(...baseChainOps());
+  for (const name of keys.sets) if (old.sets.has(name) && !next.sets.has(name)) ops.push({ op: 'deleteSet', set: name });
+  if (full) ops.push(...baseChainOps());
   return ops;
 }
 

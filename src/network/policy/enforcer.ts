@@ -5,16 +5,26 @@
 //
 // Contract: `sync` and `resync` are called one at a time (the agent's SyncRunner does);
 // neither throws for a refused transaction that a full rebuild repairs.
-import { FakeNft, NftTable, type TableState } from '../../nft/index.js';
+import { FakeNft, NftTable, reAddUpdatesExpiry, type TableState } from '../../nft/index.js';
 import type { Logger } from '../../log/index.js';
 import { fallbacks } from '../../log/fallback.js';
 import { canonicalTable } from './canonical.js';
-import { policyOps } from './diff.js';
+import { changeOps, collectOps, policyOps, type RetireMode } from './diff.js';
 import { explainFlow, type Explanation } from './explain.js';
-import { computeModel, newModelCache, type PolicyInput, type PolicyModel, type Protocol } from './model.js';
-import { DENY_COMMENT, desiredPolicy, policyComment, POLICY_TABLE, type DesiredPolicy } from './ruleset.js';
+import { IncrementalModel } from './incremental.js';
+import type { PolicyInput, PolicyModel, Protocol } from './model.js';
+import { adoptGenerations, collectable, DENY_COMMENT, desiredPolicy, forgetGarbage, parseChainName, policyComment, POLICY_TABLE, updateDesired, type DesiredPolicy } from './ruleset.js';
 
 const fallback = fallbacks('network-agent');
+
+/** Garbage chains are deleted this long after their element was retired (the set GC frees lapsed elements each second). */
+export const COLLECT_AFTER_MS = 2_500;
+
+async function retireMode(table: NftTable): Promise<RetireMode> {
+  const ok = await reAddUpdatesExpiry(table.driver, table.netns, `${POLICY_TABLE}-probe`, (e) => fallback('policy-probe-table-not-removed', { error: e }));
+  if (!ok) fallback('policy-retire-by-delete', { detail: 'this kernel ignores a re-added element\'s expiry: a pod\'s generation switch deletes its old element' });
+  return ok ? 'expiry' : 'delete';
+}
 
 export interface PolicyCounts {
   /** Packets allowed, by policy key and direction (`ns/name`, ingress|egress). */
@@ -29,13 +39,20 @@ export interface SyncResult {
 }
 
 export class PolicyEnforcer {
+  /** What was committed last; a partial sync updates it in place with what changed. */
   private applied?: DesiredPolicy;
   private model?: PolicyModel;
   private expectedGen?: number;
-  /** Per-policy results: a sync recomputes only the policies a change can touch. */
-  private readonly cache = newModelCache();
+  /** The model kept between syncs: a sync recomputes only what a change can touch. */
+  private readonly incremental: IncrementalModel;
 
-  constructor(readonly table: NftTable, private readonly log: Logger, private readonly nodeName?: string) {}
+  /** How map elements go (see diff.ts); found out from the kernel on the first sync unless given. */
+  private retire?: RetireMode;
+
+  constructor(readonly table: NftTable, private readonly log: Logger, nodeName?: string, opts: { retire?: RetireMode } = {}) {
+    this.incremental = new IncrementalModel(nodeName);
+    this.retire = opts.retire;
+  }
 
   /** The model last enforced (for explain and metrics). */
   current(): PolicyModel | undefined {
@@ -43,20 +60,48 @@ export class PolicyEnforcer {
   }
 
   async sync(input: Omit<PolicyInput, 'nodeName'>): Promise<SyncResult> {
-    const model = computeModel({ ...input, nodeName: this.nodeName }, this.cache);
-    const desired = desiredPolicy(model);
-    this.model = model;
-    if (!this.applied) return this.adoptOrRebuild(desired);
-    const ops = policyOps(this.applied, desired);
+    this.retire ??= await retireMode(this.table);
+    const changes = this.incremental.update(input);
+    const model = this.model = this.incremental.current();
+    if (!this.applied) return this.adoptOrRebuild(desiredPolicy(model));
+    const desired = this.applied;
+    const { before, keys } = updateDesired(desired, model, changes, Date.now());
+    const ops = changeOps(before, desired, keys, this.retire);
     if (!ops.length) return { ops: 0, mode: 'unchanged' };
     try {
       await this.commit(ops);
-      this.applied = desired;
       return { ops: ops.length, mode: 'partial' };
     } catch (e) {
       fallback('policy-incremental-apply-failed', { error: e });
-      return this.rebuild(desired);
+      return this.rebuild(desiredPolicy(model));
     }
+  }
+
+  /**
+   * Deletes chains no map element has led to for `minAgeMs` (old generations, pods gone),
+   * and then the sets of policies gone:
+   * a transaction of its own, apart from any change, since a delete waits for a grace period.
+   * A chain still held by a lapsed element the kernel has not freed yet is refused (EBUSY):
+   * the next call tries again. Returns how many went.
+   */
+  async collect(minAgeMs = COLLECT_AFTER_MS): Promise<number> {
+    if (!this.applied) return 0;
+    const gone = collectable(this.applied, Date.now(), minAgeMs);
+    const count = gone.chains.length + gone.sets.length;
+    if (!count) return 0;
+    try {
+      await this.commit(collectOps(gone));
+    } catch (e) {
+      fallback('policy-collect-deferred', { error: e });
+      return 0;
+    }
+    forgetGarbage(this.applied, gone);
+    return count;
+  }
+
+  /** Whether chains wait for `collect`. */
+  hasGarbage(): boolean {
+    return !!this.applied?.garbage.size;
   }
 
   /** Periodic: nothing to read while nobody else committed; else compare, and rebuild on drift. */
@@ -91,18 +136,18 @@ export class PolicyEnforcer {
         const rules = p[dir];
         if (!rules) continue;
         for (const key of rules.policies) byComment.set(policyComment(key), key);
-        isolating.set(`${dir === 'ingress' ? 'in' : 'eg'}-${p.ip}`, rules.policies);
+        isolating.set(`${dir}\0${p.ip}`, rules.policies);
       }
     }
     const podOf = new Map(this.model.pods.map((p) => [p.ip, p.key]));
     const allowed = new Map<string, number>();
     for (const r of state.rules) {
-      const m = /^(in|eg)-(.+)$/.exec(r.chain);
-      if (!m) continue;
-      const direction = m[1] === 'in' ? 'ingress' : 'egress';
+      const chain = parseChainName(r.chain);
+      if (!chain) continue;
+      const { dir: direction, ip } = chain;
       const packets = r.exprs.reduce((n, e) => n + (e.kind === 'counter' ? e.packets ?? 0 : 0), 0);
       if (r.comment === DENY_COMMENT) {
-        out.denied.push({ pod: podOf.get(m[2]!) ?? m[2]!, direction, packets, policies: isolating.get(r.chain) ?? [] });
+        out.denied.push({ pod: podOf.get(ip) ?? ip, direction, packets, policies: isolating.get(`${direction}\0${ip}`) ?? [] });
       } else if (r.comment) {
         const key = `${byComment.get(r.comment) ?? r.comment}\0${direction}`;
         allowed.set(key, (allowed.get(key) ?? 0) + packets);
@@ -123,12 +168,13 @@ export class PolicyEnforcer {
   private async adoptOrRebuild(desired: DesiredPolicy): Promise<SyncResult> {
     const gen = await this.table.generation();
     const actual = await this.table.tryList();
+    if (actual && !this.applied) adoptGenerations(desired, actual, Date.now());
     if (actual && canonicalTable(actual) === canonicalTable(await expectedState(desired))) {
       this.applied = desired;
       this.expectedGen = gen;
       return { ops: 0, mode: 'unchanged' };
     }
-    return this.rebuild(desired);
+    return this.rebuild(desiredPolicy(this.incremental.current()));
   }
 
   private async rebuild(desired: DesiredPolicy): Promise<SyncResult> {

@@ -1,8 +1,9 @@
 // NetworkPolicy on this node: the model (pure), its nftables table, the enforcer that keeps
 // the kernel equal to it, and the explanation of a flow.
-export { computeModel, newModelCache, policyKey, policyTypes, podAddress, subtractBlocks, type PolicyInput, type PolicyModel, type LocalPod, type Protocol, type Direction, type RuleMatch } from './model.js';
-export { desiredPolicy, POLICY_TABLE, type DesiredPolicy } from './ruleset.js';
-export { policyOps } from './diff.js';
+export { computeModel, policyKey, policyTypes, podAddress, subtractBlocks, type PolicyInput, type PolicyModel, type LocalPod, type Protocol, type Direction, type RuleMatch } from './model.js';
+export { IncrementalModel, type ModelChanges } from './incremental.js';
+export { desiredPolicy, updateDesired, POLICY_TABLE, type DesiredPolicy } from './ruleset.js';
+export { changeOps, collectOps, policyOps, type RetireMode } from './diff.js';
 export { canonicalTable } from './canonical.js';
 export { explainFlow, type Explanation, type DirectionVerdict } from './explain.js';
-export { PolicyEnforcer, policyTable, type PolicyCounts, type SyncResult } from './enforcer.js';
+export { COLLECT_AFTER_MS, PolicyEnforcer, policyTable, type PolicyCounts, type SyncResult } from './enforcer.js';

@@ -116,8 +116,11 @@ function subtractBlock(b: Cidr, x: Cidr): Cidr[] {
   return out;
 }
 
-interface Indexed {
-  pods: { pod: Pod; ip: string; ns: string; labels: Record<string, string> }[];
+export interface IndexedPod { pod: Pod; ip: string; ns: string; labels: Record<string, string> }
+
+/** The pods with an address, all and by namespace, and the namespaces' labels. */
+export interface Indexed {
+  pods: IndexedPod[];
   /** The same pods by namespace: a selector only looks at the namespaces it can pick. */
   byNs: Map<string, Indexed['pods']>;
   nsLabels: Map<string, Record<string, string>>;
@@ -140,32 +143,20 @@ export function namedPort(pod: Pod, name: string, protocol: Protocol): number | 
 }
 
 /** What one policy adds to the model: rules per selected pod and direction, and its sets. */
-interface Contribution {
+export interface Contribution {
   pods: Map<string, Partial<Record<Direction, RuleMatch[]>>>;
   peerSets: Map<string, string[]>;
   tupleSets: Map<string, Tuple[]>;
 }
 
-/**
- * Per-policy results kept between syncs by whoever computes the model repeatedly (the
- * enforcer). An entry is reused while the policy's spec and the pods and namespaces it can
- * see are unchanged, so a sync recomputes only the policies a change can touch.
- */
-export interface ModelCache {
-  byPolicy: Map<string, { key: string; contribution: Contribution }>;
-}
-
-export const newModelCache = (): ModelCache => ({ byPolicy: new Map() });
-
 /** Whether a policy can see pods outside its own namespace (selectors over namespaces, address blocks, egress named ports). */
-function seesOtherNamespaces(np: NetworkPolicy): boolean {
+export function seesOtherNamespaces(np: NetworkPolicy): boolean {
   const rules = [...(np.spec?.ingress ?? []).map((r) => ({ peers: r.from, ports: r.ports, egress: false })), ...(np.spec?.egress ?? []).map((r) => ({ peers: r.to, ports: r.ports, egress: true }))];
   return rules.some((r) => (r.peers ?? []).some((p) => p.namespaceSelector || p.ipBlock) || (r.egress && (r.ports ?? []).some((p) => typeof p.port === 'string')));
 }
 
-const digest = (text: string): string => createHash('sha1').update(text).digest('base64');
-
-export function computeModel(input: PolicyInput, cache?: ModelCache): PolicyModel {
+/** The whole model from scratch: the reference IncrementalModel (incremental.ts) is checked against. */
+export function computeModel(input: PolicyInput): PolicyModel {
   const nsLabels = new Map(input.namespaces.map((n) => [n.metadata.name!, n.metadata.labels ?? {}]));
   const ix: Indexed = { nsLabels, pods: [], byNs: new Map() };
   for (const pod of input.pods) {
@@ -184,30 +175,9 @@ export function computeModel(input: PolicyInput, cache?: ModelCache): PolicyMode
   const local = ix.pods.filter(isLocal);
   const out = new Map<string, LocalPod>(local.map((p) => [p.ip, { key: `${p.ns}/${p.pod.metadata.name}`, ip: p.ip }]));
 
-  // What a policy's result depends on besides its spec: the pods of its namespace, or of all.
-  const nsPrints = new Map<string, string>();
-  const nsPrint = (ns: string): string => {
-    let d = nsPrints.get(ns);
-    if (d === undefined) {
-      d = digest(JSON.stringify((ix.byNs.get(ns) ?? []).map((p) => [p.ip, p.pod.metadata.name, p.labels, p.pod.spec?.nodeName, p.pod.spec?.containers?.map((c) => c.ports)])));
-      nsPrints.set(ns, d);
-    }
-    return d;
-  };
-  let globalPrint: string | undefined;
-  const global = () => (globalPrint ??= digest(JSON.stringify([...nsLabels]) + [...ix.byNs.keys()].sort().map(nsPrint).join()));
-
-  const seen = new Set<string>();
   for (const np of policies) {
     const key = policyKey(np);
-    seen.add(key);
-    const depends = `${JSON.stringify(np.spec)}\0${seesOtherNamespaces(np) ? global() : nsPrint(np.metadata.namespace ?? 'default')}`;
-    let entry = cache?.byPolicy.get(key);
-    if (!entry || entry.key !== depends) {
-      entry = { key: depends, contribution: policyContribution(ix, np, isLocal) };
-      cache?.byPolicy.set(key, entry);
-    }
-    const c = entry.contribution;
+    const c = policyContribution(ix, np, isLocal);
     for (const [ip, dirs] of c.pods) {
       const lp = out.get(ip)!;
       for (const dir of ['ingress', 'egress'] as const) {
@@ -221,11 +191,10 @@ export function computeModel(input: PolicyInput, cache?: ModelCache): PolicyMode
     for (const [name, ips] of c.peerSets) peerSets.set(name, ips);
     for (const [name, tuples] of c.tupleSets) tupleSets.set(name, tuples);
   }
-  if (cache) for (const key of cache.byPolicy.keys()) if (!seen.has(key)) cache.byPolicy.delete(key);
   return { pods: [...out.values()].sort((a, b) => a.ip.localeCompare(b.ip)), peerSets, tupleSets };
 }
 
-function policyContribution(ix: Indexed, np: NetworkPolicy, isLocal: (p: Indexed['pods'][number]) => boolean): Contribution {
+export function policyContribution(ix: Indexed, np: NetworkPolicy, isLocal: (p: Indexed['pods'][number]) => boolean): Contribution {
   const c: Contribution = { pods: new Map(), peerSets: new Map(), tupleSets: new Map() };
   const key = policyKey(np);
   const podSel = fromLabelSelector(np.spec?.podSelector ?? {});
