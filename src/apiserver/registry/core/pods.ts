@@ -5,6 +5,7 @@ import { ageColumn, col, identityVersion, joinOrNone, specStrategy, statusStrate
 import { defaultPodRequests, defaultPodSpec } from '../../../api/core/pod-defaults.js';
 import { validatePodSpec } from '../../../api/core/pod-validation.js';
 import { forbiddenField } from '../../../api/validation.js';
+import { ephemeralContainersStrategy } from './ephemeral-containers.js';
 
 function qosClass(spec: Fields | undefined): string {
   const containers: Fields[] = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
@@ -74,8 +75,8 @@ export const pods: ResourceDef = {
   }),
   statusStrategy: statusStrategy(),
   // The binding handler sets spec.nodeName and the PodScheduled condition and nothing else.
-  subresourceStrategies: { binding: { validate: () => [] } },
-  extraSubresources: ['binding'],
+  subresourceStrategies: { binding: { validate: () => [] }, ephemeralcontainers: ephemeralContainersStrategy },
+  extraSubresources: ['binding', 'ephemeralcontainers'],
   fieldLabels: (o) => ({
     'spec.nodeName': o.spec?.nodeName ?? '',
     'spec.restartPolicy': o.spec?.restartPolicy ?? '',
