@@ -58,6 +58,11 @@ export class ImageGCManager {
     if (invalid) throw new Error(invalid);
   }
 
+  /** Starts the clocks of the images present now (upstream detects at start, then each period). */
+  async start(): Promise<void> {
+    await this.detect(this.d.clock.now()).catch((e: unknown) => this.d.log.warn('image detection failed', { error: (e as Error).message }));
+  }
+
   /** Refreshes first-detected and last-used times; returns the images the runtime has. */
   private async detect(now: number): Promise<Image[]> {
     const images = await this.d.runtime.listImages();

@@ -223,6 +223,7 @@ export class Kubelet {
     this.informer.start();
     await Promise.all([this.services.waitForSync(), this.informer.waitForSync()]);
     await this.housekeeping();
+    await this.imageGC.start();
     this.scheduleImageGC();
   }
 
