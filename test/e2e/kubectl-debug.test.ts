@@ -73,5 +73,10 @@ spec:
     const viaPod = await k(['patch', 'pod', 'app', '--type', 'strategic', '-p', JSON.stringify({ spec: { ephemeralContainers: [{ name: 'x', image: 'localhost/capstan/busybox:1' }] } })]);
     t.not(viaPod.code, 0, 'the pod itself does not take ephemeral containers');
     t.same((await pod()).spec.ephemeralContainers.map((c: { name: string }) => c.name), ['debugger']);
+    const create = await k(['create', '-f', '-'], JSON.stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'born-debugged' },
+      spec: { containers: [{ name: 'main', image: 'localhost/capstan/busybox:1' }], ephemeralContainers: [{ name: 'd', image: 'localhost/capstan/busybox:1' }] },
+    }));
+    t.match(create.stderr, 'spec.ephemeralContainers: Forbidden: cannot be set on create');
   });
 });

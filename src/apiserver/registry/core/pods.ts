@@ -68,6 +68,8 @@ export const pods: ResourceDef = {
       }
     },
     validate: (o) => validatePodSpec(o.spec, 'spec'),
+    // Ephemeral containers come only through pods/ephemeralcontainers, to a pod that exists.
+    validateCreate: (o) => (o.spec?.ephemeralContainers?.length ? [forbiddenField('spec.ephemeralContainers', 'cannot be set on create')] : []),
     validateUpdate(o, old) {
       if (isDeepStrictEqual(mutableView(o.spec), mutableView(old.spec))) return [];
       return [forbiddenField('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)')];
