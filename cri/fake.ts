@@ -363,7 +363,8 @@ export class FakeRuntime implements CRIRuntime {
 
   async removeImage(image: string): Promise<void> {
     await this.enter('RemoveImage', { image });
-    this.images.delete(image);
+    // By name or by id (the config digest), as containerd takes either.
+    for (const [name, i] of this.images) if (name === image || i.id === image) this.images.delete(name);
   }
 
   async imageFsInfo(): Promise<T.ImageFsInfoResponse> {

@@ -5,11 +5,13 @@ set -e
 cd "$(dirname "$0")/.."
 
 # Debian packages the cluster, the native addon and the test suite rely on (systemd ships
-# systemd-analyze, which test/systemd uses; file ships file(1), which test/cri/images uses).
+# systemd-analyze, which test/systemd uses; file ships file(1), which test/cri/images uses;
+# docker-registry, skopeo and apache2-utils' htpasswd serve test/kubelet/image-pull).
 PACKAGES="iproute2 nftables iptables libmnl-dev libnftnl-dev etcd-server etcd-client
   iputils-ping conntrack g++ make python3 python3-kubernetes openssl systemd
   containerd runc containernetworking-plugins busybox-static gcc libc6-dev
-  dnsutils dnsperf dnsmasq-base iperf3 ethtool file"
+  dnsutils dnsperf dnsmasq-base iperf3 ethtool file
+  docker-registry skopeo apache2-utils"
 
 missing=""
 for p in $PACKAGES; do
@@ -23,6 +25,9 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update >/dev/null
     $SUDO apt-get install -y --no-install-recommends $missing >/dev/null
   }
+  # The tests start their own registries (test/helpers/registry.ts); the package's service
+  # would listen on :5000 on every interface.
+  case "$missing" in *docker-registry*) $SUDO systemctl disable --now docker-registry >/dev/null 2>&1 || true ;; esac
 fi
 
 # npm dependencies (this also builds the native addon through binding.gyp).

@@ -5,7 +5,7 @@ import type { ObjectMeta } from './object.js';
 
 /** One validation failure at a field path, as `field.ErrorList` entries. */
 export interface FieldError {
-  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueTypeInvalid';
+  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueTypeInvalid' | 'FieldValueNotFound';
   field: string;
   message: string;
 }
@@ -16,6 +16,7 @@ export const invalidValue = (field: string, value: unknown, message: string): Fi
 export const notSupported = (field: string, value: unknown, allowed: string[]): FieldError =>
   ({ type: 'FieldValueNotSupported', field, message: `${JSON.stringify(value)}: supported values: ${allowed.map((a) => `"${a}"`).join(', ')}` });
 export const duplicate = (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, message: JSON.stringify(value) });
+export const notFoundField = (field: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field, message: JSON.stringify(value) });
 export const forbiddenField = (field: string, message: string): FieldError => ({ type: 'FieldValueForbidden', field, message });
 
 const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -48,6 +48,7 @@ export function resourceInfos(registries: GenericRegistry[], extra: ExtraResourc
         if (s === 'binding') subs.push({ name: 'binding', kind: 'Binding', group: '', version: 'v1', verbs: ['create'] });
         if (s === 'token') subs.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
         if (s === 'approval') subs.push({ name: 'approval', kind: d.kind, group: d.group, version: v.version, verbs: ['get', 'patch', 'update'] });
+        if (s === 'ephemeralcontainers') subs.push({ name: 'ephemeralcontainers', kind: d.kind, group: d.group, version: v.version, verbs: ['get', 'patch', 'update'] });
         if (s === 'finalize') subs.push({ name: 'finalize', kind: d.kind, group: d.group, version: v.version, verbs: ['update'] });
       }
       // Served by proxying to the pod's kubelet (handlers/proxy.ts).

@@ -103,6 +103,7 @@ const typeWords: Record<FieldError['type'], string> = {
   FieldValueTooLong: 'Too long',
   FieldValueTooMany: 'Too many',
   FieldValueTypeInvalid: 'Invalid value',
+  FieldValueNotFound: 'Not found',
 };
 
 export function fieldErrorText(e: FieldError): string {

@@ -64,6 +64,10 @@ export const kubeletFlags = {
   'cert-dir': { type: 'string' },
   'rotate-certificates': { type: 'string', default: 'false' },
   'rotate-server-certificates': { type: 'string', default: 'false' },
+  'image-gc-high-threshold': { type: 'string', default: '85' },
+  'image-gc-low-threshold': { type: 'string', default: '80' },
+  'minimum-image-ttl-duration': { type: 'string', default: '2m' },
+  'pod-infra-container-image': { type: 'string' },
 } as const;
 
 export async function startKubelet(argv: string[], extras: KubeletExtras = {}): Promise<KubeletHandle> {
@@ -97,6 +101,11 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     cniConfDir: values['cni-conf-dir'], maxPods: Number(values['max-pods']),
     resyncMs: parseDuration(values['sync-frequency']), nodeStatusIntervalMs: parseDuration(values['node-status-update-frequency']),
     kubeletPort: Number(values.port), tokenMaxTTLMs: parseDuration(values['service-account-token-max-ttl']),
+    imageGC: {
+      highThresholdPercent: Number(values['image-gc-high-threshold']), lowThresholdPercent: Number(values['image-gc-low-threshold']),
+      minAgeMs: parseDuration(values['minimum-image-ttl-duration']),
+    },
+    podInfraImage: values['pod-infra-container-image'],
   });
   let server: KubeletServer | undefined;
   let health: Server | undefined;

@@ -48,6 +48,8 @@ export interface ContainerConfigInput {
   hostsFile?: string;
   /** The image to run (its ID as the runtime resolved it). */
   image: string;
+  /** An ephemeral container's target: it joins that container's PID namespace. */
+  targetId?: string;
 }
 
 export function containerConfig(i: ContainerConfigInput): ContainerConfig {
@@ -108,8 +110,9 @@ export function containerConfig(i: ContainerConfigInput): ContainerConfig {
         supplemental_groups: [...(psc.supplementalGroups ?? []), ...(typeof psc.fsGroup === 'number' ? [psc.fsGroup] : [])],
         namespace_options: {
           network: pod.spec?.hostNetwork ? 'NODE' : 'POD',
-          pid: pod.spec?.hostPID ? 'NODE' : pod.spec?.shareProcessNamespace ? 'POD' : 'CONTAINER',
+          pid: pod.spec?.hostPID ? 'NODE' : pod.spec?.shareProcessNamespace ? 'POD' : i.targetId ? 'TARGET' : 'CONTAINER',
           ipc: pod.spec?.hostIPC ? 'NODE' : 'POD',
+          ...(i.targetId && !pod.spec?.hostPID && !pod.spec?.shareProcessNamespace ? { target_id: i.targetId } : {}),
         },
       },
     },

@@ -1,11 +1,13 @@
 // imagePullPolicy as the kubelet applies it: ImageStatus first (a local-only image such as
 // localhost/capstan/busybox:1 cannot be pulled here, and must not be when present),
 // PullImage for Always or when missing, Never fails when missing. Failed pulls back off
-// per pod and image (ErrImagePull, then ImagePullBackOff).
-import type { CRIRuntime } from '../../cri/index.js';
+// per pod and image (ErrImagePull, then ImagePullBackOff). Credentials come from the pod's
+// imagePullSecrets (the ServiceAccount's are copied into the pod at admission, as upstream).
+import { isCRIError, type CRIRuntime } from '../../cri/index.js';
 import type { EventRecorder } from '../client/index.js';
 import { Backoff } from './backoff.js';
-import type { Pod } from '../api/kinds.js';
+import type { Pod, Secret } from '../api/kinds.js';
+import { credentialsFor } from './credentials.js';
 import type { Container } from 'kubernetes-types/core/v1.js';
 
 export type ImageResult =
@@ -26,9 +28,47 @@ export class ImageManager {
   readonly backoff: Backoff;
 
   private lastFailure = new Map<string, number>();
+  /** "ErrImagePull: <message>" of the last failed pull, shown during the back-off (upstream's prevPullErrMsg). */
+  private lastError = new Map<string, string>();
 
-  constructor(private runtime: CRIRuntime, private recorder: EventRecorder | undefined, private now: () => number) {
+  constructor(
+    private runtime: CRIRuntime, private recorder: EventRecorder | undefined, private now: () => number,
+    private secret: (namespace: string, name: string) => Promise<Secret | undefined> = async () => undefined,
+  ) {
     this.backoff = new Backoff(now, 10_000, 300_000);
+  }
+
+  /** The pod's pull secrets that exist; a missing one is reported, as upstream, and skipped. */
+  private async pullSecrets(pod: Pod): Promise<Secret[]> {
+    const found: Secret[] = [];
+    const missing: string[] = [];
+    for (const ref of pod.spec?.imagePullSecrets ?? []) {
+      if (!ref.name) continue;
+      const s = await this.secret(pod.metadata.namespace ?? 'default', ref.name).catch(() => undefined);
+      if (s) found.push(s);
+      else missing.push(ref.name);
+    }
+    if (missing.length) {
+      this.recorder?.event(pod, 'Warning', 'FailedToRetrieveImagePullSecret',
+        `Unable to retrieve some image pull secrets (${missing.join(', ')}); attempting to pull the image may not succeed.`);
+    }
+    return found;
+  }
+
+  /** PullImage with each matching credential in turn (none matching: anonymously); errors as Go's gRPC client prints them. */
+  private async pull(pod: Pod, image: string): Promise<string> {
+    const creds = credentialsFor(image, await this.pullSecrets(pod));
+    if (!creds.length) return this.runtime.pullImage(image).catch((e: unknown) => { throw new Error(grpcError(e)); });
+    const errors: string[] = [];
+    for (const { key: _key, ...auth } of creds) {
+      try {
+        return await this.runtime.pullImage(image, auth);
+      } catch (e) {
+        errors.push(grpcError(e));
+      }
+    }
+    // utilerrors.NewAggregate: one error prints as itself, several as "[a, b]".
+    throw new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
   }
 
   async ensure(pod: Pod, container: Container): Promise<ImageResult> {
@@ -45,27 +85,35 @@ export class ImageManager {
       if (policy === 'Never') {
         const message = `Container image "${image}" is not present with pull policy of Never`;
         this.recorder?.event(pod, 'Warning', 'ErrImageNeverPull', message);
+        this.recorder?.event(pod, 'Warning', 'Failed', 'Error: ErrImageNeverPull');
         return { ok: false, reason: 'ErrImageNeverPull', message };
       }
     }
     if (this.backoff.inBackOffSince(key, this.lastFailure.get(key) ?? 0)) {
       const message = `Back-off pulling image "${image}"`;
       this.recorder?.event(pod, 'Normal', 'BackOff', message);
-      return { ok: false, reason: 'ImagePullBackOff', message, retryAt: this.backoff.readyAt(key, this.lastFailure.get(key) ?? 0) };
+      this.recorder?.event(pod, 'Warning', 'Failed', 'Error: ImagePullBackOff');
+      const previous = this.lastError.get(key);
+      return {
+        ok: false, reason: 'ImagePullBackOff', message: previous ? `${message}: ${previous}` : message,
+        retryAt: this.backoff.readyAt(key, this.lastFailure.get(key) ?? 0),
+      };
     }
+    this.lastError.delete(key);
     this.recorder?.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
     const started = Date.now();
     try {
-      const ref = await this.runtime.pullImage(image);
+      const ref = await this.pull(pod, image);
       const took = `${((Date.now() - started) / 1000).toFixed(3)}s`;
       const size = (await this.runtime.imageStatus(image)).image?.size ?? '0';
       this.recorder?.event(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${size} bytes.`);
       this.lastFailure.delete(key);
       return { ok: true, imageRef: ref };
     } catch (e) {
-      const err = (e as { details?: string }).details ?? (e as Error).message;
+      const err = (e as Error).message;
       this.backoff.next(key);
       this.lastFailure.set(key, this.now());
+      this.lastError.set(key, `ErrImagePull: ${err}`);
       this.recorder?.event(pod, 'Warning', 'Failed', `Failed to pull image "${image}": ${err}`);
       this.recorder?.event(pod, 'Warning', 'Failed', 'Error: ErrImagePull');
       return { ok: false, reason: 'ErrImagePull', message: err, retryAt: this.backoff.readyAt(key, this.now()) };
@@ -74,6 +122,13 @@ export class ImageManager {
 
   forgetPod(uid: string): void {
     this.backoff.forgetPrefix(`${uid}/`);
-    for (const k of this.lastFailure.keys()) if (k.startsWith(`${uid}/`)) this.lastFailure.delete(k);
+    for (const m of [this.lastFailure, this.lastError]) for (const k of m.keys()) if (k.startsWith(`${uid}/`)) m.delete(k);
   }
+}
+
+/** A CRI error as Go's gRPC status prints it: `rpc error: code = Unknown desc = …`. */
+export function grpcError(e: unknown): string {
+  if (!isCRIError(e)) return (e as Error).message;
+  const code = e.codeName === 'OK' ? 'OK' : e.codeName.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
+  return `rpc error: code = ${code} desc = ${e.details}`;
 }

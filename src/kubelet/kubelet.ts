@@ -13,6 +13,8 @@ import { removeCgroup } from './containerd/index.js';
 import { writePtpConfig } from './cni-config.js';
 import type { ObjectSource } from './env.js';
 import { ImageManager } from './images.js';
+import { DEFAULT_IMAGE_GC_POLICY, ImageGCManager, type ImageGCPolicy } from './image-gc.js';
+import { DEFAULT_SANDBOX_IMAGE } from './containerd/config.js';
 import { defaultNodeIP, machineInfo, pressureSample, type MachineInfo, type PressureSample } from './machine.js';
 import { NodeAgent } from './node-agent.js';
 import { kubeletMetrics } from './metrics.js';
@@ -62,6 +64,12 @@ export interface KubeletOptions {
   tokenMaxTTLMs?: number;
   /** Where the kubelet's metrics go (kubelet_pod_worker_duration_seconds …); default its own. */
   registry?: Registry;
+  /** Image GC thresholds and minimum age (upstream's defaults 85/80 %, 2 min). */
+  imageGC?: Partial<ImageGCPolicy>;
+  /** How often image GC runs (upstream's ImageGCPeriod, 5 min). */
+  imageGCPeriodMs?: number;
+  /** The runtime's sandbox image, which image GC keeps. */
+  podInfraImage?: string;
 }
 
 /** Whether two versions of a pod ask the same of the kubelet: a status-only change (often its own write) does not. */
@@ -105,6 +113,7 @@ export class Kubelet {
   readonly recorder: EventRecorder;
   readonly settings: SyncSettings;
   readonly tokens: TokenManager;
+  readonly imageGC: ImageGCManager;
   agent?: NodeAgent;
   /** The kubelet's metrics, for /metrics. */
   readonly registry: Registry;
@@ -113,6 +122,9 @@ export class Kubelet {
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
+  private imageGCTimer: unknown;
+  /** The latest image GC pass (tests wait for it). */
+  imageGCPass: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(private o: KubeletOptions) {
@@ -131,13 +143,18 @@ export class Kubelet {
       clusterDNS: o.clusterDNS ?? ['10.96.0.10'], clusterDomain: o.clusterDomain ?? 'cluster.local', resolvConf: o.resolvConf ?? '/etc/resolv.conf',
       allocatable: { cpu: machine?.cpu ?? 1, memory: machine?.memoryBytes ?? 0 }, maxDeadPerContainer: 2, parallelPodStarts: o.parallelPodStarts ?? 10,
     };
+    const objects = apiObjects(o.clients);
     this.tokens = new TokenManager(requestToken(o.clients), { clock: this.clock, log: this.log, maxTTLMs: o.tokenMaxTTLMs });
     this.syncer = new PodSyncer({
       runtime: o.runtime, reader: this.reader, probes: this.probes, runner,
-      images: new ImageManager(o.runtime, this.recorder, () => this.clock.now()),
-      clients: o.clients, objects: apiObjects(o.clients), services: (ns) => [this.services.lister.get('default', 'kubernetes'), ...this.services.lister.list(ns)].filter((x): x is Service => !!x), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
+      images: new ImageManager(o.runtime, this.recorder, () => this.clock.now(), objects.secret),
+      clients: o.clients, objects, services: (ns) => [this.services.lister.get('default', 'kubernetes'), ...this.services.lister.list(ns)].filter((x): x is Service => !!x), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
       removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
       settings: this.settings,
+    });
+    this.imageGC = new ImageGCManager({ ...DEFAULT_IMAGE_GC_POLICY, ...o.imageGC }, {
+      runtime: o.runtime, clock: this.clock, log: this.log, recorder: this.recorder, nodeName: o.nodeName,
+      sandboxImage: o.podInfraImage ?? DEFAULT_SANDBOX_IMAGE,
     });
     this.registry = o.registry ?? new Registry();
     const metrics = kubeletMetrics(this.registry);
@@ -206,6 +223,16 @@ export class Kubelet {
     this.informer.start();
     await Promise.all([this.services.waitForSync(), this.informer.waitForSync()]);
     await this.housekeeping();
+    await this.imageGC.start();
+    this.scheduleImageGC();
+  }
+
+  private scheduleImageGC(): void {
+    this.imageGCTimer = this.clock.setTimeout(() => {
+      this.imageGCPass = this.imageGC.run().then(() => {
+        if (!this.stopped) this.scheduleImageGC();
+      });
+    }, this.o.imageGCPeriodMs ?? 300_000);
   }
 
   /** Runtime pods the API no longer has go to a worker, which removes them. */
@@ -224,6 +251,7 @@ export class Kubelet {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.housekeepingTimer !== undefined) this.clock.clearTimeout(this.housekeepingTimer);
+    if (this.imageGCTimer !== undefined) this.clock.clearTimeout(this.imageGCTimer);
     await this.agent?.stop();
     await this.informer.stop();
     await this.services.stop();

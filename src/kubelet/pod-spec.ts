@@ -9,6 +9,8 @@ export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 export const containersOf = (pod: Pod): Container[] => pod.spec?.containers ?? [];
 export const initContainersOf = (pod: Pod): Container[] => pod.spec?.initContainers ?? [];
+/** Ephemeral containers have a container's fields (those forbidden to them are unset). */
+export const ephemeralContainersOf = (pod: Pod): (Container & { targetContainerName?: string })[] => (pod.spec?.ephemeralContainers ?? []) as Container[];
 export const restartPolicyOf = (pod: Pod): 'Always' | 'OnFailure' | 'Never' => (pod.spec?.restartPolicy ?? 'Always') as 'Always' | 'OnFailure' | 'Never';
 export const podKey = (pod: Pod) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 /** Kubernetes' format.Pod: name_namespace(uid). */

@@ -19,7 +19,7 @@ import type { ImageManager } from './images.js';
 import { podLogDirectory } from './labels.js';
 import { killContainer, runPostStart, type LifecycleDeps } from './lifecycle.js';
 import {
-  containerHash, containersOf, gracePeriodSeconds, initContainersOf, podCgroupParent, podDescription, restartPolicyOf, shouldRestart,
+  containerHash, containersOf, ephemeralContainersOf, gracePeriodSeconds, initContainersOf, podCgroupParent, podDescription, restartPolicyOf, shouldRestart,
 } from './pod-spec.js';
 import type { ProbeManager } from './probe-manager.js';
 import type { ProbeRunner } from './prober.js';
@@ -199,6 +199,16 @@ export class PodSyncer {
         }
         await this.runContainer(ctx, spec, false, c);
       }
+      // Ephemeral containers run once, in the current sandbox, and are never restarted.
+      for (const spec of ephemeralContainersOf(pod)) {
+        const c = latestByName(rs, false).get(spec.name);
+        if (c && c.sandboxId === sandbox.id) {
+          if (c.state === 'CONTAINER_CREATED') await this.start(ctx, spec, c.id);
+          continue;
+        }
+        const target = spec.targetContainerName ? latestByName(rs, false).get(spec.targetContainerName) : undefined;
+        await this.runContainer(ctx, spec, false, undefined, target?.state === 'CONTAINER_RUNNING' && target.sandboxId === sandbox.id ? target.id : undefined);
+      }
     }
 
     const after = await this.d.reader.read(uid);
@@ -266,7 +276,7 @@ export class PodSyncer {
    *  honouring the restart backoff. */
   private async runContainer(
     ctx: { pod: Pod; sandbox: SandboxState; volumes: Map<string, string>; facts: PodRuntimeFacts; hostsFile?: string; mem: PodMemory; waits: number[] },
-    spec: Container, init: boolean, previous: ContainerState | undefined,
+    spec: Container, init: boolean, previous: ContainerState | undefined, targetId?: string,
   ): Promise<void> {
     const { pod, mem } = ctx;
     const key = `${pod.metadata.uid}/${spec.name}`;
@@ -303,7 +313,7 @@ export class PodSyncer {
     }
     let id: string;
     try {
-      const config = containerConfig({ pod, container: spec, init, restartCount, env, volumes: ctx.volumes, hostsFile: ctx.hostsFile, image: image.imageRef });
+      const config = containerConfig({ pod, container: spec, init, restartCount, env, volumes: ctx.volumes, hostsFile: ctx.hostsFile, image: image.imageRef, targetId });
       const sbConfig = sandboxConfig(pod, ctx.sandbox.attempt, this.sandboxSettings());
       mkdirSync(join(sbConfig.log_directory!, spec.name), { recursive: true });
       id = await this.d.runtime.createContainer(ctx.sandbox.id, config, sbConfig);

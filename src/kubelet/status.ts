@@ -2,7 +2,7 @@
 // results and the reasons a container is still waiting). Pure: table-driven tests feed it
 // runtime snapshots.
 import { rfc3339 } from '../api/time.js';
-import { containersOf, initContainersOf, qosClass, restartPolicyOf } from './pod-spec.js';
+import { containersOf, ephemeralContainersOf, initContainersOf, qosClass, restartPolicyOf } from './pod-spec.js';
 import { latestByName, previousInstance, type ContainerState, type PodRuntimeState } from './runtime-state.js';
 import type { Pod } from '../api/kinds.js';
 import type { Container, ContainerStateTerminated, ContainerStatus, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
@@ -153,6 +153,9 @@ export function computePodStatus(inp: StatusInput): PodStatus {
     qosClass: qosClass(pod),
   };
   if (initStatuses.length) out.initContainerStatuses = initStatuses;
+  const ephemeral = ephemeralContainersOf(pod).map((c) => containerStatus(c, false, inp, 'ContainerCreating'));
+  // Never ready: an ephemeral container takes no part in the pod's readiness.
+  if (ephemeral.length) out.ephemeralContainerStatuses = ephemeral.map((st) => ({ ...st, ready: false }));
   if (!out.podIP) delete out.podIP;
   if (!out.podIPs!.length) delete out.podIPs;
   return out;

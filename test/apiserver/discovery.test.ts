@@ -64,7 +64,7 @@ t.test('APIResourceLists list subresources', async (t) => {
   const core = await c.get('/api/v1');
   t.match(core.body, { kind: 'APIResourceList', groupVersion: 'v1' });
   const names = new Map((core.body.resources as any[]).map((r) => [r.name, r]));
-  for (const n of ['pods', 'pods/status', 'pods/binding', 'services', 'services/status', 'namespaces', 'namespaces/finalize', 'configmaps', 'events', 'nodes']) {
+  for (const n of ['pods', 'pods/status', 'pods/binding', 'pods/ephemeralcontainers', 'services', 'services/status', 'namespaces', 'namespaces/finalize', 'configmaps', 'events', 'nodes']) {
     t.ok(names.has(n), n);
   }
   t.match(names.get('pods'), { kind: 'Pod', namespaced: true, singularName: 'pod', shortNames: ['po'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] });
@@ -93,7 +93,7 @@ for (const ac of aggregatedCases) {
     t.equal(v1.version, 'v1');
     const pods = (v1.resources as any[]).find((r) => r.resource === 'pods');
     t.match(pods, { responseKind: { group: '', version: 'v1', kind: 'Pod' }, scope: 'Namespaced', singularResource: 'pod' });
-    t.same((pods.subresources as any[]).map((s) => s.subresource).sort(), ['attach', 'binding', 'exec', 'log', 'status']);
+    t.same((pods.subresources as any[]).map((s) => s.subresource).sort(), ['attach', 'binding', 'ephemeralcontainers', 'exec', 'log', 'status']);
     const apis = await c.get('/apis', { accept: ac.accept });
     t.equal(apis.headers['content-type'], ac.type);
     const apps = (apis.body.items as any[]).find((g) => g.metadata.name === 'apps');

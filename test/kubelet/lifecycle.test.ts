@@ -117,7 +117,8 @@ t.test('imagePullPolicy: no pull of a present local image, Never when absent, Er
   t.equal(calls(h.runtime, 'PullImage').length, 1);
   await h.advance(2_000);
   t.equal(cs(h.pod('pull'))?.state.waiting.reason, 'ImagePullBackOff');
-  t.equal(cs(h.pod('pull'))?.state.waiting.message, 'Back-off pulling image "registry.example/app:1"');
+  t.equal(cs(h.pod('pull'))?.state.waiting.message,
+    'Back-off pulling image "registry.example/app:1": ErrImagePull: rpc error: code = Unknown desc = failed to pull and unpack image "registry.example/app:1": failed to resolve reference "registry.example/app:1": not found');
   t.equal(calls(h.runtime, 'PullImage').length, 1, 'no pull during the backoff');
   await h.advance(10_000);
   t.equal(calls(h.runtime, 'PullImage').length, 2, 'pulled again after 10 s');

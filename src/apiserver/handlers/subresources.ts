@@ -89,7 +89,8 @@ export async function subresourceHandler(h: HandlerContext, deps: ResourceHandle
   const sub = h.info.subresource;
   const d = h.reg.def;
   // status, and a CertificateSigningRequest's approval: the object, written through its own strategy.
-  if ((sub === 'status' && d.statusStrategy) || (sub === 'approval' && d.subresourceStrategies?.approval)) {
+  if ((sub === 'status' && d.statusStrategy) || (sub === 'approval' && d.subresourceStrategies?.approval)
+    || (sub === 'ephemeralcontainers' && d.subresourceStrategies?.ephemeralcontainers)) {
     if (h.info.verb === 'get') return getResource(h);
     if (h.info.verb === 'update') return updateResource(h, deps, sub);
     if (h.info.verb === 'patch') return patchResource(h, deps, sub);

@@ -240,7 +240,7 @@ export class GenericRegistry {
     strategy.prepareForCreate?.(obj, ctx);
     strategy.defaults?.(obj);
     strategy.canonicalize?.(obj);
-    this.validateOrThrow(obj, [...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator), ...strategy.validate(obj, ctx)]);
+    this.validateOrThrow(obj, [...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator), ...strategy.validate(obj, ctx), ...(strategy.validateCreate?.(obj, ctx) ?? [])]);
     await this.def.hooks?.checkWrite?.(obj, undefined, ctx);
     if (ctx.dryRun) return { ...obj, metadata: { ...obj.metadata } };
 

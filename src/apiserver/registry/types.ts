@@ -53,6 +53,8 @@ export interface Strategy {
   /** Internal-path defaults, applied on create and update. */
   defaults?(obj: KubeObject): void;
   validate(obj: KubeObject, ctx: RequestContext): FieldError[];
+  /** Checks that apply to a create only (a pod may not be created with ephemeral containers). */
+  validateCreate?(obj: KubeObject, ctx: RequestContext): FieldError[];
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
   /** Normalises equivalent forms before storage. */
   canonicalize?(obj: KubeObject): void;

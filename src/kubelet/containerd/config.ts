@@ -80,6 +80,10 @@ ${cri}
     conf_template = ${q(o.cniConfTemplate ?? '')}
     max_conf_num = 1
 
+  # Registry trust (a private CA, mirrors) per host: certs.d/<host[:port]>/hosts.toml.
+  ${cri.slice(0, -1)}.registry]
+    config_path = ${q(p.registryHosts)}
+
   ${cri.slice(0, -1)}.containerd]
     snapshotter = ${q(o.snapshotter ?? 'overlayfs')}
     default_runtime_name = "runc"

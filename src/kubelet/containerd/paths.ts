@@ -24,6 +24,8 @@ export interface ContainerdPaths {
   pidFile: string;
   /** Bind-mount of the pinned private mount namespace (when mounts are isolated). */
   mountNamespace: string;
+  /** The CRI plugin's registry `config_path`: `<host[:port]>/hosts.toml` per registry (CA, mirrors). */
+  registryHosts: string;
 }
 
 export function containerdPaths(base: string): ContainerdPaths {
@@ -40,5 +42,6 @@ export function containerdPaths(base: string): ContainerdPaths {
     log: join(base, 'containerd.log'),
     pidFile: join(base, 'containerd.pid'),
     mountNamespace: join(base, 'mntns'),
+    registryHosts: join(base, 'certs.d'),
   };
 }

@@ -104,7 +104,7 @@ const exited = (child: ChildProcess) => child.exitCode !== null || child.signalC
 export async function startContainerd(opts: StartContainerdOptions): Promise<ContainerdHandle> {
   const paths = containerdPaths(opts.root);
   if (Buffer.byteLength(paths.ttrpc) > 100) throw new Error(`containerd root ${opts.root} is too long for unix socket paths`);
-  for (const d of [paths.base, paths.root, paths.state, paths.opt, paths.runcRoot]) mkdirSync(d, { recursive: true, mode: 0o711 });
+  for (const d of [paths.base, paths.root, paths.state, paths.opt, paths.runcRoot, paths.registryHosts]) mkdirSync(d, { recursive: true, mode: 0o711 });
   writeFileSync(paths.config, containerdConfig({ ...opts, paths }));
   if (opts.isolateMounts) await pinMountNamespace(paths.mountNamespace);
 

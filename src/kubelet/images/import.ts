@@ -41,10 +41,7 @@ export async function importImage(socket: string, image: BuiltImage, opts: Impor
     try {
       const file = join(dir, 'image.tar');
       writeFileSync(file, image.archive);
-      await run(opts.ctr ?? 'ctr', [
-        '--address', socket, '--namespace', opts.namespace ?? 'k8s.io',
-        'images', 'import', '--index-name', image.name, file,
-      ], { timeout: 120_000 });
+      await ctrImport(socket, file, { ...opts, indexName: image.name });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -53,6 +50,45 @@ export async function importImage(socket: string, image: BuiltImage, opts: Impor
       throw new Error(`images: ${image.name} imported but CRI reports ${after.image?.id ?? 'no image'}, want ${image.configDigest}`);
     }
     return { name: image.name, id: image.configDigest, imported: true };
+  } finally {
+    if (!opts.client) client.close();
+  }
+}
+
+export interface ArchiveImportOptions extends ImportOptions {
+  /** Name for an OCI layout's index (ctr --index-name), for archives whose index names no image. */
+  indexName?: string;
+  /** Repository for OCI layouts whose ref.name annotations are only tags (ctr --base-name). */
+  baseName?: string;
+}
+
+/** The names `ctr images import` reported unpacking ("unpacking NAME (sha256:…)...done"). */
+async function ctrImport(socket: string, file: string, opts: ArchiveImportOptions): Promise<string[]> {
+  const { stdout } = await run(opts.ctr ?? 'ctr', [
+    '--address', socket, '--namespace', opts.namespace ?? 'k8s.io', 'images', 'import',
+    ...(opts.indexName ? ['--index-name', opts.indexName] : []), ...(opts.baseName ? ['--base-name', opts.baseName] : []),
+    file,
+  ], { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
+  return [...stdout.matchAll(/^unpacking (\S+) \(sha256:[0-9a-f]+\)/gm)].map((m) => m[1]);
+}
+
+/**
+ * Imports an image archive from a file — an OCI image layout or a `docker save`
+ * (docker-archive) tar — into the runtime's k8s.io namespace, unpacked, as an air-gapped
+ * node needs it. Returns every image name the archive gave, with the id CRI now reports.
+ */
+export async function importArchive(socket: string, file: string, opts: ArchiveImportOptions = {}): Promise<ImportResult[]> {
+  const client = opts.client ?? new CRIClient({ socket });
+  try {
+    const names = await ctrImport(socket, file, opts);
+    if (!names.length) throw new Error(`images: ${file} holds no image name; give one with --name`);
+    const results: ImportResult[] = [];
+    for (const name of names) {
+      const st = await client.imageStatus(name);
+      if (!st.image) throw new Error(`images: ${name} imported but CRI does not report it`);
+      results.push({ name, id: st.image.id, imported: true });
+    }
+    return results;
   } finally {
     if (!opts.client) client.close();
   }

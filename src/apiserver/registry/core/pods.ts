@@ -5,6 +5,7 @@ import { ageColumn, col, identityVersion, joinOrNone, specStrategy, statusStrate
 import { defaultPodRequests, defaultPodSpec } from '../../../api/core/pod-defaults.js';
 import { validatePodSpec } from '../../../api/core/pod-validation.js';
 import { forbiddenField } from '../../../api/validation.js';
+import { ephemeralContainersStrategy } from './ephemeral-containers.js';
 
 function qosClass(spec: Fields | undefined): string {
   const containers: Fields[] = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
@@ -67,6 +68,8 @@ export const pods: ResourceDef = {
       }
     },
     validate: (o) => validatePodSpec(o.spec, 'spec'),
+    // Ephemeral containers come only through pods/ephemeralcontainers, to a pod that exists.
+    validateCreate: (o) => (o.spec?.ephemeralContainers?.length ? [forbiddenField('spec.ephemeralContainers', 'cannot be set on create')] : []),
     validateUpdate(o, old) {
       if (isDeepStrictEqual(mutableView(o.spec), mutableView(old.spec))) return [];
       return [forbiddenField('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)')];
@@ -74,8 +77,8 @@ export const pods: ResourceDef = {
   }),
   statusStrategy: statusStrategy(),
   // The binding handler sets spec.nodeName and the PodScheduled condition and nothing else.
-  subresourceStrategies: { binding: { validate: () => [] } },
-  extraSubresources: ['binding'],
+  subresourceStrategies: { binding: { validate: () => [] }, ephemeralcontainers: ephemeralContainersStrategy },
+  extraSubresources: ['binding', 'ephemeralcontainers'],
   fieldLabels: (o) => ({
     'spec.nodeName': o.spec?.nodeName ?? '',
     'spec.restartPolicy': o.spec?.restartPolicy ?? '',
