@@ -6,7 +6,7 @@
 // parameters that cannot be resolved, fail the request or are ignored by failurePolicy.
 import { celMap, isCelError, celError, type CelInput, type CelValue } from '@bufbuild/cel';
 import type { Fields, KubeObject } from '../../../api/object.js';
-import type { AdmissionAttributes, AdmissionPlugin } from '../../admission.js';
+import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } from '../../admission.js';
 import type { DecisionAuthorizer } from '../../authz/index.js';
 import { StatusError } from '../../errors.js';
 import type { ListSource, Registries } from '../../registry/index.js';
@@ -65,12 +65,11 @@ async function evaluatePolicy(spec: Fields, vars: Record<string, CelInput>, opts
   return failures;
 }
 
+/** As upstream: admission's Forbidden error (`deployments.apps "web" is forbidden: …`) with the validation's reason and code, and the message as a cause. */
 function deny(a: AdmissionAttributes, policy: string, binding: string, f: Failure): StatusError {
   const message = `ValidatingAdmissionPolicy '${policy}' with binding '${binding}' denied request: ${f.message}`;
-  const name = a.info.name || a.object?.metadata?.name || undefined;
-  return new StatusError(codes[f.reason] ?? 422, f.reason, message, {
-    name, group: a.info.group || undefined, kind: a.info.resource, causes: [{ message, field: '' }],
-  });
+  const base = admissionForbidden(a, message);
+  return new StatusError(codes[f.reason] ?? 422, f.reason, base.message, { ...base.details, causes: [{ message, field: '' }] });
 }
 
 export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
