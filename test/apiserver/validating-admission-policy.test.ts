@@ -5,6 +5,7 @@
 import t from 'tap';
 import { startAPIServer } from '../helpers/api.js';
 import { eventually } from '../helpers/kubectl.js';
+import { envelope, msg, str } from '../helpers/protobuf-wire.js';
 
 const api = await startAPIServer(t);
 const c = api.client;
@@ -125,4 +126,24 @@ t.test('Warn binding: a Warning header, the object stored', async (t) => {
   const res = await create(ns, cm('unlabelled'));
   t.equal(res.status, 201);
   t.match(String(res.headers.warning), `299 - "Validation failed for ValidatingAdmissionPolicy 'warn-only' with binding 'warn-only-binding': configmaps should have an app label"`);
+});
+
+t.test('a policy sent as protobuf (by typed clients): nested embedded rule fields decode', async (t) => {
+  // Numbers from generated.proto: spec 2 > matchConstraints 2 > resourceRules 3 > NamedRuleWithOperations
+  // {resourceNames 1, RuleWithOperations 2 {operations 1, Rule 2 {apiGroups 1, apiVersions 2, resources 3, scope 4}}}.
+  const rule = msg(3, str(1, 'only-this'), msg(2, str(1, 'CREATE'), msg(2, str(1, ''), str(2, 'v1'), str(3, 'configmaps'), str(4, 'Namespaced'))));
+  const body = envelope('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy',
+    msg(1, str(1, 'from-protobuf')),
+    msg(2, msg(1, str(1, 'v1'), str(2, 'ConfigMap')), msg(2, rule, str(7, 'Exact')), msg(3, str(1, 'true'), str(2, 'never shown'), str(3, 'Forbidden')), str(4, 'Ignore'), msg(7, str(1, 'v'), str(2, '1'))));
+  const res = await c.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', { body, contentType: 'application/vnd.kubernetes.protobuf' });
+  t.equal(res.status, 201, res.text);
+  const spec = (res.body as { spec: Record<string, unknown> }).spec;
+  t.strictSame(spec.paramKind, { apiVersion: 'v1', kind: 'ConfigMap' });
+  t.strictSame(spec.matchConstraints, {
+    resourceRules: [{ resourceNames: ['only-this'], operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], scope: 'Namespaced' }],
+    matchPolicy: 'Exact', namespaceSelector: {}, objectSelector: {},
+  });
+  t.strictSame(spec.validations, [{ expression: 'true', message: 'never shown', reason: 'Forbidden' }]);
+  t.equal(spec.failurePolicy, 'Ignore');
+  t.strictSame(spec.variables, [{ name: 'v', expression: '1' }]);
 });

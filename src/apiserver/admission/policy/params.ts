@@ -8,8 +8,7 @@ import type { Registries, ListSource } from '../../registry/index.js';
 export class ParamError extends Error {}
 
 /** The parameter objects, [] when none is found; throws ParamError when the binding cannot be resolved. */
-export async function resolveParams(registries: Registries, source: ListSource, paramKind: Fields, ref: Fields | undefined, requestNamespace: string): Promise<KubeObject[]> {
-  if (!ref) throw new ParamError('paramRef is required when paramKind is set');
+export async function resolveParams(registries: Registries, source: ListSource, paramKind: Fields, ref: Fields, requestNamespace: string): Promise<KubeObject[]> {
   const [group, version] = String(paramKind.apiVersion ?? '').includes('/') ? String(paramKind.apiVersion).split('/') : ['', String(paramKind.apiVersion ?? '')];
   const reg = registries.all.find((r) => r.def.group === group && r.def.kind === paramKind.kind && r.def.versions.some((v) => v.version === version));
   if (!reg) throw new ParamError(`failed to find resource referenced by paramKind: '${paramKind.apiVersion}, Kind=${paramKind.kind}'`);

@@ -111,8 +111,9 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
   };
 
   async function applyBinding(a: AdmissionAttributes, spec: Fields, bspec: Fields, version: string, names: { policy: string; binding: string }, authz: ReturnType<typeof authzSession>): Promise<void> {
+    // A policy with a paramKind bound without a paramRef runs with params null, as upstream.
     let params: (KubeObject | null)[] = [null];
-    if (spec.paramKind) {
+    if (spec.paramKind && bspec.paramRef) {
       params = await resolveParams(deps.registries, deps.source, spec.paramKind, bspec.paramRef, a.info.namespace ?? '');
       if (!params.length) {
         if (bspec.paramRef?.parameterNotFoundAction === 'Allow') return;
