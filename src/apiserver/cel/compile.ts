@@ -5,6 +5,7 @@
 import { celEnv, celFunc, CelScalar, parse, plan, type CelEnv, type CelResult, type CelInput } from '@bufbuild/cel';
 import { kubernetesLibrary } from './library/index.js';
 import { tick } from './cost.js';
+import { cachedRegex } from './library/regex.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
 type SourceInfo = NonNullable<ReturnType<typeof parse>['sourceInfo']>;
@@ -22,7 +23,11 @@ export interface Program {
 }
 
 const COST = '@cost';
-const env: CelEnv = celEnv({ funcs: [...kubernetesLibrary, celFunc(COST, [CelScalar.DYN], CelScalar.DYN, (v) => { tick(); return v; })] });
+const env: CelEnv = celEnv({
+  funcs: [...kubernetesLibrary, celFunc(COST, [CelScalar.DYN], CelScalar.DYN, (v) => { tick(); return v; })],
+  // The package's own RE2 builds an automaton on every matches() call; patterns are compiled once here.
+  re2: { compile: cachedRegex },
+});
 // Type names are identifiers in CEL (`type(x) == string`).
 const typeIdents = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
 // Operators the planner evaluates itself rather than through the function registry.
@@ -89,7 +94,19 @@ function maxId(e: Expr | undefined, max = 0n): bigint {
   return m;
 }
 
-const cache = new Map<string, Program | CompileError>();
+// Per variable set, then by expression text; a caller's constant array finds its set without a join.
+const byArray = new WeakMap<readonly string[], Map<string, Program | CompileError>>();
+const bySet = new Map<string, Map<string, Program | CompileError>>();
+
+function cacheFor(variables: readonly string[]): Map<string, Program | CompileError> {
+  let cache = byArray.get(variables);
+  if (!cache) {
+    const key = [...variables].sort().join(',');
+    cache = bySet.get(key) ?? bySet.set(key, new Map()).get(key)!;
+    byArray.set(variables, cache);
+  }
+  return cache;
+}
 const CACHE_MAX = 4096;
 
 /**
@@ -97,12 +114,12 @@ const CACHE_MAX = 4096;
  * Throws CompileError (also cached) when it does not parse or names what is not declared.
  */
 export function compile(expression: string, variables: readonly string[]): Program {
-  const key = `${variables.join(',')}\u0000${expression}`;
-  let p = cache.get(key);
+  const cache = cacheFor(variables);
+  let p = cache.get(expression);
   if (!p) {
     p = build(expression, new Set(variables));
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-    cache.set(key, p);
+    cache.set(expression, p);
   }
   if (p instanceof CompileError) throw p;
   return p;

@@ -4,11 +4,12 @@ import type { Fields, KubeObject } from '../../../api/object.js';
 import { fromLabelSelector, matches, type LabelSelector } from '../../../api/labels.js';
 import { StatusError } from '../../errors.js';
 import type { Registries, ListSource } from '../../registry/index.js';
+import type { Store } from '../../../storage/store.js';
 
 export class ParamError extends Error {}
 
 /** The parameter objects, [] when none is found; throws ParamError when the binding cannot be resolved. */
-export async function resolveParams(registries: Registries, source: ListSource, paramKind: Fields, ref: Fields, requestNamespace: string): Promise<KubeObject[]> {
+export async function resolveParams(registries: Registries, source: ListSource & Pick<Store, 'get'>, paramKind: Fields, ref: Fields, requestNamespace: string): Promise<KubeObject[]> {
   const [group, version] = String(paramKind.apiVersion ?? '').includes('/') ? String(paramKind.apiVersion).split('/') : ['', String(paramKind.apiVersion ?? '')];
   const reg = registries.all.find((r) => r.def.group === group && r.def.kind === paramKind.kind && r.def.versions.some((v) => v.version === version));
   if (!reg) throw new ParamError(`failed to find resource referenced by paramKind: '${paramKind.apiVersion}, Kind=${paramKind.kind}'`);
@@ -19,7 +20,7 @@ export async function resolveParams(registries: Registries, source: ListSource, 
   }
   if (ref.name) {
     try {
-      return [await reg.get(namespace, ref.name)];
+      return [await reg.get(namespace, ref.name, source)];
     } catch (e) {
       if (e instanceof StatusError && e.code === 404) return [];
       throw e;

@@ -10,6 +10,7 @@ import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } fr
 import type { DecisionAuthorizer } from '../../authz/index.js';
 import { StatusError } from '../../errors.js';
 import type { ListSource, Registries } from '../../registry/index.js';
+import type { Store } from '../../../storage/store.js';
 import type { Logger } from '../../../log/index.js';
 import { compile, evaluate, fromCel, toCel, type EvalOptions } from '../../cel/index.js';
 import { POLICY_VARIABLES } from '../../registry/admissionregistration/policies.js';
@@ -17,7 +18,8 @@ import { matchResources } from './match.js';
 import { ParamError, resolveParams } from './params.js';
 import { authzSession, requestBindings } from './request.js';
 
-interface Deps { registries: Registries; source: ListSource; authorizer: DecisionAuthorizer; log: Logger }
+/** `source` is the watch cache: policies, bindings, params and namespaces are read from it, as upstream reads its informers. */
+interface Deps { registries: Registries; source: ListSource & Pick<Store, 'get'>; authorizer: DecisionAuthorizer; log: Logger }
 
 const GROUP = 'admissionregistration.k8s.io';
 const codes: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
@@ -65,6 +67,12 @@ async function evaluatePolicy(spec: Fields, vars: Record<string, CelInput>, opts
   return failures;
 }
 
+/** Whether any of the policy's expressions names `variable` (namespaceObject and authorizer are built only then). */
+function mentions(spec: Fields, variable: string): boolean {
+  const exprs = [...(spec.validations ?? []), ...(spec.variables ?? []), ...(spec.matchConditions ?? []), ...(spec.auditAnnotations ?? [])] as Fields[];
+  return exprs.some((e) => [e.expression, e.messageExpression, e.valueExpression].some((x) => typeof x === 'string' && x.includes(variable)));
+}
+
 /** As upstream: admission's Forbidden error (`deployments.apps "web" is forbidden: …`) with the validation's reason and code, and the message as a cause. */
 function deny(a: AdmissionAttributes, policy: string, binding: string, f: Failure): StatusError {
   const message = `ValidatingAdmissionPolicy '${policy}' with binding '${binding}' denied request: ${f.message}`;
@@ -75,7 +83,7 @@ function deny(a: AdmissionAttributes, policy: string, binding: string, f: Failur
 export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
   const reg = (resource: string) => deps.registries.get(GROUP, resource)!;
   const namespaceOf = async (name: string): Promise<KubeObject | undefined> => {
-    try { return await deps.registries.get('', 'namespaces')!.get(undefined, name); } catch { return undefined; }
+    try { return await deps.registries.get('', 'namespaces')!.get(undefined, name, deps.source); } catch { return undefined; }
   };
   return {
     name: 'ValidatingAdmissionPolicy',
@@ -120,8 +128,9 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
         throw new ParamError('no params found for policy binding with `Deny` parameterNotFoundAction');
       }
     }
-    const base = requestBindings(a, version);
-    const ns = a.registry.def.namespaced && a.info.namespace ? await namespaceOf(a.info.namespace) : undefined;
+    const base = requestBindings(a, version, mentions(spec, 'authorizer'));
+    // The namespace is read only for a policy that names it.
+    const ns = a.registry.def.namespaced && a.info.namespace && mentions(spec, 'namespaceObject') ? await namespaceOf(a.info.namespace) : undefined;
     base.namespaceObject = toCel(ns);
     const actions = (bspec.validationActions ?? []) as string[];
     for (const p of params) {

@@ -4,6 +4,18 @@ import { celMethod, CelScalar, listType, type CelFunc } from '@bufbuild/cel';
 
 const { STRING, INT } = CelScalar;
 const cache = new Map<string, RegExp>();
+const tests = new Map<string, RegExp>();
+
+/** A compiled pattern for `matches()` (unanchored search, as RE2's MatchString), cached by text. */
+export function cachedRegex(pattern: string): { test(s: string): boolean } {
+  let re = tests.get(pattern);
+  if (!re) {
+    re = new RegExp(pattern, 'u');
+    if (tests.size > 1000) tests.clear();
+    tests.set(pattern, re);
+  }
+  return re;
+}
 
 function regex(pattern: string): RegExp {
   let re = cache.get(pattern);
