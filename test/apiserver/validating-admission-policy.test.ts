@@ -126,6 +126,14 @@ t.test('Warn binding: a Warning header, the object stored', async (t) => {
   const res = await create(ns, cm('unlabelled'));
   t.equal(res.status, 201);
   t.match(String(res.headers.warning), `299 - "Validation failed for ValidatingAdmissionPolicy 'warn-only' with binding 'warn-only-binding': configmaps should have an app label"`);
+
+  // Under failurePolicy Fail an evaluation error is enforced by the binding's actions: here a warning, not a refusal.
+  const ns2 = await namespace();
+  await policy('warn-error', { validations: [{ expression: "object.data.missing == 'x'" }] }, ns2, ['Warn']);
+  await live(ns2, async () => String((await create(ns2, cm(`probe${Math.random().toString(36).slice(2, 8)}`))).headers.warning ?? '').includes('warn-error'));
+  const errored = await create(ns2, cm('errored'));
+  t.equal(errored.status, 201);
+  t.match(String(errored.headers.warning), `Validation failed for ValidatingAdmissionPolicy 'warn-error' with binding 'warn-error-binding': expression 'object.data.missing == 'x'' resulted in error`);
 });
 
 t.test('a policy sent as protobuf (by typed clients): nested embedded rule fields decode', async (t) => {

@@ -91,10 +91,17 @@ export function hasRules(s: JSONSchemaProps | undefined): boolean {
   return Object.values(s.properties ?? {}).some(hasRules) || (!!items && hasRules(items)) || (!s.properties && hasRules(valuesOf(s)));
 }
 
+/** At the root, rules see only metadata.name and generateName of the metadata, as upstream. */
+function rootView(o: unknown): unknown {
+  if (!isObject(o) || !isObject(o.metadata)) return o;
+  const { name, generateName } = o.metadata as { name?: string; generateName?: string };
+  return { ...o, metadata: { ...(name !== undefined ? { name } : {}), ...(generateName !== undefined ? { generateName } : {}) } };
+}
+
 /** The failed rules of a custom resource; `old` is the stored object on updates. */
 export function validationRuleErrors(schema: JSONSchemaProps, obj: unknown, old?: unknown): FieldError[] {
   const errs: FieldError[] = [];
-  walk(schema, obj, old === undefined ? ABSENT : old, '', errs);
+  walk(schema, rootView(obj), old === undefined ? ABSENT : rootView(old), '', errs);
   return errs;
 }
 

@@ -112,11 +112,20 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
             deps.log.warn('ValidatingAdmissionPolicy failed, ignored by its failurePolicy', { ...names, error: e.message });
             continue;
           }
-          throw deny(a, names.policy, names.binding, { message: e.message, reason: 'Invalid' });
+          // Under Fail an error is enforced by the binding's actions, like a false validation.
+          enforce(a, bspec, names, { message: e.message, reason: 'Invalid' });
         }
       }
     },
   };
+
+  /** A failure acted on as the binding says: Deny throws, Warn adds a warning, Audit logs. */
+  function enforce(a: AdmissionAttributes, bspec: Fields, names: { policy: string; binding: string }, f: Failure): void {
+    const actions = (bspec.validationActions ?? []) as string[];
+    if (actions.includes('Deny')) throw deny(a, names.policy, names.binding, f);
+    if (actions.includes('Warn')) a.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${names.policy}' with binding '${names.binding}': ${f.message}`);
+    if (actions.includes('Audit')) deps.log.info('ValidatingAdmissionPolicy validation failed (audit)', { ...names, message: f.message });
+  }
 
   async function applyBinding(a: AdmissionAttributes, spec: Fields, bspec: Fields, version: string, names: { policy: string; binding: string }, authz: ReturnType<typeof authzSession>): Promise<void> {
     // A policy with a paramKind bound without a paramRef runs with params null, as upstream.
@@ -132,14 +141,9 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     // The namespace is read only for a policy that names it.
     const ns = a.registry.def.namespaced && a.info.namespace && mentions(spec, 'namespaceObject') ? await namespaceOf(a.info.namespace) : undefined;
     base.namespaceObject = toCel(ns);
-    const actions = (bspec.validationActions ?? []) as string[];
     for (const p of params) {
       const failures = await evaluatePolicy(spec, { ...base, params: toCel(p) }, { authz });
-      for (const f of failures) {
-        if (actions.includes('Deny')) throw deny(a, names.policy, names.binding, f);
-        if (actions.includes('Warn')) a.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${names.policy}' with binding '${names.binding}': ${f.message}`);
-        if (actions.includes('Audit')) deps.log.info('ValidatingAdmissionPolicy validation failed (audit)', { ...names, message: f.message });
-      }
+      for (const f of failures) enforce(a, bspec, names, f);
     }
     for (const aa of (spec.auditAnnotations ?? []) as Fields[]) {
       const v = await run(aa.valueExpression, { ...base, params: toCel(params[0]) }, { authz }).catch(() => null);
