@@ -49,6 +49,7 @@ t.test('a ValidatingAdmissionPolicy denies too many replicas; a Warn binding war
   await k.ok(['apply', '-f', '-'], policy('max-replicas', '  validations: [{expression: "object.spec.replicas <= 5"}]\n'));
   await k.ok(['apply', '-f', '-'], binding('max-replicas-binding', 'max-replicas', 'vap-deny', '  validationActions: [Deny]\n'));
   t.match(await k.ok(['get', 'validatingadmissionpolicies']), /^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\nmax-replicas\s+1\s+<unset>\s/);
+  t.match(await k.ok(['explain', 'validatingadmissionpolicy.spec.validations']), /FIELD: validations <\[\]Validation>[\s\S]*expression\s+<string> -required-/);
   t.match(await k.ok(['get', 'validatingadmissionpolicybindings']), /^NAME\s+POLICYNAME\s+PARAMREF\s+AGE\nmax-replicas-binding\s+max-replicas\s+<unset>\s/);
   await eventually(async () => (await k(['apply', '-n', 'vap-deny', '-f', '-', '--dry-run=server'], deployment('probe', 10))).code !== 0, 15_000, 'the policy to be live');
 

@@ -5,7 +5,7 @@
 import type { Fields, KubeObject } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, identityVersion, specStrategy, statusStrategy } from '../common.js';
-import { invalidValue, notSupported, required, duplicate, type FieldError } from '../../../api/validation.js';
+import { invalidValue, isQualifiedName, notSupported, required, duplicate, type FieldError } from '../../../api/validation.js';
 import { compile, CompileError } from '../../cel/index.js';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -41,6 +41,24 @@ export function celErrors(field: string, expression: unknown, variables: readonl
     if (e instanceof CompileError) return [invalidValue(field, expression, e.message)];
     throw e;
   }
+}
+
+/** matchConditions as upstream validates them: at most 64, names unique qualified names, expressions that compile. */
+export function matchConditionErrors(conditions: Fields[], path: string, variables: readonly string[]): FieldError[] {
+  const errs: FieldError[] = [];
+  if (conditions.length > 64) errs.push({ type: 'FieldValueTooMany', field: path, message: `${conditions.length}: must have at most 64 items` });
+  const names = new Set<string>();
+  conditions.forEach((c, i) => {
+    if (!c.name) errs.push(required(`${path}[${i}].name`));
+    else {
+      const e = isQualifiedName(c.name);
+      if (e) errs.push(invalidValue(`${path}[${i}].name`, c.name, e));
+      if (names.has(c.name)) errs.push(duplicate(`${path}[${i}].name`, c.name));
+      names.add(c.name);
+    }
+    errs.push(...celErrors(`${path}[${i}].expression`, c.expression, variables));
+  });
+  return errs;
 }
 
 const operations = ['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
@@ -96,10 +114,7 @@ function validatePolicy(o: KubeObject): FieldError[] {
     if (!a.key) errs.push(required(`spec.auditAnnotations[${i}].key`));
     errs.push(...celErrors(`spec.auditAnnotations[${i}].valueExpression`, a.valueExpression, vars));
   });
-  ((spec.matchConditions ?? []) as Fields[]).forEach((c, i) => {
-    if (!c.name) errs.push(required(`spec.matchConditions[${i}].name`));
-    errs.push(...celErrors(`spec.matchConditions[${i}].expression`, c.expression, vars));
-  });
+  errs.push(...matchConditionErrors((spec.matchConditions ?? []) as Fields[], 'spec.matchConditions', vars));
   return errs;
 }
 

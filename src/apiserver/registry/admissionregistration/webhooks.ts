@@ -4,7 +4,7 @@ import type { Fields, KubeObject } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, identityVersion } from '../common.js';
 import { duplicate, invalidValue, isDNS1123Subdomain, notSupported, required, type FieldError } from '../../../api/validation.js';
-import { celErrors } from './policies.js';
+import { matchConditionErrors } from './policies.js';
 
 /** The variables a webhook's matchConditions may read. */
 export const MATCH_CONDITION_VARIABLES = ['object', 'oldObject', 'request', 'authorizer'] as const;
@@ -72,10 +72,7 @@ function validate(o: KubeObject, mutating: boolean): FieldError[] {
       if (!['Cluster', 'Namespaced', '*'].includes(r.scope)) errs.push(notSupported(`${p}.rules[${j}].scope`, r.scope, ['*', 'Cluster', 'Namespaced']));
     });
     errs.push(...validateClientConfig(w.clientConfig, p));
-    ((w.matchConditions ?? []) as Fields[]).forEach((c, j) => {
-      if (!c.name) errs.push(required(`${p}.matchConditions[${j}].name`));
-      errs.push(...celErrors(`${p}.matchConditions[${j}].expression`, c.expression, MATCH_CONDITION_VARIABLES));
-    });
+    errs.push(...matchConditionErrors((w.matchConditions ?? []) as Fields[], `${p}.matchConditions`, MATCH_CONDITION_VARIABLES));
   });
   return errs;
 }
