@@ -63,6 +63,7 @@ t.test('defaults and validation of the objects themselves', async (t) => {
 t.test('variables, namespaceObject, messageExpression and reason', async (t) => {
   const ns = await namespace({ tier: 'gold' });
   await policy('vars', {
+    matchConditions: [{ name: 'not-exempt', expression: "object.metadata.name != 'exempt'" }],
     variables: [{ name: 'size', expression: 'size(object.data)' }, { name: 'limit', expression: "namespaceObject.metadata.labels['tier'] == 'gold' ? 2 : 1" }],
     validations: [{ expression: 'variables.size <= variables.limit', messageExpression: "'at most ' + string(variables.limit) + ' keys, got ' + string(variables.size)", reason: 'RequestEntityTooLarge' }],
   }, ns);
@@ -72,6 +73,7 @@ t.test('variables, namespaceObject, messageExpression and reason', async (t) => 
   t.equal(over.status, 413);
   t.equal(over.body.reason, 'RequestEntityTooLarge');
   t.equal(over.body.message, `configmaps "three" is forbidden: ValidatingAdmissionPolicy 'vars' with binding 'vars-binding' denied request: at most 2 keys, got 3`);
+  t.equal((await create(ns, cm('exempt', { a: '1', b: '2', c: '3' }))).status, 201, 'a false matchCondition skips the policy');
 });
 
 t.test('authorizer: the requester\'s own permissions, by RBAC', async (t) => {

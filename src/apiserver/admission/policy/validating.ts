@@ -39,11 +39,18 @@ async function run(expr: string, vars: Record<string, CelInput>, opts: EvalOptio
 
 /** The failures of one policy for one parameter object; [] when it holds or a match condition is false. */
 async function evaluatePolicy(spec: Fields, vars: Record<string, CelInput>, opts: EvalOptions): Promise<Failure[]> {
+  // Any false skips the policy, even when another condition failed to evaluate.
+  let conditionError: PolicyError | undefined;
   for (const c of (spec.matchConditions ?? []) as Fields[]) {
-    const r = await run(c.expression, vars, opts);
-    if (r === false) return [];
-    if (r !== true) throw new PolicyError(`matchCondition '${c.name}' resulted in a non-boolean value`);
+    try {
+      const r = await run(c.expression, vars, opts);
+      if (r === false) return [];
+      if (r !== true) conditionError ??= new PolicyError(`matchCondition '${c.name}' resulted in a non-boolean value`);
+    } catch (e) {
+      conditionError ??= e as PolicyError;
+    }
   }
+  if (conditionError) throw conditionError;
   // Variables are evaluated in order; a failing one is an error only where it is read.
   const variables = new Map<string, CelValue>();
   vars.variables = celMap(variables);
