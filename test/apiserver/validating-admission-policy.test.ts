@@ -65,7 +65,7 @@ t.test('variables, namespaceObject, messageExpression and reason', async (t) => 
   await policy('vars', {
     matchConditions: [{ name: 'not-exempt', expression: "object.metadata.name != 'exempt'" }],
     variables: [{ name: 'size', expression: 'size(object.data)' }, { name: 'limit', expression: "namespaceObject.metadata.labels['tier'] == 'gold' ? 2 : 1" }],
-    validations: [{ expression: 'variables.size <= variables.limit', messageExpression: "'at most ' + string(variables.limit) + ' keys, got ' + string(variables.size)", reason: 'RequestEntityTooLarge' }],
+    validations: [{ expression: "namespaceObject.kind == 'Namespace' && namespaceObject.apiVersion == 'v1'" }, { expression: 'variables.size <= variables.limit', messageExpression: "'at most ' + string(variables.limit) + ' keys, got ' + string(variables.size)", reason: 'RequestEntityTooLarge' }],
   }, ns);
   await live(ns, async () => (await create(ns, cm('probe', { a: '1', b: '2', c: '3' }), { headers: {} })).status === 413);
   t.equal((await create(ns, cm('two', { a: '1', b: '2' }))).status, 201);

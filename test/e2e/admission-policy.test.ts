@@ -87,7 +87,7 @@ t.test('a policy with a ConfigMap as params', async (t) => {
   await k.ok(['apply', '-f', '-'], policy('replica-limit', `  paramKind: {apiVersion: v1, kind: ConfigMap}
   validations:
   - expression: "object.spec.replicas <= int(params.data.maxReplicas)"
-    messageExpression: "'replicas must be at most ' + params.data.maxReplicas"
+    messageExpression: "'replicas must be at most ' + params.data.maxReplicas + ' (' + params.kind + ' ' + params.metadata.name + ')'"
     reason: Forbidden
 `));
   await k.ok(['apply', '-f', '-'], binding('replica-limit-binding', 'replica-limit', 'vap-params', `  validationActions: [Deny]
@@ -102,7 +102,7 @@ t.test('a policy with a ConfigMap as params', async (t) => {
   await eventually(async () => (await k(['apply', '-n', 'vap-params', '-f', '-', '--dry-run=server'], deployment('probe', 1))).code === 0, 15_000, 'the params to be found');
   const over = await k(['apply', '-n', 'vap-params', '-f', '-'], deployment('web', 4));
   t.not(over.code, 0);
-  t.match(over.stderr, "Error from server (Forbidden): error when creating \"STDIN\": deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-binding' denied request: replicas must be at most 3");
+  t.match(over.stderr, "Error from server (Forbidden): error when creating \"STDIN\": deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-binding' denied request: replicas must be at most 3 (ConfigMap limits)");
   await k.ok(['apply', '-n', 'vap-params', '-f', '-'], deployment('web', 3));
   await k.ok(['patch', 'configmap', 'limits', '-n', 'vap-params', '-p', '{"data":{"maxReplicas":"6"}}']);
   await eventually(async () => (await k(['apply', '-n', 'vap-params', '-f', '-'], deployment('web', 6))).code === 0, 15_000, 'the new limit to apply');

@@ -18,9 +18,11 @@ export async function resolveParams(registries: Registries, source: ListSource &
     namespace = ref.namespace || requestNamespace;
     if (!namespace) throw new ParamError('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
   }
+  // Params are seen as clients see them, with apiVersion and kind.
+  const typed = (o: KubeObject): KubeObject => ({ apiVersion: paramKind.apiVersion, kind: paramKind.kind, ...o });
   if (ref.name) {
     try {
-      return [await reg.get(namespace, ref.name, source)];
+      return [typed(await reg.get(namespace, ref.name, source))];
     } catch (e) {
       if (e instanceof StatusError && e.code === 404) return [];
       throw e;
@@ -28,5 +30,5 @@ export async function resolveParams(registries: Registries, source: ListSource &
   }
   const sel = fromLabelSelector(ref.selector as LabelSelector);
   const { items } = await reg.list({ source, namespace });
-  return items.filter((o) => sel !== null && matches(sel, o.metadata.labels ?? {}));
+  return items.filter((o) => sel !== null && matches(sel, o.metadata.labels ?? {})).map(typed);
 }

@@ -147,7 +147,7 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     const base = requestBindings(a, version, mentions(spec, 'authorizer'));
     // The namespace is read only for a policy that names it.
     const ns = a.registry.def.namespaced && a.info.namespace && mentions(spec, 'namespaceObject') ? await namespaceOf(a.info.namespace) : undefined;
-    base.namespaceObject = toCel(ns);
+    base.namespaceObject = toCel(ns && { apiVersion: 'v1', kind: 'Namespace', ...ns });
     for (const p of params) {
       const failures = await evaluatePolicy(spec, { ...base, params: toCel(p) }, { authz });
       for (const f of failures) enforce(a, bspec, names, f);
