@@ -1,10 +1,10 @@
 // A webhook's matchConditions (CEL over object, oldObject, request and authorizer), as
 // upstream's matchconditions.Matcher: any false skips the webhook; all true calls it; an
-// error with none false fails the request (failurePolicy Fail) or skips the webhook (Ignore).
+// error with none false refuses the request with a Forbidden (failurePolicy Fail) or skips
+// the webhook (Ignore).
 import type { Fields } from '../../../api/object.js';
-import type { AdmissionAttributes } from '../../admission.js';
+import { admissionForbidden, type AdmissionAttributes } from '../../admission.js';
 import type { DecisionAuthorizer } from '../../authz/index.js';
-import { StatusError } from '../../errors.js';
 import { compile, evaluate } from '../../cel/index.js';
 import { authzSession, requestBindings } from '../policy/request.js';
 import type { Logger } from '../../../log/index.js';
@@ -21,16 +21,17 @@ export async function conditionsHold(webhook: Fields, a: AdmissionAttributes, ve
     try {
       const r = await evaluate(compile(c.expression, MATCH_CONDITION_VARIABLES), vars, opts);
       if (r === false) return false;
-      if (r !== true) errors.push(`matchCondition '${c.name}' did not evaluate to a boolean`);
+      if (r !== true) errors.push(`expression '${c.expression}' must evaluate to bool`);
     } catch (e) {
-      errors.push(`matchCondition '${c.name}': ${(e as Error).message}`);
+      errors.push(`expression '${c.expression}' resulted in error: ${(e as Error).message}`);
     }
   }
   if (!errors.length) return true;
-  const message = `failed calling webhook "${webhook.name}": failed to evaluate match conditions: ${errors.join('; ')}`;
   if (webhook.failurePolicy === 'Ignore') {
-    log.warn('match conditions failed, webhook skipped by its failurePolicy', { webhook: webhook.name, error: message });
+    log.warn('match conditions failed, webhook skipped by its failurePolicy', { webhook: webhook.name, errors });
     return false;
   }
-  throw new StatusError(500, 'InternalError', `Internal error occurred: ${message}`);
+  // Upstream fails closed with a Forbidden carrying the errors (utilerrors.NewAggregate's wording).
+  log.warn('failed evaluating match conditions, failing closed', { webhook: webhook.name, errors });
+  throw admissionForbidden(a, errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
 }
