@@ -19,11 +19,11 @@ export interface EvalOptions {
 
 export class EvalError extends Error {}
 
-/** One run; an evaluation error is thrown as EvalError with CEL's message. */
+/** One run; an evaluation error is thrown as EvalError with CEL's message (cel-go's words for a missing map key). */
 export function evaluateSync(p: Program, bindings: Record<string, CelInput>, opts: EvalOptions = {}): CelValue {
   const budget = { limit: opts.costLimit ?? DEFAULT_COST_LIMIT, deadline: Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS), used: 0 };
   const r = withAuthz(opts.authz, () => withBudget(budget, () => p.run(bindings)));
-  if (isCelError(r)) throw new EvalError(r.message);
+  if (isCelError(r)) throw new EvalError(r.message.replace(/^field not found: /, 'no such key: '));
   return r;
 }
 

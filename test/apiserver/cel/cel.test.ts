@@ -15,6 +15,7 @@ t.test('values: JSON integers are ints, fractions doubles; schema number stays d
   t.equal(run('type(self) == double', { self: 1 }), false);
   t.equal(fromCel(evaluateSync(compile('type(self) == double', ['self']), { self: toCel(1, { type: 'number' }) })), true);
   t.equal(run('has(object.spec.x)', { object: { spec: {} } }), false);
+  t.throws(() => run('object.spec.x == 1', { object: { spec: {} } }), /^no such key: x$/, 'a missing field in cel-go\'s words');
   t.equal(run('object.metadata.labels["app"]', { object: { metadata: { labels: { app: 'web' } } } }), 'web');
 });
 
