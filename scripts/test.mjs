@@ -27,7 +27,7 @@ function testFiles(dir) {
 // test file in it; a new test file that needs none of those belongs in this list.
 const UNIT = [
   'test/apiserver/authn', 'test/apiserver/authz',
-  'test/apiserver/encryption', 'test/apiextensions', 'test/apiserver/admission',
+  'test/apiserver/encryption', 'test/apiextensions', 'test/apiserver/admission', 'test/apiserver/cel',
   'test/cli/authn-flags',
   'test/client/fake', 'test/client/leaderelection', 'test/client/workqueue',
   'test/cni/ipam',

@@ -66,6 +66,12 @@ export interface ObjectSchema extends SchemaCommon {
   mapType?: 'atomic' | 'granular';
   /** Embedded Go structs JSON inlines (fields tagged `in`), by message name: their field number in this message. */
   protoEmbeds?: Record<string, number>;
+  /**
+   * An embedded struct inside another embedded struct (admissionregistration's Rule inside
+   * RuleWithOperations inside NamedRuleWithOperations): the embed it sits in, by message name;
+   * its `protoEmbeds` number is then its number in that message.
+   */
+  protoEmbedIn?: Record<string, string>;
 }
 
 /** An object with free-form keys and values of one schema (labels, data). */

@@ -25,6 +25,7 @@ import { priority } from './admission/priority.js';
 import { defaultTolerationSeconds, type TolerationSeconds } from './admission/default-toleration-seconds.js';
 import { resourceQuota } from './admission/resource-quota.js';
 import { mutatingWebhooks, validatingWebhooks } from './admission/webhook/index.js';
+import { validatingAdmissionPolicy } from './admission/policy/validating.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
@@ -164,8 +165,9 @@ export class APIServer {
       priority(reg('scheduling.k8s.io', 'priorityclasses')),
       defaultTolerationSeconds(opts.defaultTolerationSeconds),
       resourceQuota(reg('', 'resourcequotas')),
-      mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
-      validatingWebhooks(reg('admissionregistration.k8s.io', 'validatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
+      mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log, authorizer: this.authorizer }),
+      validatingAdmissionPolicy({ registries: this.registries, source: this.cache, authorizer: this.authorizer, log: this.log }),
+      validatingWebhooks(reg('admissionregistration.k8s.io', 'validatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log, authorizer: this.authorizer }),
       ...certificatePlugins(this.authorizer),
     ], { enable: opts.enableAdmissionPlugins, disable: opts.disableAdmissionPlugins });
   }

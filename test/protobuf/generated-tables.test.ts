@@ -34,6 +34,7 @@ t.test('the kinds kubectl sends as protobuf are decodable', async (t) => {
     ['networking.k8s.io/v1', ['Ingress', 'NetworkPolicy']],
     ['policy/v1', ['Eviction', 'PodDisruptionBudget']],
     ['scheduling.k8s.io/v1', ['PriorityClass']],
+    ['admissionregistration.k8s.io/v1', ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']],
   ];
   for (const [apiVersion, list] of kinds) {
     for (const kind of list) t.equal(rootMessage(apiVersion, kind), kind, `${apiVersion} ${kind}`);

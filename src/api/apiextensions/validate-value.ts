@@ -1,9 +1,8 @@
 // Validates a custom resource's value against its structural schema, with the field paths
 // and messages kube-apiserver gives (kube-openapi's validator as apiextensions-apiserver
 // turns its results into field errors): `spec.replicas: Invalid value: 15: spec.replicas in
-// body should be less than or equal to 10`. x-kubernetes-validations (CEL) are not
-// evaluated yet: an evaluator belongs in walk(), beside the other per-node checks, given the
-// old object's value at the same path for `oldSelf` on updates.
+// body should be less than or equal to 10`. x-kubernetes-validations (CEL) are evaluated
+// by the API server (src/apiserver/crd/validation-rules.ts), which owns the CEL runtime.
 import type { FieldError } from '../validation.js';
 import { child, index, isEmbedded, isObject, itemsOf, jsonTypeName, valuesOf, type JSONSchemaProps } from './structural.js';
 import { formatError } from './formats.js';

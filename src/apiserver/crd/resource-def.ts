@@ -21,6 +21,7 @@ import { StatusError, type FieldError } from '../errors.js';
 import { converterFor, noneConverter, type AnyConverter } from './conversion.js';
 import type { AsyncConverter } from './conversion-webhook.js';
 import type { ObjectReader } from '../admission/webhook/client.js';
+import { hasRules, validationRuleErrors } from './validation-rules.js';
 
 /** OpenAPI name of a custom resource kind: reversed group, version, kind (`com.example.stable.v1.CronTab`). */
 export function crSchemaName(group: string, version: string, kind: string): string {
@@ -64,7 +65,10 @@ export function customResourceDef(crd: KubeObject, state: ServingState = { termi
     custom: true,
     fieldLabels: selectableFields(storage),
   };
-  if (subresources?.status) def.statusStrategy = statusStrategy((o) => validateObject(spec, o));
+  if (subresources?.status) {
+    const base = statusStrategy((o) => [...validateObject(spec, o), ...ruleErrors(spec, o)]);
+    def.statusStrategy = { ...base, prepareForUpdate(o, old, ctx) { base.prepareForUpdate!(o, old, ctx); updating.set(o, old); } };
+  }
   if (subresources?.scale) def.scale = scaleOf(subresources.scale);
   return def;
 }
@@ -166,6 +170,16 @@ function validateObject(spec: CRDSpec, o: KubeObject): FieldError[] {
   return errs.filter((e) => !/^(apiVersion|kind|metadata)(\.|$)/.test(e.field));
 }
 
+// The stored object of an update, from prepareForUpdate to validate (the same object passes
+// through both), so transition rules see oldSelf; a create has none.
+const updating = new WeakMap<KubeObject, KubeObject>();
+
+/** x-kubernetes-validations of the storage version's schema (internal objects are in its form). */
+function ruleErrors(spec: CRDSpec, o: KubeObject): FieldError[] {
+  const schema = schemaOf(spec.versions.find((v) => v.storage));
+  return hasRules(schema) ? validationRuleErrors(schema, o, updating.get(o)) : [];
+}
+
 function crStrategy(spec: CRDSpec, hasStatus: boolean, state: ServingState, resource: string): Strategy {
   const nonMeta = (o: KubeObject) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'metadata' && !(hasStatus && k === 'status')));
   return {
@@ -175,6 +189,7 @@ function crStrategy(spec: CRDSpec, hasStatus: boolean, state: ServingState, reso
       o.metadata.generation = 1;
     },
     prepareForUpdate(o, old) {
+      updating.set(o, old);
       if (hasStatus) {
         if (old.status === undefined) delete o.status;
         else o.status = old.status;
@@ -185,6 +200,8 @@ function crStrategy(spec: CRDSpec, hasStatus: boolean, state: ServingState, reso
     validate(o) {
       const errs = validateObject(spec, o);
       errs.push(...embeddedMetadataErrors(spec, o));
+      // Rules run only on a value that passed the schema, as upstream.
+      if (!errs.length) errs.push(...ruleErrors(spec, o));
       return errs;
     },
   };

@@ -66,10 +66,15 @@ function messagesOf(name: string, o: ObjectSchema): [string, Table][] {
     }
   }
   const out: [string, Table][] = [];
+  for (const [inner, parent] of Object.entries(o.protoEmbedIn ?? {})) {
+    if (!embedded.has(parent)) embedded.set(parent, {});
+    if (!embedded.has(inner)) throw new Error(`protobuf: ${name}: protoEmbedIn names ${inner}, which no field is in`);
+  }
   for (const [inner, table] of embedded) {
     const n = o.protoEmbeds?.[inner];
     if (n === undefined) throw new Error(`protobuf: ${name}: fields in ${inner}, but protoEmbeds gives it no number`);
-    put(own, n, ['', `...${inner}`], `${name} embedding ${inner}`);
+    const parent = o.protoEmbedIn?.[inner];
+    put(parent ? embedded.get(parent)! : own, n, ['', `...${inner}`], `${name} embedding ${inner}${parent ? ` in ${parent}` : ''}`);
     out.push([inner, table]);
   }
   out.unshift([shortName(name), own]);

@@ -5,7 +5,7 @@
 // once more when a later webhook changed the object); validating ones are called at once.
 // Warnings go to the client; a refusal keeps the webhook's message and code; a webhook that
 // cannot be called fails the request (failurePolicy Fail) or is skipped (Ignore).
-// matchConditions (CEL) are not evaluated yet: such a webhook is called as if they held.
+// matchConditions (CEL, conditions.ts) are evaluated last, after the rules and selectors.
 import { isDeepStrictEqual } from 'node:util';
 import type { Fields, KubeObject } from '../../../api/object.js';
 import { ref } from '../../../api/schema.js';
@@ -17,8 +17,10 @@ import { matchingVersion, namespaceSelected, objectSelected } from './match.js';
 import { admissionReview, reviewResponse } from './review.js';
 import { callFailed, denied, post, resolveTarget, type ObjectReader } from './client.js';
 import type { Logger } from '../../../log/index.js';
+import type { DecisionAuthorizer } from '../../authz/index.js';
+import { conditionsHold } from './conditions.js';
 
-interface Deps { registries: Registries; source: ListSource; log: Logger }
+interface Deps { registries: Registries; source: ListSource; log: Logger; authorizer?: DecisionAuthorizer }
 
 export function reader(registries: Registries): ObjectReader {
   return async (resource, namespace, name) => {
@@ -43,13 +45,14 @@ async function matchingWebhooks(configs: GenericRegistry, deps: Deps, a: Admissi
       if (!await namespaceSelected(webhook, a, async (name) => {
         try { return await deps.registries.get('', 'namespaces')!.get(undefined, name); } catch { return undefined; }
       })) continue;
+      if (!await conditionsHold(webhook, a, version, deps.authorizer, deps.log)) continue;
       out.push({ webhook, version });
     }
   }
   return out;
 }
 
-function versionedObject(a: AdmissionAttributes, version: string, obj: KubeObject | undefined): KubeObject | undefined {
+export function versionedObject(a: AdmissionAttributes, version: string, obj: KubeObject | undefined): KubeObject | undefined {
   if (!obj) return undefined;
   // Subresources (Scale, Binding, TokenRequest) and CONNECT options are already in their wire form.
   if (a.info.subresource || a.operation === 'CONNECT') return structuredClone(obj);

@@ -4,6 +4,10 @@ import type { Fields, KubeObject } from '../../../api/object.js';
 import type { ResourceDef } from '../types.js';
 import { ageColumn, col, identityVersion } from '../common.js';
 import { duplicate, invalidValue, isDNS1123Subdomain, notSupported, required, type FieldError } from '../../../api/validation.js';
+import { matchConditionErrors } from './policies.js';
+
+/** The variables a webhook's matchConditions may read. */
+export const MATCH_CONDITION_VARIABLES = ['object', 'oldObject', 'request', 'authorizer'] as const;
 
 function defaults(o: KubeObject, mutating: boolean): void {
   for (const w of (o.webhooks ?? []) as Fields[]) {
@@ -68,6 +72,7 @@ function validate(o: KubeObject, mutating: boolean): FieldError[] {
       if (!['Cluster', 'Namespaced', '*'].includes(r.scope)) errs.push(notSupported(`${p}.rules[${j}].scope`, r.scope, ['*', 'Cluster', 'Namespaced']));
     });
     errs.push(...validateClientConfig(w.clientConfig, p));
+    errs.push(...matchConditionErrors((w.matchConditions ?? []) as Fields[], `${p}.matchConditions`, MATCH_CONDITION_VARIABLES));
   });
   return errs;
 }

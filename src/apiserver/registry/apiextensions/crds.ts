@@ -7,6 +7,13 @@ import { rfc3339 } from '../../../api/time.js';
 import { specOf, validateCRD, validateCRDUpdate } from '../../../api/apiextensions/validation.js';
 import { identityVersion, specStrategy, statusStrategy } from '../common.js';
 import type { ResourceDef } from '../types.js';
+import type { FieldError } from '../../../api/validation.js';
+import { validationRuleCompileErrors } from '../../crd/validation-rules.js';
+
+/** x-kubernetes-validations that do not compile (CEL lives in the API server, not in src/api). */
+function ruleCompileErrors(o: KubeObject): FieldError[] {
+  return (specOf(o)?.versions ?? []).flatMap((v, i) => validationRuleCompileErrors(v.schema?.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`));
+}
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
@@ -71,7 +78,7 @@ export const customresourcedefinitions: ResourceDef = {
       if (sv && status && !(status.storedVersions ?? []).includes(sv)) status.storedVersions = [...(status.storedVersions ?? []), sv];
     },
     defaults,
-    validate: validateCRD,
+    validate: (o) => [...validateCRD(o), ...ruleCompileErrors(o)],
     validateUpdate: validateCRDUpdate,
   }),
   statusStrategy: statusStrategy(),
