@@ -34,6 +34,8 @@ export interface ResourceInfo {
   shortNames?: string[];
   categories?: string[];
   subresources: SubresourceInfo[];
+  /** Served from a CustomResourceDefinition. */
+  customResource?: boolean;
 }
 
 export function resourceInfos(registries: GenericRegistry[], extra: ExtraResource[]): ResourceInfo[] {

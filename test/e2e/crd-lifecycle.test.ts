@@ -160,6 +160,16 @@ kind: CronTab
 metadata: {name: ssa}
 spec: {image: ssa-image, replicas: 3}
 `);
+  // Client-side apply of a change to an existing custom resource: kubectl reads from the
+  // OpenAPI document that the PATCH takes no strategic merge patch and sends a merge patch.
+  const applied = (image: string): string => `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: csa}
+spec: {image: ${image}, replicas: 1}
+`;
+  await kubectl.ok(['apply', '-f', '-'], applied('first'));
+  t.match(await kubectl.ok(['apply', '-f', '-'], applied('second')), /crontab.stable.example.com\/csa configured/);
+  t.equal((await c.get('/apis/stable.example.com/v1/namespaces/default/crontabs/csa')).body.spec.image, 'second');
   const got = (await c.get('/apis/stable.example.com/v1/namespaces/default/crontabs/good')).body;
   t.equal(got.spec.image, 'v2');
   t.equal(got.spec.replicas, 2);

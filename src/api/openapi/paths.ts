@@ -16,6 +16,8 @@ export interface ServedResource {
   /** Discovery verbs: get, list, watch, create, update, patch, delete, deletecollection. */
   verbs: string[];
   subresources: { name: string; kind: string; group: string; version: string; verbs: string[] }[];
+  /** Custom resources take no strategic merge patch; kubectl apply reads this to choose a merge patch. */
+  customResource?: boolean;
 }
 
 export const PATCH_CONTENT_TYPES = [
@@ -94,8 +96,10 @@ const patchName = `${META}.Patch`;
 
 const objectBody = (name: string | undefined): JSONObject =>
   ({ content: { '*/*': { schema: bodySchema(name) } }, required: true });
-const patchBody = (): JSONObject => ({
-  content: Object.fromEntries(PATCH_CONTENT_TYPES.map((t) => [t, { schema: { $ref: componentRef(patchName) } }])),
+const STRATEGIC = 'application/strategic-merge-patch+json';
+const patchBody = (custom: boolean | undefined): JSONObject => ({
+  content: Object.fromEntries(PATCH_CONTENT_TYPES.filter((t) => !custom || t !== STRATEGIC)
+    .map((t) => [t, { schema: { $ref: componentRef(patchName) } }])),
   required: true,
 });
 const deleteBody = (): JSONObject => ({ content: { '*/*': { schema: { $ref: componentRef(deleteOptionsName) } } } });
@@ -151,7 +155,7 @@ export function resourcePaths(r: ServedResource): ResourcePaths {
   if (has('patch')) {
     schemas.add(patchName);
     one.patch = operation({ action: 'patch', operationId: id('patch'), description: `Partially update the specified ${r.kind}.`, gvk, tag,
-      parameters: patchParams, requestBody: patchBody(), responses: responses(['200', '201'], jsonContent(kindName)) });
+      parameters: patchParams, requestBody: patchBody(r.customResource), responses: responses(['200', '201'], jsonContent(kindName)) });
   }
   if (has('delete')) {
     schemas.add(deleteOptionsName);
@@ -198,7 +202,7 @@ export function resourcePaths(r: ServedResource): ResourcePaths {
     if (subHas('patch')) {
       schemas.add(patchName);
       ops.patch = operation({ action: 'patch', operationId: subId('patch'), description: `Partially update the ${sub.name} of the specified ${r.kind}.`,
-        gvk: subGVK, tag, parameters: patchParams, requestBody: patchBody(), responses: responses(['200', '201'], content) });
+        gvk: subGVK, tag, parameters: patchParams, requestBody: patchBody(r.customResource), responses: responses(['200', '201'], content) });
     }
     if (Object.keys(ops).length) paths[`${item}/${sub.name}`] = { ...ops, parameters: [nameParam, ...nsParam, pretty] };
   }

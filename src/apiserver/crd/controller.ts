@@ -192,7 +192,7 @@ export class CRDController {
     }
     this.registries.add(reg);
     const generation = `${crd.metadata.uid}/${crd.metadata.generation}/${crd.metadata.resourceVersion}`;
-    this.served.push(...resourceInfos([reg], []).map((i) => ({ ...i, definition: generation })));
+    this.served.push(...resourceInfos([reg], []).map((i) => ({ ...i, definition: generation, customResource: true })));
     this.installed.set(name, { group: def.group, resource: def.resource, schemaNames, state, source });
     this.log.info('serving custom resource', { crd: name, resource: `${def.resource}.${def.group}` });
   }
