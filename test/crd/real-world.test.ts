@@ -54,7 +54,11 @@ spec: {secretName: web-tls, dnsNames: [web.example.com], issuerRef: {name: ca, k
   const table = await kubectl.ok(['get', 'certificates']);
   t.match(table, /NAME\s+READY\s+SECRET\s+AGE/, 'printer columns (priority-1 columns only with -o wide)');
   t.match(table, /web\s+web-tls\s+\d+s/, 'a missing value is an empty cell');
-  t.match(await kubectl.ok(['get', 'cert-manager']), /web\s+web-tls/, 'category cert-manager');
+  await kubectl.ok(['patch', 'certificate', 'web', '--subresource=status', '--type=merge', '-p',
+    JSON.stringify({ status: { conditions: [{ type: 'Issuing', status: 'True' }, { type: 'Ready', status: 'True', message: 'Certificate is up to date' }] } })]);
+  t.match(await kubectl.ok(['get', 'certificates']), /web\s+True\s+web-tls\s+\d+s/, 'a column filtered on the Ready condition');
+  t.match(await kubectl.ok(['get', 'certificates', '-o', 'wide']), /web\s+True\s+web-tls\s+ca\s+Certificate is up to date\s+\d+s/, 'priority-1 columns in -o wide');
+  t.match(await kubectl.ok(['get', 'cert-manager']), /web\s+True\s+web-tls/, 'category cert-manager');
   t.match(await kubectl.ok(['explain', 'certificate.spec.issuerRef']), /name\s+<string> -required-/);
 });
 

@@ -141,6 +141,7 @@ function validateVersions(spec: CRDSpec): FieldError[] {
       if (!c.name) errs.push(required(`${cp}.name`));
       if (!COLUMN_TYPES.includes(c.type)) errs.push(c.type ? notSupported(`${cp}.type`, c.type, COLUMN_TYPES) : required(`${cp}.type`));
       if (!c.jsonPath) errs.push(required(`${cp}.JSONPath`));
+      else if (!c.jsonPath.startsWith('.')) errs.push(invalid(`${cp}.jsonPath`, c.jsonPath, 'must be a simple json path starting with .'));
       if (c.priority !== undefined && c.priority < 0) errs.push(invalid(`${cp}.priority`, c.priority, 'must be greater than or equal to 0'));
     });
     const fields = v.selectableFields ?? [];

@@ -13,6 +13,7 @@ import { applyDefaults } from '../../api/apiextensions/defaulting.js';
 import { prune } from '../../api/apiextensions/pruning.js';
 import { validateValue } from '../../api/apiextensions/validate-value.js';
 import { parseSimplePath, valueAt, setValueAt } from '../../api/apiextensions/jsonpath.js';
+import { compileColumnPath, firstMatch } from '../../api/apiextensions/column-path.js';
 import { isObject, type JSONSchemaProps } from '../../api/apiextensions/structural.js';
 import type { CRDSpec, CRDVersion, CRDNames } from '../../api/apiextensions/validation.js';
 import { humanAge, stripTypeMeta, statusStrategy } from '../registry/common.js';
@@ -254,10 +255,10 @@ function columnsOf(v: CRDVersion): TableColumn[] {
   const defs = v.additionalPrinterColumns ?? [];
   if (!defs.length) return [ageColumn];
   return defs.map((c) => {
-    const parts = parseSimplePath(c.jsonPath);
+    const steps = compileColumnPath(c.jsonPath);
     return {
       name: c.name, type: c.type as TableColumn['type'], format: c.format, description: c.description ?? '', priority: c.priority ?? 0,
-      cell: (o, now) => cellValue(parts ? valueAt(o, parts) : undefined, c.type, now),
+      cell: (o, now) => cellValue(steps ? firstMatch(o, steps) : undefined, c.type, now),
     };
   });
 }
