@@ -42,6 +42,7 @@ function podMetrics(pod: KubeObject, containers: Map<string, Usage>, now: Date):
 export async function serveMetrics(res: ServerResponse, query: URLSearchParams, info: RequestInfo, registries: Registries, source: ListSource, scraper: MetricsScraper | undefined): Promise<void> {
   if (info.version !== 'v1beta1' || (info.resource !== 'nodes' && info.resource !== 'pods') || info.subresource) throw noSuchPath();
   if (info.resource === 'nodes' && info.namespace) throw noSuchPath();
+  if (info.resource === 'pods' && info.name && !info.namespace) throw noSuchPath();
   if (info.verb !== 'get' && info.verb !== 'list') throw methodNotAllowed('the server does not allow this method on the requested resource');
   if (!scraper) throw new StatusError(503, 'ServiceUnavailable', 'the API server has no kubelet client credentials to scrape metrics with');
   await scraper.use();

@@ -47,7 +47,11 @@ export class MetricsScraper {
         await new Promise((r) => setTimeout(r, 1000));
         await this.scrapeAll();
         this.schedule();
-      })();
+      })().catch((e: unknown) => {
+        // The next request starts afresh rather than failing for good.
+        this.ready = undefined;
+        throw e;
+      });
     }
     return this.ready;
   }
