@@ -33,6 +33,11 @@ t.test('an HPA scales a Deployment up and back down on hollow nodes', { timeout:
     return /\nweb-\S+\s+90m\s+16Mi/.test(top);
   }, 60_000, 'kubectl top shows the hollow usage').catch((e: Error) => { throw new Error(`${e.message}; last: ${top}`); });
 
+  // metrics.k8s.io reads are part of view (aggregated, as metrics-server's manifest does it).
+  await k.ok(['create', 'rolebinding', 'alice-view', '--clusterrole=view', '--user=alice']);
+  await eventually(async () => (await k(['auth', 'can-i', 'list', 'pods.metrics.k8s.io', '--as=alice'])).stdout.trim() === 'yes', 30_000, 'view may list PodMetrics');
+  t.match(await k.ok(['top', 'pods', '-l', 'app=web', '--as=alice']), /\nweb-\S+\s+90m/);
+
   await k.ok(['autoscale', 'deployment', 'web', '--cpu-percent=50', '--min=1', '--max=4']);
   // Scale-down without the default 5-minute stabilisation window, so the test ends in time.
   await k.ok(['patch', 'hpa', 'web', '--type=merge', '-p', JSON.stringify({ spec: { behavior: { scaleDown: { stabilizationWindowSeconds: 0 } } } })]);
