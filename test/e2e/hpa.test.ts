@@ -49,6 +49,9 @@ t.test('an HPA scales a Deployment up and back down on hollow nodes', { timeout:
   t.match(conditions.AbleToScale, { status: 'True' });
   t.match(conditions.ScalingActive, { status: 'True', reason: 'ValidMetricFound', message: 'the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)' });
   await eventually(async () => /\nweb\s+Deployment\/web\s+cpu: 9\d%\/50%\s+1\s+4\s+4\s/.test(await k.ok(['get', 'hpa'])), 60_000, 'kubectl get hpa shows 90%/50% with 4 replicas');
+  const described = await k.ok(['describe', 'hpa', 'web']);
+  t.match(described, /ScalingActive\s+True\s+ValidMetricFound/);
+  t.match(described, /Normal\s+SuccessfulRescale\s+.*New size: \d; reason: cpu resource utilization \(percentage of request\) above target/);
   const events = await k.ok(['get', 'events', '--field-selector', 'involvedObject.kind=HorizontalPodAutoscaler,reason=SuccessfulRescale', '-o', 'jsonpath={.items[*].message}']);
   t.match(events, /New size: \d; reason: cpu resource utilization \(percentage of request\) above target/);
 
