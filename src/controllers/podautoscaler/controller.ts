@@ -5,7 +5,7 @@
 // status (currentReplicas, desiredReplicas, currentMetrics, lastScaleTime) and the
 // AbleToScale, ScalingActive and ScalingLimited conditions with upstream's reasons.
 import type { HorizontalPodAutoscaler, Pod } from '../../api/kinds.js';
-import type { HorizontalPodAutoscalerCondition, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
+import type { HorizontalPodAutoscalerCondition, MetricSpec, MetricStatus, MetricValueStatus } from 'kubernetes-types/autoscaling/v2.js';
 import { formatMilli } from '../../api/core/pod-resources.js';
 import { milliValue } from '../../util/quantity.js';
 import { isNotFound, resources, type EventRecorder, type ResourceAPI, type ResourceType, type SharedInformer } from '../../client/index.js';
@@ -171,7 +171,7 @@ export class HorizontalPodAutoscalerController extends QueueController {
         const msg = (e as Error).message;
         invalid++;
         firstError ??= msg;
-        const reason = m.type === 'Resource' || m.type === 'ContainerResource' ? `FailedGet${m.type}Metric` : `FailedGet${m.type}Metric`;
+        const reason = `FailedGet${m.type}Metric`;
         cond('ScalingActive', 'False', reason, `the HPA was unable to compute the replica count: ${msg}`);
         event('Warning', reason, msg);
         statuses[i] = { type: m.type } as MetricStatus;
@@ -213,7 +213,7 @@ export class HorizontalPodAutoscalerController extends QueueController {
   }
 }
 
-function statusFor(type: string, name: string, container: string | undefined, current: MetricStatus['resource'] extends infer R ? (R extends { current: infer C } ? C : never) : never): MetricStatus {
+function statusFor(type: string, name: string, container: string | undefined, current: MetricValueStatus): MetricStatus {
   return type === 'ContainerResource'
     ? { type: 'ContainerResource', containerResource: { name, container: container!, current } }
     : { type: 'Resource', resource: { name, current } };
