@@ -26,7 +26,7 @@ export type CRIMethod =
   | 'Version' | 'Status' | 'UpdateRuntimeConfig'
   | 'RunPodSandbox' | 'StopPodSandbox' | 'RemovePodSandbox' | 'PodSandboxStatus' | 'ListPodSandbox'
   | 'CreateContainer' | 'StartContainer' | 'StopContainer' | 'RemoveContainer' | 'ListContainers'
-  | 'ContainerStatus' | 'ReopenContainerLog' | 'ExecSync' | 'Exec' | 'Attach' | 'PortForward'
+  | 'ContainerStatus' | 'ReopenContainerLog' | 'ListContainerStats' | 'ExecSync' | 'Exec' | 'Attach' | 'PortForward'
   | 'ListImages' | 'ImageStatus' | 'PullImage' | 'RemoveImage' | 'ImageFsInfo';
 
 const IMAGE_METHODS = new Set<CRIMethod>(['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage', 'ImageFsInfo']);
@@ -236,6 +236,11 @@ export class CRIClient {
   /** NOT_FOUND when the container does not exist; `info.info` (JSON) carries the pid when verbose. */
   containerStatus(containerId: string, verbose = false): Promise<T.ContainerStatusResponse> {
     return this.call('ContainerStatus', { container_id: containerId, verbose });
+  }
+
+  /** Usage of the running containers the filter selects (containerd 1.6: from their cgroups). */
+  async listContainerStats(filter?: T.ContainerStatsFilter): Promise<T.ContainerStats[]> {
+    return (await this.call<{ stats: T.ContainerStats[] }>('ListContainerStats', { filter: filter ?? null })).stats;
   }
 
   async reopenContainerLog(containerId: string): Promise<void> {

@@ -287,6 +287,27 @@ export class FakeRuntime implements CRIRuntime {
       .map((c) => this.containerOut(c));
   }
 
+  /** What ListContainerStats reports for a container: cumulative CPU ns and working set bytes (default 0). */
+  readonly usage = new Map<string, { cpuNanos: bigint; memoryBytes: number }>();
+
+  async listContainerStats(filter?: T.ContainerStatsFilter): Promise<T.ContainerStats[]> {
+    await this.enter('ListContainerStats', { filter });
+    const ts = this.nanos();
+    return [...this.containers.values()]
+      .filter((c) => c.state === 'CONTAINER_RUNNING' && (!filter?.id || c.id === filter.id)
+        && (!filter?.pod_sandbox_id || c.sandboxId === filter.pod_sandbox_id) && matchLabels(c.config.labels, filter?.label_selector))
+      .map((c) => {
+        const u = this.usage.get(c.id) ?? { cpuNanos: 0n, memoryBytes: 0 };
+        const out = this.containerOut(c);
+        return {
+          attributes: { id: c.id, metadata: out.metadata, labels: out.labels, annotations: out.annotations },
+          cpu: { timestamp: ts, usage_core_nano_seconds: { value: String(u.cpuNanos) }, usage_nano_cores: null },
+          memory: { timestamp: ts, working_set_bytes: { value: String(u.memoryBytes) }, available_bytes: null, usage_bytes: null, rss_bytes: null, page_faults: null, major_page_faults: null },
+          writable_layer: null,
+        };
+      });
+  }
+
   async containerStatus(containerId: string, verbose = false): Promise<T.ContainerStatusResponse> {
     await this.enter('ContainerStatus', { container_id: containerId, verbose });
     const c = this.mustContainer('ContainerStatus', containerId);

@@ -227,4 +227,17 @@ export interface FilesystemUsage {
   used_bytes: { value: Int64 } | null;
   inodes_used: { value: Int64 } | null;
 }
+export interface ContainerStatsFilter {
+  id?: string;
+  pod_sandbox_id?: string;
+  label_selector?: Labels;
+}
+type UInt64Value = { value: Int64 } | null;
+/** Running containers' usage (cumulative CPU, working set) as the runtime measured it at `timestamp` (ns). */
+export interface ContainerStats {
+  attributes: { id: string; metadata: { name: string; attempt: number } | null; labels: Labels; annotations: Labels } | null;
+  cpu: { timestamp: Int64; usage_core_nano_seconds: UInt64Value; usage_nano_cores: UInt64Value } | null;
+  memory: { timestamp: Int64; working_set_bytes: UInt64Value; available_bytes: UInt64Value; usage_bytes: UInt64Value; rss_bytes: UInt64Value; page_faults: UInt64Value; major_page_faults: UInt64Value } | null;
+  writable_layer: FilesystemUsage | null;
+}
 export interface ImageFsInfoResponse { image_filesystems: FilesystemUsage[]; container_filesystems: FilesystemUsage[] }

@@ -6,6 +6,7 @@
 // edited before an update, and apiVersion/kind are plain strings (the client fills them in).
 import type * as apps from 'kubernetes-types/apps/v1.js';
 import type * as batch from 'kubernetes-types/batch/v1.js';
+import type * as autoscaling from 'kubernetes-types/autoscaling/v2.js';
 import type * as certificates from 'kubernetes-types/certificates/v1.js';
 import type * as coordination from 'kubernetes-types/coordination/v1.js';
 import type * as core from 'kubernetes-types/core/v1.js';
@@ -45,6 +46,7 @@ export type ClusterRoleBinding = Stored<rbac.ClusterRoleBinding>;
 export type CertificateSigningRequest = Stored<certificates.CertificateSigningRequest>;
 export type Job = Stored<batch.Job>;
 export type CronJob = Stored<batch.CronJob>;
+export type HorizontalPodAutoscaler = Stored<autoscaling.HorizontalPodAutoscaler>;
 export type ResourceQuota = Stored<core.ResourceQuota>;
 export type NetworkPolicy = Stored<networking.NetworkPolicy>;
 

@@ -5,6 +5,7 @@ import './core/v1/schema.js';
 import './apps/v1/schema.js';
 import './apps/v1beta1/schema.js';
 import './autoscaling/v1/schema.js';
+import './autoscaling/v2/schema.js';
 import './discovery/v1/schema.js';
 import './coordination/v1/schema.js';
 import './events/v1/schema.js';

@@ -34,6 +34,7 @@ import { isAccessReview, serveAccessReview } from './handlers/access-review.js';
 import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, type KubeletClientConfig } from './handlers/proxy.js';
 import type { Duplex } from 'node:stream';
 import type { HealthEndpoints } from './healthz.js';
+import { METRICS_GROUP, serveMetrics, type MetricsScraper } from './metrics-api/index.js';
 
 export interface HandlerDeps {
   registries: Registries;
@@ -54,6 +55,8 @@ export interface HandlerDeps {
   bookmarkIntervalMs?: number;
   /** Credentials for the kubelets (pods/log, pods/exec). */
   kubelet?: KubeletClientConfig;
+  /** metrics.k8s.io's source (absent without kubelet credentials). */
+  metricsScraper?: MetricsScraper;
 }
 
 export function createHandler(deps: HandlerDeps) {
@@ -108,6 +111,7 @@ export function createHandler(deps: HandlerDeps) {
       return sendObject(res, 201, { kind: 'SelfSubjectReview', apiVersion: `authentication.k8s.io/${info.version}`, metadata: { creationTimestamp: null }, status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } });
     }
     if (isAccessReview(info)) return serveAccessReview(req, res, info, user, deps.authz);
+    if (info.group === METRICS_GROUP) return serveMetrics(res, url.searchParams, info, deps.registries, deps.cache, deps.metricsScraper);
     if (!acceptable(req.headers.accept)) throw notAcceptable('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
     const reg = deps.registries.get(info.group, info.resource);
     const version = reg?.version(info.version);

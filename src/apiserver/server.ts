@@ -41,6 +41,7 @@ import { HealthEndpoints, logCheck, pingCheck, postStartHookCheck, shutdownCheck
 import { bindFallbacks } from '../log/fallback.js';
 import { CRDController } from './crd/controller.js';
 import { certificatePlugins } from './admission/certificates.js';
+import { MetricsScraper, metricsResources } from './metrics-api/index.js';
 import '../api/schemas.js';
 
 export interface APIServerOptions {
@@ -91,6 +92,8 @@ export interface APIServerOptions {
   defaultTolerationSeconds?: Partial<TolerationSeconds>;
   /** `--authorization-mode`: comma list of AlwaysAllow, AlwaysDeny, RBAC, Node (default Node,RBAC). */
   authorizationMode?: string;
+  /** How often metrics.k8s.io scrapes the kubelets while in use (metrics-server's --metric-resolution, 15 s). */
+  metricResolutionMs?: number;
   /** Authorizers built elsewhere for modes this server does not build itself (Node). */
   authorizers?: Partial<Record<AuthorizationMode, DecisionAuthorizer>>;
 }
@@ -135,6 +138,7 @@ export class APIServer {
   /** Serves custom resources as their CustomResourceDefinitions come and go. */
   crds?: CRDController;
   readonly admission: AdmissionChain;
+  private metricsScraper?: MetricsScraper;
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
@@ -204,6 +208,7 @@ export class APIServer {
       { group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
       { group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false, verbs: ['create'] },
       ...accessReviewResources,
+      ...metricsResources,
     ]);
     // Custom resources' entries are added to and removed from `served` in place as their
     // definitions come and go; discovery and OpenAPI read it on every request.
@@ -237,6 +242,10 @@ export class APIServer {
       }, this.log),
       bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
       kubelet: this.opts.kubeletClient ? { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem } : undefined,
+      metricsScraper: this.metricsScraper = this.opts.kubeletClient && new MetricsScraper({
+        kubelet: { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem }, log: this.log, resolutionMs: this.opts.metricResolutionMs,
+        nodes: async () => (await this.registries.get('', 'nodes')!.list({ source: this.cache })).items,
+      }),
     };
     const handler = createHandler(handlerDeps);
     const upgrade = createUpgradeHandler(handlerDeps);
@@ -286,6 +295,7 @@ export class APIServer {
     this.policyFeed.stop();
     this.stopNodeGraph?.();
     this.crds?.stop();
+    this.metricsScraper?.stop();
     await this.cache.stop();
     for (const l of this.opts.extraListeners ?? []) l.close();
     if (this.server) {

@@ -1,4 +1,5 @@
 // `capstan apiserver`: the API server alone, with Kubernetes' flag names where they exist.
+import { parseDuration } from '../util/duration.js';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -27,6 +28,7 @@ export const apiserverFlags = {
   'service-node-port-range': { type: 'string', default: '30000-32767' },
   ...admissionFlagSpecs,
   'authorization-mode': { type: 'string', default: DEFAULT_AUTHORIZATION_MODE },
+  'metric-resolution': { type: 'string', default: '15s' },
   ...authenticationFlags,
   'encryption-provider-config': { type: 'string' },
 } as const;
@@ -54,6 +56,7 @@ export async function run(argv: string[]): Promise<number> {
     store, tls, kubeletClient, bindAddress: bind, port: Number(values['secure-port']), advertiseAddress: advertise,
     disableAdmissionPlugins: admission.disable, enableAdmissionPlugins: admission.enable, defaultTolerationSeconds: admission.tolerationSeconds,
     tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'], ...authenticationOptions(values, dataDir), encryption,
+    metricResolutionMs: parseDuration(values['metric-resolution']),
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

@@ -45,6 +45,8 @@ export async function startControllerManager(argv: string[]): Promise<Controller
       'secure-port': { type: 'string', default: '10257' },
       'service-account-private-key-file': { type: 'string' },
       'root-ca-file': { type: 'string' },
+      'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
+      'horizontal-pod-autoscaler-downscale-stabilization': { type: 'string', default: '5m' },
     },
   });
   if (!values.kubeconfig) throw new Error('--kubeconfig is required');
@@ -66,6 +68,8 @@ export async function startControllerManager(argv: string[]): Promise<Controller
     clusterSigningKeyFile: values['cluster-signing-key-file'],
     clusterSigningDurationMs: parseDuration(values['cluster-signing-duration']),
     serviceAccountPrivateKeyPem: values['service-account-private-key-file'] ? readFileSync(values['service-account-private-key-file'], 'utf8') : undefined,
+    horizontalPodAutoscalerSyncPeriodMs: parseDuration(values['horizontal-pod-autoscaler-sync-period']),
+    horizontalPodAutoscalerDownscaleStabilizationMs: parseDuration(values['horizontal-pod-autoscaler-downscale-stabilization']),
     rootCAPem: values['root-ca-file'] ? readFileSync(values['root-ca-file'], 'utf8') : loadKubeconfig(values.kubeconfig).caPem,
   };
   if (!Number.isInteger(config.terminatedPodGCThreshold)) throw new Error(`--terminated-pod-gc-threshold must be an integer, not "${values['terminated-pod-gc-threshold']}"`);

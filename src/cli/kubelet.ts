@@ -12,6 +12,7 @@ import { CRIClient, type CRIMethod } from '../../cri/index.js';
 import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/index.js';
 import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
+import { summaryProvider } from '../kubelet/stats/index.js';
 import { logger } from '../log/index.js';
 import { bindFallbacks } from '../log/fallback.js';
 import { parseDuration } from '../util/index.js';
@@ -131,6 +132,7 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
       server = await startKubeletServer({
         cri: runtime, nodeName, address: values.address, port: Number(values.port), logRoot: kubelet.logRoot, log,
         tls, clientCA: readFileSync(values['client-ca-file'], 'utf8'), auth: delegatedAuth(clients, nodeName),
+        stats: summaryProvider({ cri: runtime, nodeName, rootDir }),
       });
     }
   } catch (e) {

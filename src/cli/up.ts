@@ -21,6 +21,7 @@ import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { clientsetFromKubeconfig } from '../client/index.js';
 import { ensureClusterInfo, ensureNodeBootstrapRBAC } from './node-bootstrap.js';
 import { componentIdentities, ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
+import { parseDuration } from '../util/duration.js';
 import { startControllerManager } from './controller-manager.js';
 import { startScheduler } from './scheduler.js';
 import { untilSignal } from './signals.js';
@@ -53,6 +54,8 @@ export async function run(argv: string[]): Promise<number> {
       ...admissionFlagSpecs,
       ...authenticationFlags,
       'encryption-provider-config': { type: 'string' },
+      'metric-resolution': { type: 'string', default: '15s' },
+      'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
     },
   });
   const dataDir = resolve(values['data-dir']);
@@ -73,7 +76,7 @@ export async function run(argv: string[]): Promise<number> {
     tls: { certPem: pki.serving.certPem, keyPem: pki.serving.keyPem, caPem: pki.ca.certPem },
     kubeletClient: pki.kubeletClient, extraListeners: extra ? [extra.server] : [],
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir), encryption,
-    authorizationMode: values['authorization-mode'],
+    authorizationMode: values['authorization-mode'], metricResolutionMs: parseDuration(values['metric-resolution']),
     enableAdmissionPlugins: admission.enable, disableAdmissionPlugins: admission.disable, defaultTolerationSeconds: admission.tolerationSeconds,
   });
   const stops: (() => Promise<void>)[] = [];
@@ -100,7 +103,8 @@ export async function run(argv: string[]): Promise<number> {
     const cm = await startControllerManager(['--kubeconfig', cmKubeconfig, '--cluster-cidr', values['cluster-cidr'], '--secure-port', '0',
       '--node-monitor-grace-period', values['node-monitor-grace-period'], '--pod-eviction-timeout', values['pod-eviction-timeout'],
       '--cluster-signing-cert-file', join(dataDir, 'pki', 'ca.crt'), '--cluster-signing-key-file', join(dataDir, 'pki', 'ca.key'),
-      '--service-account-private-key-file', signingKeyFile(values, dataDir), '--root-ca-file', join(dataDir, 'pki', 'ca.crt')]);
+      '--service-account-private-key-file', signingKeyFile(values, dataDir), '--root-ca-file', join(dataDir, 'pki', 'ca.crt'),
+      '--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']]);
     stops.push(() => cm.stop());
     const schedKubeconfig = writeComponentKubeconfig(dataDir, pki, url, 'scheduler');
     const sched = await startScheduler(['--kubeconfig', schedKubeconfig, '--secure-port', '0']);

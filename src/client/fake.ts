@@ -294,6 +294,12 @@ class FakeResource implements ResourceAPI {
     return this.fake.write(this.type, cur, 'DELETED');
   }
 
+  async getSubresource(namespace: string | undefined, name: string, subresource: string): Promise<unknown> {
+    const o = await this.get(namespace, name);
+    if (subresource !== 'scale') throw new APIError(404, 'NotFound', `the server could not find the requested resource`);
+    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name, namespace }, spec: { replicas: o.spec?.replicas ?? 0 }, status: { replicas: o.status?.replicas ?? 0 } };
+  }
+
   async createSubresource(namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<unknown> {
     this.fake.failIfAsked('create-subresource', this.type.resource);
     const cur = this.fake.get(this.type, namespace, name);

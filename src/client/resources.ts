@@ -43,6 +43,7 @@ export const resources = {
   jobs: r<k.Job>('batch', 'v1', 'jobs', 'Job', true),
   cronjobs: r<k.CronJob>('batch', 'v1', 'cronjobs', 'CronJob', true),
   resourcequotas: r<k.ResourceQuota>('', 'v1', 'resourcequotas', 'ResourceQuota', true),
+  horizontalpodautoscalers: r<k.HorizontalPodAutoscaler>('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true),
 } as const;
 
 export function apiVersion(t: ResourceType<ObjectBase>): string {

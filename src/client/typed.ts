@@ -54,6 +54,8 @@ export interface ResourceAPI<T extends ObjectBase = KubeObject> {
   /** Returns the object as the server last had it (or a Status once it is gone). */
   delete(namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<T>;
   createSubresource(namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<unknown>;
+  /** GET of a subresource that is another kind (a workload's autoscaling/v1 Scale). */
+  getSubresource(namespace: string | undefined, name: string, subresource: string): Promise<unknown>;
   watch(namespace: string | undefined, opts?: WatchOptions): Promise<WatchHandle>;
 }
 
@@ -124,6 +126,10 @@ export class ResourceClient<T extends ObjectBase = KubeObject> implements Resour
   /** POST to a subresource (pods/binding). */
   createSubresource(namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<unknown> {
     return this.rest.request<unknown>('POST', this.path(namespace, name, subresource), { body });
+  }
+
+  getSubresource(namespace: string | undefined, name: string, subresource: string): Promise<unknown> {
+    return this.rest.request<unknown>('GET', this.path(namespace, name, subresource));
   }
 
   watch(namespace: string | undefined, opts: WatchOptions = {}): Promise<WatchHandle> {

@@ -34,6 +34,9 @@ export interface ControllerConfig {
   clusterSigningDurationMs: number;
   /** --service-account-private-key-file's PEM: the tokens controller signs legacy tokens with it (none: it idles). */
   serviceAccountPrivateKeyPem?: string;
+  /** --horizontal-pod-autoscaler-sync-period (15 s) and --horizontal-pod-autoscaler-downscale-stabilization (5 min). */
+  horizontalPodAutoscalerSyncPeriodMs?: number;
+  horizontalPodAutoscalerDownscaleStabilizationMs?: number;
   /** --root-ca-file's PEM (default: the kubeconfig's CA): ca.crt of ServiceAccount token Secrets and of every namespace's kube-root-ca.crt. */
   rootCAPem?: string;
 }

@@ -3,7 +3,7 @@
 // (status Running/Ready with an address from its pod CIDR), so the control plane can be
 // exercised at thousands of nodes on one machine. Each node's address is a loopback one
 // where this process serves its kubelet API (logs, and clear errors for exec). See DESIGN.md.
-import type { Node } from '../api/kinds.js';
+import type { Node, Pod } from '../api/kinds.js';
 import { EventRecorder, isAlreadyExists, realClock, resources, SharedInformerFactory, type ClientsetAPI, type Clock } from '../client/index.js';
 import { logger, type Logger } from '../log/index.js';
 import type { KeyPair } from '../pki/index.js';
@@ -103,6 +103,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const kubelet = await startHollowKubeletServer({
     names, addresses, port: opts.kubeletPort, ca: opts.ca, log,
     pod: (namespace, name) => podInformer.lister.get(namespace, name),
+    podsOn: podsByNode(() => podInformer.lister.list()),
   });
   const endpoint = (name: string): KubeletEndpoint => ({ address: addresses[index.get(name)!], port: kubelet.port });
   const status = (name: string, now: number, previous?: NodeStatus) => nodeStatus(name, endpoint(name), shape, now, previous);
@@ -182,5 +183,25 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
       await kubelet.stop();
       await informers.stop();
     },
+  };
+}
+
+/** Pods by node, rebuilt from the lister at most once a second (a scrape of every node must
+ *  not walk all pods once per node). */
+function podsByNode(list: () => Pod[]): (node: string) => Pod[] {
+  let index = new Map<string, Pod[]>(), built = -Infinity;
+  return (node) => {
+    if (Date.now() - built > 1000) {
+      index = new Map();
+      for (const p of list()) {
+        const n = p.spec?.nodeName;
+        if (!n) continue;
+        const on = index.get(n);
+        if (on) on.push(p);
+        else index.set(n, [p]);
+      }
+      built = Date.now();
+    }
+    return index.get(node) ?? [];
   };
 }

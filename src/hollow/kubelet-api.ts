@@ -6,11 +6,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ContainerStatus } from 'kubernetes-types/core/v1.js';
 import type { Pod } from '../api/kinds.js';
+import { renderResourceMetrics } from '../api/stats/resource-metrics.js';
+import type { HollowUsage } from './usage.js';
 
 export interface HollowKubeletContext {
   node: string;
   /** The pod as the hollow kubelets' informer has it. */
   pod(namespace: string, name: string): Pod | undefined;
+  /** The pods bound to this node, for /stats/summary and /metrics/resource. */
+  pods?(): Pod[];
+  usage?: HollowUsage;
+  /** When this node's process started (the node's startTime in stats). */
+  started?: string;
 }
 
 class KubeletError extends Error {
@@ -115,6 +122,11 @@ export function handleRequest(ctx: HollowKubeletContext, req: IncomingMessage, r
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new KubeletError(405, 'method not allowed');
     if (path[0] === 'healthz' && path.length === 1) return sendText(res, 200, 'ok');
     if (path[0] === 'containerLogs') return containerLogs(ctx, path.slice(1), query, res);
+    if (ctx.pods && ctx.usage && path.length === 2 && ((path[0] === 'stats' && path[1] === 'summary') || (path[0] === 'metrics' && path[1] === 'resource'))) {
+      const summary = ctx.usage.summary(ctx.node, ctx.started ?? new Date().toISOString(), ctx.pods(), Date.now());
+      if (path[0] === 'stats') return sendBody(res, 'application/json', JSON.stringify(summary));
+      return sendBody(res, 'text/plain; version=0.0.4; charset=utf-8', renderResourceMetrics(summary));
+    }
     throw new KubeletError(404, '404 page not found');
   } catch (e) {
     if (res.headersSent) return void res.destroy();
@@ -135,6 +147,11 @@ export function handleUpgrade(ctx: HollowKubeletContext, req: IncomingMessage, s
   const body = `${err.message}\n`;
   socket.on('error', () => undefined);
   socket.end(`HTTP/1.1 ${err.code} ${STATUS_TEXT[err.code] ?? 'Error'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function sendBody(res: ServerResponse, type: string, body: string): void {
+  res.writeHead(200, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 function sendText(res: ServerResponse, code: number, text: string): void {

@@ -15,6 +15,7 @@ import type { Logger } from '../log/index.js';
 import type { Pod } from '../api/kinds.js';
 import { handleRequest, handleUpgrade } from './kubelet-api.js';
 import { listenOnAll } from './listeners.js';
+import { HollowUsage } from './usage.js';
 
 export interface HollowKubeletServerOptions {
   /** Node names and their addresses, index for index. */
@@ -25,6 +26,8 @@ export interface HollowKubeletServerOptions {
   /** The cluster CA; without it connections are refused (nothing could verify them). */
   ca?: KeyPair;
   pod(namespace: string, name: string): Pod | undefined;
+  /** The pods bound to a node (for its stats). */
+  podsOn?(node: string): Pod[];
   log: Logger;
 }
 
@@ -35,6 +38,7 @@ export interface HollowKubeletServer {
 
 export async function startHollowKubeletServer(o: HollowKubeletServerOptions): Promise<HollowKubeletServer> {
   const servers = new Map<number, Server>();
+  const started = new Date().toISOString();
   const sockets = new Set<Socket>();
   let sharedKey: Promise<string> | undefined;
   const key = () => (sharedKey ??= promisify(generateKeyPair)('rsa', {
@@ -46,7 +50,7 @@ export async function startHollowKubeletServer(o: HollowKubeletServerOptions): P
     if (s) return s;
     const node = o.names[i];
     const serving = issueCert(ca, { commonName: `system:node:${node}`, organizations: ['system:nodes'], ipAddresses: [o.addresses[i]], dnsNames: [node], usage: 'server', keyPem });
-    const ctx = { node, pod: o.pod };
+    const ctx = { node, pod: o.pod, pods: o.podsOn && (() => o.podsOn!(node)), usage: new HollowUsage(), started };
     s = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => handleRequest(ctx, req, res));
     s.on('upgrade', (req, socket) => handleUpgrade(ctx, req, socket));
     s.on('tlsClientError', () => undefined);

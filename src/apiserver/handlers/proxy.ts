@@ -81,11 +81,17 @@ async function kubeletOf(registries: Registries, nodeName: string, pod: string):
     if (e instanceof StatusError && e.code === 404) throw new StatusError(500, 'InternalError', `node "${nodeName}" of pod ${pod} not found`);
     throw e;
   });
+  const at = kubeletEndpoint(node);
+  if (!at) throw new StatusError(500, 'InternalError', `node "${nodeName}" has no address`);
+  return at;
+}
+
+/** Where a Node's kubelet listens, or null when it reports no address. */
+export function kubeletEndpoint(node: KubeObject): { host: string; port: number } | null {
   const addrs = (node.status?.addresses ?? []) as { type: string; address: string }[];
   const host = (['InternalIP', 'ExternalIP', 'Hostname'].map((type) => addrs.find((a) => a.type === type && a.address)).find(Boolean))?.address;
-  if (!host) throw new StatusError(500, 'InternalError', `node "${nodeName}" has no address`);
-  const port = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || 10250;
-  return { host, port };
+  if (!host) return null;
+  return { host, port: Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || 10250 };
 }
 
 /** The kubelet's path: /{containerLogs|exec|attach}/{ns}/{pod}/{container}, or /portForward/{ns}/{pod}. */

@@ -25,6 +25,7 @@ import { priorityclasses } from './scheduling/priorityclasses.js';
 import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration/webhooks.js';
 import { validatingadmissionpolicies, validatingadmissionpolicybindings } from './admissionregistration/policies.js';
 import { networkpolicies } from './networking/networkpolicies.js';
+import { horizontalpodautoscalers } from './autoscaling/hpa.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -67,6 +68,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     jobs, cronjobs, customresourcedefinitions,
     limitranges, resourcequotas, priorityclasses, mutatingwebhookconfigurations, validatingwebhookconfigurations,
     validatingadmissionpolicies, validatingadmissionpolicybindings,
+    horizontalpodautoscalers,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));

@@ -20,6 +20,8 @@ import { bridgePortForward, parsePorts, PORT_FORWARD_WS_PROTOCOL } from './portf
 import { offeredStreamProtocols, proxyToStreamServer } from './stream-proxy.js';
 import { fallbacks } from '../../log/fallback.js';
 import { forbiddenMessage, requestAttributes, type KubeletAuth } from './auth.js';
+import type { Summary } from '../../api/stats/summary.js';
+import { renderResourceMetrics } from '../../api/stats/resource-metrics.js';
 
 export { LABELS } from './containers.js';
 export { delegatedAuth, requestAttributes, type KubeletAuth, type KubeletUser } from './auth.js';
@@ -51,6 +53,8 @@ export interface KubeletServerOptions {
    * checked, at the TLS handshake.
    */
   auth?: KubeletAuth;
+  /** The node's and its pods' usage, for /stats/summary and /metrics/resource (404 without). */
+  stats?: () => Promise<Summary>;
 }
 
 export interface KubeletServer {
@@ -106,10 +110,19 @@ export async function startKubeletServer(opts: KubeletServerOptions): Promise<Ku
       case 'healthz': return sendText(res, 200, 'ok');
       case 'pods': return sendJSON(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await listPods() });
       case 'containerLogs': return containerLogs(req, res, url, parts.slice(1));
+      case 'stats': if (opts.stats && parts[1] === 'summary' && parts.length === 2) return sendJSON(res, 200, await opts.stats()); break;
+      case 'metrics': if (opts.stats && parts[1] === 'resource' && parts.length === 2) return resourceMetrics(res); break;
       case 'exec': case 'attach': return sendText(res, 400, `${parts[0]} needs an upgrade (Upgrade: websocket with Sec-WebSocket-Protocol v5.channel.k8s.io, or SPDY/3.1)`);
       case 'portForward': return sendText(res, 400, 'portForward needs an upgrade (Upgrade: SPDY/3.1, X-Stream-Protocol-Version: portforward.k8s.io)');
     }
     sendText(res, 404, '404 page not found');
+  }
+
+  async function resourceMetrics(res: ServerResponse): Promise<void> {
+    const summary = await opts.stats!().catch((e: Error) => { fallback('resource-metrics-summary-failed', { error: e }); return null; });
+    const body = renderResourceMetrics(summary ?? { node: { nodeName: opts.nodeName, startTime: '' }, pods: [] }, !summary);
+    res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
   }
 
   async function containerLogs(req: IncomingMessage, res: ServerResponse, url: URL, p: string[]): Promise<void> {

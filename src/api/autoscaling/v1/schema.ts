@@ -19,3 +19,4 @@ defineType('io.k8s.api.autoscaling.v1.ScaleStatus', obj({
   replicas: pb(1, int32('Observed number of instances.'), 'keepZero'),
   selector: pb(2, str('Label selector of the pods counted, in query-string form.')),
 }, undefined, { required: ['replicas'] }));
+import './hpa.js';

@@ -156,6 +156,19 @@ export const controllerRoles: BootstrapClusterRole[] = [
     ],
   },
   {
+    name: 'horizontal-pod-autoscaler', rules: [
+      rule(['get', 'list', 'watch'], ['autoscaling'], ['horizontalpodautoscalers']),
+      rule(['update'], ['autoscaling'], ['horizontalpodautoscalers/status']),
+      rule(['get', 'update'], ['*'], ['*/scale']),
+      rule(['list'], core, ['pods']),
+      rule(['get'], core, ['services/proxy'], ['https:heapster:', 'http:heapster:']),
+      rule(['list'], ['metrics.k8s.io'], ['pods']),
+      rule(['get', 'list'], ['custom.metrics.k8s.io'], ['*']),
+      rule(['get', 'list'], ['external.metrics.k8s.io'], ['*']),
+      eventsRule(),
+    ],
+  },
+  {
     name: 'ttl-after-finished-controller', rules: [
       rule(['delete', 'get', 'list', 'watch'], ['batch'], ['jobs']),
       eventsRule(),

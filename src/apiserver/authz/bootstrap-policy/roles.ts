@@ -28,6 +28,12 @@ export const clusterRoles: BootstrapClusterRole[] = [
   { name: 'admin', rules: [], aggregateFrom: [{ [`${AGG}admin`]: 'true' }] },
   { name: 'edit', rules: [], labels: { [`${AGG}admin`]: 'true' }, aggregateFrom: [{ [`${AGG}edit`]: 'true' }] },
   { name: 'view', rules: [], labels: { [`${AGG}edit`]: 'true' }, aggregateFrom: [{ [`${AGG}view`]: 'true' }] },
+  // metrics-server's manifest adds this role; capstan serves metrics.k8s.io itself.
+  {
+    name: 'system:aggregated-metrics-reader', labels: { [`${AGG}view`]: 'true', [`${AGG}edit`]: 'true', [`${AGG}admin`]: 'true' }, rules: [
+      rule(Read, ['metrics.k8s.io'], ['pods', 'nodes']),
+    ],
+  },
   {
     name: 'system:aggregate-to-admin', labels: { [`${AGG}admin`]: 'true' }, rules: [
       rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
