@@ -41,11 +41,11 @@ const RD = 1 << 8;
 /**
  * dgram resolves even an address literal through dns.lookup, which defers the send to the
  * next tick (a closure and a tick per reply). Replies go to the sender's address, always a
- * literal: resolving it in place makes `send` synchronous, which the prebuilt path relies on.
+ * literal of the socket's family: taking it as it is makes `send` synchronous, which the
+ * prebuilt path relies on.
  */
-function literalLookup(host: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void): void {
-  cb(null, host, isIPv6(host) ? 6 : 4);
-}
+const literal = (family: 4 | 6) => (host: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) => cb(null, host, family);
+const literalLookup = { 4: literal(4), 6: literal(6) };
 
 export class DNSServer {
   private udp: Socket[] = [];
@@ -61,7 +61,8 @@ export class DNSServer {
 
   async listen(addrs: ListenAddress[]): Promise<void> {
     for (const a of addrs) {
-      const u = createSocket({ type: isIPv6(a.host) ? 'udp6' : 'udp4', lookup: literalLookup as never });
+      const v6 = isIPv6(a.host);
+      const u = createSocket({ type: v6 ? 'udp6' : 'udp4', lookup: literalLookup[v6 ? 6 : 4] as never });
       u.on('message', (msg, rinfo) => {
         if (this.sendPrebuilt(u, msg, rinfo.port, rinfo.address)) return;
         // No send callback: Node then tries a synchronous send first (uv_udp_try_send), much
