@@ -18,7 +18,7 @@ export class DNSMetrics {
   readonly malformed: Counter<'reason'>;
   private requestCounts = new Float64Array(PROTOS.length * TYPES.length);
   private responseCounts = new Float64Array(16);
-  private truncatedCount = 0;
+  private pending = { truncated: 0 };
   private readonly duration = new DurationHistogram('capstan_dns_request_duration_seconds', 'Time from a query arriving to its reply being handed to the socket.');
 
   constructor(registry: Registry, cacheSize: () => number, zoneSize: () => number) {
@@ -32,10 +32,10 @@ export class DNSMetrics {
       name: 'capstan_dns_responses_total', help: 'DNS replies sent, by response code.', labelNames: ['rcode'], registers,
       collect() { fold(responses, (i, n) => this.inc({ rcode: RCODE_NAMES[i] ?? String(i) }, n)); },
     });
-    const self = this;
+    const pending = this.pending;
     new Counter({
       name: 'capstan_dns_truncated_responses_total', help: 'Replies sent with the TC bit.', registers,
-      collect() { if (self.truncatedCount > 0) { this.inc(self.truncatedCount); self.truncatedCount = 0; } },
+      collect() { if (pending.truncated > 0) { this.inc(pending.truncated); pending.truncated = 0; } },
     });
     registry.registerMetric(this.duration as unknown as Parameters<Registry['registerMetric']>[0]);
     this.forwards = new Counter({ name: 'capstan_dns_forward_requests_total', help: 'Queries sent upstream, by outcome.', labelNames: ['result'], registers });
@@ -57,7 +57,7 @@ export class DNSMetrics {
   /** A reply sent: its header rcode, TC bit and the time since the query arrived. */
   reply(tcp: boolean, rcode: number, truncated: boolean, seconds: number): void {
     this.responseCounts[rcode & 0xf]++;
-    if (truncated) this.truncatedCount++;
+    if (truncated) this.pending.truncated++;
     this.duration.observe(tcp ? 1 : 0, seconds);
   }
 
