@@ -3,10 +3,10 @@
 import type { Registry } from 'prom-client';
 import { SharedInformerFactory, type ClientsetAPI } from '../client/index.js';
 import type { Logger } from '../log/index.js';
-import { ResponseCache } from './cache.js';
 import { Forwarder, type Upstream } from './forward.js';
 import { DNSMetrics } from './metrics.js';
 import { normalize } from './names.js';
+import { PrebuiltAnswers } from './prebuilt.js';
 import { Resolver, type ResolverOptions } from './resolver.js';
 import { DNSServer, type ListenAddress } from './server.js';
 import { ZoneSources } from './sources.js';
@@ -60,7 +60,7 @@ export async function startDNS(opts: DNSOptions): Promise<DNSHandle> {
   const ownFactory = !opts.informers;
   const informers = opts.informers ?? new SharedInformerFactory(opts.clients, { log: opts.log, registry: opts.registry });
   const sources = new ZoneSources(informers, zone, { domain, ttl, podRecords: pods !== 'disabled' });
-  const cache = new ResponseCache(opts.cacheSize ?? 10_000);
+  const cache = new PrebuiltAnswers(opts.cacheSize ?? 10_000);
   const metrics = new DNSMetrics(opts.registry, () => cache.size, () => zone.size);
   const forwarder = new Forwarder({ upstreams: opts.upstreams, timeoutMs: opts.upstreamTimeoutMs ?? 2000 });
   const server = new DNSServer({

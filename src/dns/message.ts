@@ -124,14 +124,6 @@ export function encodeResponse(q: ParsedQuery, r: Resolution, limit: number): Bu
   return out;
 }
 
-/** Copies a cached reply for a new query: its ID and its question bytes. */
-export function rewriteCached(cached: Buffer, q: ParsedQuery): Buffer {
-  const out = Buffer.from(cached);
-  out.writeUInt16BE(q.id, 0);
-  q.questionWire.copy(out, 12);
-  return out;
-}
-
 export function isTruncated(buf: Buffer): boolean {
   return buf.length >= 4 && (buf.readUInt16BE(2) & TC) !== 0;
 }

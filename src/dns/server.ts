@@ -5,11 +5,11 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, isIPv6, type Server, type Socket as TCPSocket } from 'node:net';
 import type { Logger } from '../log/index.js';
-import { ResponseCache } from './cache.js';
 import type { Forwarder } from './forward.js';
-import { encodeResponse, headerOnly, isTruncated, parseQuery, rcodeOf, rewriteCached, sizeLimit, type ParsedQuery } from './message.js';
+import { encodeResponse, headerOnly, isTruncated, parseQuery, rcodeOf, sizeLimit, type ParsedQuery } from './message.js';
 import { DNSMetrics } from './metrics.js';
 import { inZone, normalize } from './names.js';
+import type { PrebuiltAnswers } from './prebuilt.js';
 import type { Resolution, Resolver } from './resolver.js';
 import { dnsPacket } from './wire.js';
 import type { RR, Zone } from './zone.js';
@@ -25,7 +25,8 @@ export interface DNSServerOptions {
   resolver: Resolver;
   forwarder: Forwarder;
   metrics: DNSMetrics;
-  cache: ResponseCache;
+  /** Replies prebuilt per question; cleared on every Zone change. */
+  cache: PrebuiltAnswers;
   /** False until the informers have listed once: cluster names get SERVFAIL, not a wrong NXDOMAIN. */
   synced: () => boolean;
   log: Logger;
@@ -35,7 +36,16 @@ export interface DNSServerOptions {
 }
 
 const SERVFAIL = 2;
-const RD = 1 << 8, CD = 1 << 4;
+const RD = 1 << 8;
+
+/**
+ * dgram resolves even an address literal through dns.lookup, which defers the send to the
+ * next tick (a closure and a tick per reply). Replies go to the sender's address, always a
+ * literal of the socket's family: taking it as it is makes `send` synchronous, which the
+ * prebuilt path relies on.
+ */
+const literal = (family: 4 | 6) => (host: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) => cb(null, host, family);
+const literalLookup = { 4: literal(4), 6: literal(6) };
 
 export class DNSServer {
   private udp: Socket[] = [];
@@ -51,8 +61,10 @@ export class DNSServer {
 
   async listen(addrs: ListenAddress[]): Promise<void> {
     for (const a of addrs) {
-      const u = createSocket({ type: isIPv6(a.host) ? 'udp6' : 'udp4' });
+      const v6 = isIPv6(a.host);
+      const u = createSocket({ type: v6 ? 'udp6' : 'udp4', lookup: literalLookup[v6 ? 6 : 4] as never });
       u.on('message', (msg, rinfo) => {
+        if (this.sendPrebuilt(u, msg, rinfo.port, rinfo.address)) return;
         // No send callback: Node then tries a synchronous send first (uv_udp_try_send), much
         // cheaper per packet; errors go to the socket's 'error' handler.
         const send = (reply: Buffer | undefined) => { if (reply) u.send(reply, rinfo.port, rinfo.address); };
@@ -91,6 +103,23 @@ export class DNSServer {
     this.tcp = [];
   }
 
+  /**
+   * The hot path: a query the prebuilt table answers is patched in place and sent, with no
+   * allocation of ours. Only while the socket has no send queued: a queued send still holds
+   * the shared buffer, so then the ordinary path (which copies) answers.
+   */
+  private sendPrebuilt(u: Socket, msg: Buffer, port: number, address: string): boolean {
+    const started = performance.now();
+    const { cache, metrics } = this.opts;
+    if (!cache.scan(msg, false)) return false;
+    const e = cache.lookup(msg);
+    if (!e || u.getSendQueueCount() !== 0) return false;
+    u.send(cache.patch(e, msg), port, address);
+    metrics.requestCode(false, e.qtype);
+    metrics.reply(false, e.rcode, e.truncated, (performance.now() - started) / 1000);
+    return true;
+  }
+
   /** One message in, the reply out (undefined: send nothing). Never rejects. */
   async handle(msg: Buffer, tcp: boolean): Promise<Buffer | undefined> {
     return this.respond(msg, tcp);
@@ -119,16 +148,22 @@ export class DNSServer {
 
   private done(reply: Buffer | undefined, tcp: boolean, started: number): Buffer | undefined {
     const m = this.opts.metrics;
-    if (reply) {
-      m.response(rcodeOf(reply));
-      if (isTruncated(reply)) m.truncated.inc();
-    }
-    m.observe(tcp, (performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    if (reply) m.reply(tcp, rcodeOf(reply), isTruncated(reply), seconds);
+    else m.observe(tcp, seconds);
     return reply;
   }
 
   private answer(msg: Buffer, tcp: boolean): Buffer | undefined | Promise<Buffer | undefined> {
     const { metrics: m, cache } = this.opts;
+    const prebuildable = cache.scan(msg, tcp);
+    if (prebuildable) {
+      const e = cache.lookup(msg);
+      if (e) {
+        m.requestCode(tcp, e.qtype);
+        return Buffer.from(cache.patch(e, msg));
+      }
+    }
     const parsed = parseQuery(msg);
     if (!parsed.ok) {
       m.malformed.inc({ reason: parsed.reason });
@@ -140,9 +175,6 @@ export class DNSServer {
     const name = normalize(q.question.name);
     const klass = q.question.class ?? 'IN';
     const limit = sizeLimit(q, tcp);
-    const key = `${name}\0${type}\0${klass}\0${limit}\0${q.flags & (RD | CD)}\0${q.edns ? `${q.edns.version}${q.edns.do ? 1 : 0}` : '-'}`;
-    const hit = cache.get(key);
-    if (hit) return rewriteCached(hit, q);
 
     const res = this.opts.resolver.resolve(name, type, klass);
     if (res.forward) {
@@ -152,7 +184,7 @@ export class DNSServer {
     if (!this.opts.synced() && inZone(name, this.opts.zone.domain)) return encodeResponse(q, { ...res, rcode: 'SERVFAIL', authoritative: false, answers: [], authorities: [], additionals: [] }, limit);
     if (res.chase) return this.chase(res).then((r) => encodeResponse(q, r, limit));
     const reply = encodeResponse(q, res, limit);
-    cache.set(key, reply);
+    if (prebuildable) cache.insert(msg, reply);
     return reply;
   }
 

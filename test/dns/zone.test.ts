@@ -135,13 +135,13 @@ t.test('encoding: TC with whole records kept, OPT echoed, BADVERS', async (t) =>
 
 t.test('server: SERVFAIL for cluster names until synced; a zone change reaches cached answers', async (t) => {
   const { DNSServer } = await import('../../src/dns/server.js');
-  const { ResponseCache } = await import('../../src/dns/cache.js');
+  const { PrebuiltAnswers } = await import('../../src/dns/prebuilt.js');
   const { DNSMetrics } = await import('../../src/dns/metrics.js');
   const { Forwarder } = await import('../../src/dns/forward.js');
   const { Registry } = await import('prom-client');
   const { logger } = await import('../../src/log/index.js');
   const zone = new Zone(D);
-  const cache = new ResponseCache();
+  const cache = new PrebuiltAnswers();
   let synced = false;
   const server = new DNSServer({
     zone, resolver: new Resolver(zone, { pods: 'insecure', ttl: 30 }), forwarder: new Forwarder({ upstreams: [], timeoutMs: 100 }),
