@@ -29,6 +29,8 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   csrsigning: async () => (await import('./certificates/index.js')).createSigner,
   resourcequota: async () => (await import('./resourcequota/index.js')).create,
   csrcleaner: async () => (await import('./certificates/index.js')).createCleaner,
+  'persistentvolume-binder': async () => (await import('./volume/index.js')).create,
+  'local-path-provisioner': async () => (await import('./volume/index.js')).createLocalPath,
 };
 
 export * from './framework.js';
