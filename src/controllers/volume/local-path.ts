@@ -3,8 +3,8 @@
 // `volume.kubernetes.io/storage-provisioner: capstan.io/local-path` once the scheduler chose
 // their node, creating a hostPath volume pre-bound to the claim with node affinity to that
 // node (the kubelet creates the directory when it first mounts it). A Released volume of its
-// own with reclaim Delete is removed by a helper pod on its node (only the node can remove
-// its files), then deleted. On start it creates the default StorageClass `local-path`.
+// own with reclaim Delete is emptied by a helper pod on its node (only the node can remove
+// its files), then deleted; the helper pod goes once the volume is gone. On start it creates the default StorageClass `local-path`.
 import { isAlreadyExists, isNotFound, resources, type EventRecorder, type ResourceAPI, type SharedInformer } from '../../client/index.js';
 import { QueueController, type ControllerContext } from '../framework.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../api/kinds.js';
@@ -38,7 +38,7 @@ export class LocalPathProvisioner extends QueueController {
     const onClaim = (c: PersistentVolumeClaim) => { if (c.metadata.annotations?.[ANN_STORAGE_PROVISIONER] === LOCAL_PATH_PROVISIONER) this.enqueue(`c:${c.metadata.namespace}/${c.metadata.name}`); };
     this.claims.addEventHandler({ onAdd: onClaim, onUpdate: (_o, c) => onClaim(c) });
     const onVolume = (v: PersistentVolume) => { if (ours(v)) this.enqueue(`v:${v.metadata.name}`); };
-    this.volumes.addEventHandler({ onAdd: onVolume, onUpdate: (_o, v) => onVolume(v) });
+    this.volumes.addEventHandler({ onAdd: onVolume, onUpdate: (_o, v) => onVolume(v), onDelete: onVolume });
     const onPod = (p: Pod) => {
       const name = p.metadata.name ?? '';
       if (p.metadata.namespace === HELPER_NAMESPACE && name.startsWith('helper-pod-delete-')) this.enqueue(`v:${name.slice('helper-pod-delete-'.length)}`);
@@ -63,8 +63,15 @@ export class LocalPathProvisioner extends QueueController {
       if (claim) await this.provision(claim);
       return;
     }
-    const volume = this.volumes.lister.get(undefined, key.slice(2));
-    if (volume && ours(volume)) await this.reclaim(volume);
+    const name = key.slice(2);
+    const volume = this.volumes.lister.get(undefined, name);
+    if (volume) {
+      if (ours(volume)) await this.reclaim(volume);
+      return;
+    }
+    // The volume is gone: so goes its helper pod (only now, so no new one starts for it).
+    const helper = `helper-pod-delete-${name}`;
+    if (this.pods.lister.get(HELPER_NAMESPACE, helper)) await this.podsAPI.delete(HELPER_NAMESPACE, helper).catch((e) => { if (!isNotFound(e)) throw e; });
   }
 
   private async provision(claim: PersistentVolumeClaim): Promise<void> {
@@ -116,7 +123,6 @@ export class LocalPathProvisioner extends QueueController {
     }
     const phase = pod.status?.phase;
     if (phase === 'Succeeded') {
-      await this.podsAPI.delete(HELPER_NAMESPACE, name).catch((e) => { if (!isNotFound(e)) throw e; });
       await this.deleteVolume(volume);
     } else if (phase === 'Failed') {
       this.recorder.event(asVolume(volume), 'Warning', 'VolumeFailedDelete', `failed to delete volume ${volume.metadata.name}: helper pod ${HELPER_NAMESPACE}/${name} failed`);
