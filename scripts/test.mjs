@@ -38,6 +38,7 @@ const UNIT = [
   'test/controllers/serviceaccount', 'test/controllers/serviceaccount-tokens', 'test/controllers/clusterroleaggregation', 'test/controllers/tokencleaner',
   'test/controllers/csr', 'test/controllers/resourcequota', 'test/controllers/csrcleaner', 'test/apiserver/node-authorizer',
   'test/controllers/job', 'test/controllers/cronjob', 'test/hollow/exit-plan',
+  'test/controllers/volume-matching', 'test/scheduler/volume-binding',
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',

@@ -34,6 +34,8 @@ t.test('the kinds kubectl sends as protobuf are decodable', async (t) => {
     ['networking.k8s.io/v1', ['Ingress', 'NetworkPolicy']],
     ['policy/v1', ['Eviction', 'PodDisruptionBudget']],
     ['scheduling.k8s.io/v1', ['PriorityClass']],
+    ['v1', ['PersistentVolume']],
+    ['storage.k8s.io/v1', ['StorageClass']],
   ];
   for (const [apiVersion, list] of kinds) {
     for (const kind of list) t.equal(rootMessage(apiVersion, kind), kind, `${apiVersion} ${kind}`);

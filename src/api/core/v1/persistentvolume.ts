@@ -19,8 +19,8 @@ defineType('io.k8s.api.core.v1.PersistentVolume', obj({
 
 defineType('io.k8s.api.core.v1.PersistentVolumeList', obj({
   ...typeMeta,
-  metadata: pb(1, listMeta()),
-  items: pb(2, arr(core('PersistentVolume'), 'The objects in the list.')),
+  metadata: listMeta(),
+  items: arr(core('PersistentVolume'), 'The objects in the list.'),
 }, 'A list of PersistentVolumes.', { required: ['items'], gvk: [{ group: '', version: 'v1', kind: 'PersistentVolumeList' }] }));
 
 defineType('io.k8s.api.core.v1.PersistentVolumeSpec', obj({

@@ -23,6 +23,6 @@ defineType('io.k8s.api.storage.v1.StorageClass', obj({
 
 defineType('io.k8s.api.storage.v1.StorageClassList', obj({
   ...typeMeta,
-  metadata: pb(1, listMeta()),
-  items: pb(2, arr(ref('io.k8s.api.storage.v1.StorageClass'), 'The objects in the list.')),
+  metadata: listMeta(),
+  items: arr(ref('io.k8s.api.storage.v1.StorageClass'), 'The objects in the list.'),
 }, 'A list of StorageClasses.', { required: ['items'], gvk: gvk('StorageClassList') }));
