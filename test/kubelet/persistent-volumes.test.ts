@@ -1,8 +1,9 @@
 // Persistent volumes on a real node: a private containerd, the kubelet as a process in its own
 // network namespace, the scheduler and the controller-manager's binder and local-path
-// provisioner in-process, real kubectl. A pod writes a file on its claim (the local-path
-// default class, provisioned on the node the scheduler chose); the pod is deleted and a new one
-// reads the file back (through the CRI); deleting the claim has a helper pod on the node remove the directory.
+// provisioner (and the StatefulSet controller) in-process, real kubectl. A pod writes a file on
+// its claim (the local-path default class, provisioned on the node the scheduler chose); the pod
+// is deleted and a new one reads the file back (through the CRI); a StatefulSet's pod, deleted
+// and recreated by its controller, appends to what the first wrote; deleting the claim has a helper pod on the node remove the directory.
 // A pod whose claim is not bound waits in ContainerCreating with the volume manager's event.
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -58,7 +59,7 @@ t.test('a claim\'s data outlives its pods on a real node', { skip: why ?? false,
     await gone;
   });
   t.teardown(() => { if (t.passing() === false) console.error(logs); });
-  const cm = await startControllerManager(['--kubeconfig', kubeconfig, '--leader-elect', 'false', '--secure-port', '0', '--controllers', 'persistentvolume-binder,local-path-provisioner']);
+  const cm = await startControllerManager(['--kubeconfig', kubeconfig, '--leader-elect', 'false', '--secure-port', '0', '--controllers', 'persistentvolume-binder,local-path-provisioner,statefulset']);
   t.teardown(() => cm.stop());
   const sched = await startScheduler(['--kubeconfig', kubeconfig, '--secure-port', '0', '--leader-elect=false']);
   t.teardown(() => sched.stop());
@@ -96,6 +97,42 @@ t.test('a claim\'s data outlives its pods on a real node', { skip: why ?? false,
     const r = await env.client.execSync(c.id, ['cat', '/data/note'], 10);
     t.equal(r.exit_code, 0);
     t.equal(r.stdout.toString(), 'written by writer\n', 'the new pod reads what the deleted one wrote');
+  });
+
+  await t.test('a StatefulSet pod deleted and recreated finds its claim\'s data', async (t) => {
+    await k.ok(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' },
+      spec: {
+        replicas: 1, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
+        template: {
+          metadata: { labels: { app: 'db' } },
+          spec: {
+            terminationGracePeriodSeconds: 1, tolerations: [{ operator: 'Exists' }],
+            containers: [{
+              name: 'db', image: BUSYBOX_IMAGE, imagePullPolicy: 'IfNotPresent', volumeMounts: [{ name: 'data', mountPath: '/data' }],
+              command: ['sh', '-c', 'echo "$HOSTNAME started" >> /data/log && exec sleep 3600'],
+            }],
+          },
+        },
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '16Mi' } } } }],
+      },
+    }));
+    await eventually(async () => (await phase('db-0')) === 'Running', 60_000, 'db-0 Running');
+    const dir = await k.ok(['get', 'pv', await k.ok(['get', 'pvc', 'data-db-0', '-o', 'jsonpath={.spec.volumeName}']), '-o', 'jsonpath={.spec.hostPath.path}']);
+    await eventually(() => existsSync(join(dir, 'log')), 10_000, 'the first start logged');
+    const first = await k.ok(['get', 'pod', 'db-0', '-o', 'jsonpath={.metadata.uid}']);
+    await k.ok(['delete', 'pod', 'db-0', '--wait=true', '--timeout=60s']);
+    await eventually(async () => {
+      const r = await k(['get', 'pod', 'db-0', '-o', 'jsonpath={.metadata.uid} {.status.phase}']);
+      return r.code === 0 && !r.stdout.startsWith(first) && r.stdout.endsWith('Running');
+    }, 60_000, 'db-0 recreated and Running');
+    await eventually(() => readFileSync(join(dir, 'log'), 'utf8').split('\n').filter(Boolean).length === 2, 10_000, 'the second start logged');
+    t.equal(readFileSync(join(dir, 'log'), 'utf8'), 'db-0 started\ndb-0 started\n', 'the new pod appended to the file the first one wrote');
+    // No garbage collector here: scale down, then delete the set.
+    await k.ok(['scale', 'sts', 'db', '--replicas=0']);
+    await eventually(async () => (await k(['get', 'pod', 'db-0'])).code !== 0, 60_000, 'db-0 gone');
+    await k.ok(['delete', 'sts', 'db']);
+    await k.ok(['delete', 'pvc', 'data-db-0']);
   });
 
   await t.test('a pod whose claim is not bound waits in ContainerCreating', async (t) => {
