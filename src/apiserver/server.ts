@@ -24,6 +24,7 @@ import { podSecurity } from './admission/podsecurity/index.js';
 import { priority } from './admission/priority.js';
 import { defaultTolerationSeconds, type TolerationSeconds } from './admission/default-toleration-seconds.js';
 import { defaultStorageClass } from './admission/default-storage-class.js';
+import { pvcResize } from './admission/pvc-resize.js';
 import { resourceQuota } from './admission/resource-quota.js';
 import { mutatingWebhooks, validatingWebhooks } from './admission/webhook/index.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
@@ -165,6 +166,7 @@ export class APIServer {
       priority(reg('scheduling.k8s.io', 'priorityclasses')),
       defaultTolerationSeconds(opts.defaultTolerationSeconds),
       defaultStorageClass(reg('storage.k8s.io', 'storageclasses')),
+      pvcResize(reg('storage.k8s.io', 'storageclasses')),
       resourceQuota(reg('', 'resourcequotas')),
       mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),
       validatingWebhooks(reg('admissionregistration.k8s.io', 'validatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log }),

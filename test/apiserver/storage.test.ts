@@ -2,7 +2,7 @@
 // defaults and status, PersistentVolume and StorageClass validation, what may change in a
 // claim (volumeName once, a class where there was none, a bound claim's size upwards only), the
 // DefaultStorageClass plugin (the newest default class wins; none: the claim keeps no class),
-// the status subresources, and the Table columns kubectl prints.
+// PersistentVolumeClaimResize, the status subresources, and the Table columns kubectl prints.
 import t from 'tap';
 import { startAPIServer } from '../helpers/api.js';
 
@@ -92,7 +92,7 @@ t.test('DefaultStorageClass: no default leaves the class unset; the newest defau
 });
 
 t.test('PersistentVolumeClaim updates: volumeName once, a class where none was, growth of a bound claim', async (t) => {
-  t.equal((await c.post(PVCS, pvc('grow', { storageClassName: '' }))).status, 201);
+  t.equal((await c.post(PVCS, pvc('grow', { storageClassName: 'std' }))).status, 201);
   t.equal((await c.patch(`${PVCS}/grow`, { spec: { volumeName: 'pv-a' } })).status, 200, 'volumeName set once');
   const again = await c.patch(`${PVCS}/grow`, { spec: { volumeName: 'pv-b' } });
   t.equal(again.status, 422);
@@ -100,13 +100,19 @@ t.test('PersistentVolumeClaim updates: volumeName once, a class where none was, 
   const unboundGrowth = await c.patch(`${PVCS}/grow`, { spec: { resources: { requests: { storage: '2Gi' } } } });
   t.equal(unboundGrowth.status, 422, 'an unbound claim does not grow');
   t.equal((await c.patch(`${PVCS}/grow/status`, { status: { phase: 'Bound' } })).status, 200);
-  t.equal((await c.patch(`${PVCS}/grow`, { spec: { resources: { requests: { storage: '2Gi' } } } })).status, 200, 'a bound claim grows');
+  t.equal((await c.patch(`${PVCS}/grow`, { spec: { resources: { requests: { storage: '2Gi' } } } })).status, 200, 'a bound claim of an expandable class grows');
   const shrink = await c.patch(`${PVCS}/grow`, { spec: { resources: { requests: { storage: '1Gi' } } } });
   t.equal(shrink.status, 422);
   t.ok(causes(shrink).includes('spec.resources.requests.storage: Forbidden: field can not be less than previous value'));
+  // PersistentVolumeClaimResize: a class without allowVolumeExpansion (or no class) does not grow.
+  t.equal((await c.post(PVCS, pvc('fixed', { storageClassName: '' }))).status, 201);
+  t.equal((await c.patch(`${PVCS}/fixed/status`, { status: { phase: 'Bound' } })).status, 200);
+  const refused = await c.patch(`${PVCS}/fixed`, { spec: { resources: { requests: { storage: '2Gi' } } } });
+  t.equal(refused.status, 403);
+  t.match(refused.body.message, /only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize/);
   t.equal((await c.post(PVCS, pvc('classless'))).status, 201);
   t.equal((await c.patch(`${PVCS}/classless`, { spec: { storageClassName: 'std' } })).status, 200, 'a claim without a class may get one');
   t.equal((await c.patch(`${PVCS}/classless`, { spec: { storageClassName: 'other' } })).status, 422, 'but not change it');
   const table = (await c.get(`${PVCS}/grow`, TABLE)).body;
-  t.same(table.rows[0].cells.slice(0, 6), ['grow', 'Bound', 'pv-a', '', '', '']);
+  t.same(table.rows[0].cells.slice(0, 6), ['grow', 'Bound', 'pv-a', '', '', 'std']);
 });
