@@ -2,9 +2,12 @@
 // defaults and status, PersistentVolume and StorageClass validation, what may change in a
 // claim (volumeName once, a class where there was none, a bound claim's size upwards only), the
 // DefaultStorageClass plugin (the newest default class wins; none: the claim keeps no class),
-// PersistentVolumeClaimResize, the status subresources, and the Table columns kubectl prints.
+// PersistentVolumeClaimResize, the status subresources, the Table columns kubectl prints, and
+// the Node authorizer letting a node read the volume its pod's claim is bound to.
 import t from 'tap';
-import { startAPIServer } from '../helpers/api.js';
+import { parseRequestInfo } from '../../src/apiserver/request-info.js';
+import { fixtures, startAPIServer } from '../helpers/api.js';
+import { eventually } from '../helpers/kubectl.js';
 
 const api = await startAPIServer(t);
 const c = api.client;
@@ -115,4 +118,16 @@ t.test('PersistentVolumeClaim updates: volumeName once, a class where none was, 
   t.equal((await c.patch(`${PVCS}/classless`, { spec: { storageClassName: 'other' } })).status, 422, 'but not change it');
   const table = (await c.get(`${PVCS}/grow`, TABLE)).body;
   t.same(table.rows[0].cells.slice(0, 6), ['grow', 'Bound', 'pv-a', '', '', 'std']);
+});
+
+t.test('a node may read the claim its pod names and the volume that claim is bound to', async (t) => {
+  const node = { username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] };
+  const mayGet = async (path: string) => (await api.server.authorizer.authorize(node, parseRequestInfo('GET', path, new URLSearchParams()))) === null;
+  t.equal((await c.post(PVS, pv('for-n1'))).status, 201);
+  t.equal((await c.post(PVCS, pvc('n1-claim', { storageClassName: '', volumeName: 'for-n1' }))).status, 201);
+  t.notOk(await mayGet(`${PVS}/for-n1`), 'no pod of n1 uses it yet');
+  t.equal((await c.post('/api/v1/namespaces/default/pods', fixtures.pod('uses-claim', { spec: { nodeName: 'n1', volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'n1-claim' } }] } }))).status, 201);
+  await eventually(() => mayGet(`${PVCS}/n1-claim`), 5000, 'the claim readable by n1');
+  await eventually(() => mayGet(`${PVS}/for-n1`), 5000, 'the volume readable by n1');
+  t.notOk(await mayGet(`${PVS}/one`), 'another volume is not');
 });
