@@ -39,6 +39,7 @@ const UNIT = [
   'test/controllers/csr', 'test/controllers/resourcequota', 'test/controllers/csrcleaner', 'test/apiserver/node-authorizer',
   'test/controllers/job', 'test/controllers/cronjob', 'test/hollow/exit-plan',
   'test/controllers/podautoscaler', 'test/hollow/usage', 'test/apiserver/metrics-api',
+  'test/controllers/volume-matching', 'test/scheduler/volume-binding',
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',

@@ -14,6 +14,7 @@ import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import type * as meta from 'kubernetes-types/meta/v1.js';
 import type * as networking from 'kubernetes-types/networking/v1.js';
 import type * as rbac from 'kubernetes-types/rbac/v1.js';
+import type * as storage from 'kubernetes-types/storage/v1.js';
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -37,6 +38,8 @@ export type StatefulSet = Stored<apps.StatefulSet>;
 export type DaemonSet = Stored<apps.DaemonSet>;
 export type ControllerRevision = Stored<apps.ControllerRevision>;
 export type PersistentVolumeClaim = Stored<core.PersistentVolumeClaim>;
+export type PersistentVolume = Stored<core.PersistentVolume>;
+export type StorageClass = Stored<storage.StorageClass>;
 export type EndpointSlice = Stored<discovery.EndpointSlice>;
 export type Lease = Stored<coordination.Lease>;
 export type Role = Stored<rbac.Role>;

@@ -15,6 +15,7 @@ import './authentication/v1/schema.js';
 import './authorization/v1/schema.js';
 import './policy/v1/schema.js';
 import './scheduling/v1/schema.js';
+import './storage/v1/schema.js';
 import './batch/v1/schema.js';
 import './apiextensions/v1/schema.js';
 import './admissionregistration/v1/schema.js';

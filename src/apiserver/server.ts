@@ -23,6 +23,8 @@ import { limitRanger } from './admission/limit-ranger.js';
 import { podSecurity } from './admission/podsecurity/index.js';
 import { priority } from './admission/priority.js';
 import { defaultTolerationSeconds, type TolerationSeconds } from './admission/default-toleration-seconds.js';
+import { defaultStorageClass } from './admission/default-storage-class.js';
+import { pvcResize } from './admission/pvc-resize.js';
 import { resourceQuota } from './admission/resource-quota.js';
 import { mutatingWebhooks, validatingWebhooks } from './admission/webhook/index.js';
 import { validatingAdmissionPolicy } from './admission/policy/validating.js';
@@ -168,6 +170,8 @@ export class APIServer {
       podSecurity(reg('', 'namespaces')),
       priority(reg('scheduling.k8s.io', 'priorityclasses')),
       defaultTolerationSeconds(opts.defaultTolerationSeconds),
+      defaultStorageClass(reg('storage.k8s.io', 'storageclasses')),
+      pvcResize(reg('storage.k8s.io', 'storageclasses')),
       resourceQuota(reg('', 'resourcequotas')),
       mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log, authorizer: this.authorizer }),
       validatingAdmissionPolicy({ registries: this.registries, source: this.cache, authorizer: this.authorizer, log: this.log }),
@@ -180,7 +184,8 @@ export class APIServer {
     await this.cache.start();
     this.policyFeed.start();
     const pods = this.registries.get('', 'pods')!;
-    this.stopNodeGraph = feedNodeGraph(this.nodeGraph, this.cache, { pods: (value, revision, key) => pods.decode(value, revision, key) });
+    const claims = this.registries.get('', 'persistentvolumeclaims')!;
+    this.stopNodeGraph = feedNodeGraph(this.nodeGraph, this.cache, { pods: (value, revision, key) => pods.decode(value, revision, key), claims: (value, revision, key) => claims.decode(value, revision, key) });
     const conn = { ...connectionDefaults, ...this.opts.connections };
     const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
     const authz = this.authorizer;

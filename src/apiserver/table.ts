@@ -7,7 +7,7 @@ import type { TableColumn, VersionDef } from './registry/types.js';
 
 function columnsOf(reg: GenericRegistry, version?: VersionDef): TableColumn[] {
   const cols = version?.columns ?? reg.def.columns ?? [ageColumn];
-  return [{ name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0, cell: (o) => o.metadata.name ?? '' }, ...cols];
+  return [{ name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0, cell: reg.def.nameCell ?? ((o) => o.metadata.name ?? '') }, ...cols];
 }
 
 export function partialObjectMetadata(obj: KubeObject): KubeObject {

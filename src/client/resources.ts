@@ -32,6 +32,8 @@ export const resources = {
   daemonsets: r<k.DaemonSet>('apps', 'v1', 'daemonsets', 'DaemonSet', true),
   controllerrevisions: r<k.ControllerRevision>('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true),
   persistentvolumeclaims: r<k.PersistentVolumeClaim>('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true),
+  persistentvolumes: r<k.PersistentVolume>('', 'v1', 'persistentvolumes', 'PersistentVolume', false),
+  storageclasses: r<k.StorageClass>('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false),
   endpointslices: r<k.EndpointSlice>('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   leases: r<k.Lease>('coordination.k8s.io', 'v1', 'leases', 'Lease', true),
   roles: r<k.Role>('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true),

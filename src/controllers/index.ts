@@ -30,6 +30,8 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   resourcequota: async () => (await import('./resourcequota/index.js')).create,
   csrcleaner: async () => (await import('./certificates/index.js')).createCleaner,
   horizontalpodautoscaling: async () => (await import('./podautoscaler/index.js')).create,
+  'persistentvolume-binder': async () => (await import('./volume/index.js')).create,
+  'local-path-provisioner': async () => (await import('./volume/index.js')).createLocalPath,
 };
 
 export * from './framework.js';

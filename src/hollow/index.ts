@@ -118,6 +118,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const pods = new HollowPods({
     pods: (n) => asNode(n).resource(resources.pods), podInformer, nodeInformer, clock, log, owns,
     secrets: (n) => asNode(n).resource(resources.secrets), configMaps: (n) => asNode(n).resource(resources.configmaps),
+    claims: (n) => asNode(n).resource(resources.persistentvolumeclaims),
     recorder: (n) => new EventRecorder(asNode(n).resource(resources.events), { component: 'kubelet', host: n }, clock, log),
     heartbeatStopped: (n) => heartbeats.isStopped(n),
     hostIP: (n) => addresses[index.get(n)!],

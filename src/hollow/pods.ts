@@ -13,7 +13,7 @@ import { PodIPPool } from './addresses.js';
 import { missingVolume } from './volumes.js';
 import { finishedStatus, isPendingShown, isRunningAndReady, pendingStatus, restartedStatus, runningStatus } from './pod-status.js';
 import { exitPlan } from './exit-plan.js';
-import type { Node, Pod } from '../api/kinds.js';
+import type { Node, PersistentVolumeClaim, Pod } from '../api/kinds.js';
 
 export interface HollowPodsDeps {
   /** The node's own clients: each node acts as itself (system:node:<name>). */
@@ -26,6 +26,8 @@ export interface HollowPodsDeps {
   heartbeatStopped(node: string): boolean;
   secrets(node: string): ResourceAPI;
   configMaps(node: string): ResourceAPI;
+  /** The node's view of claims (bound before a pod using them starts); absent: not checked. */
+  claims?(node: string): ResourceAPI<PersistentVolumeClaim>;
   /** An event recorder whose source is the given node's kubelet. */
   recorder(node: string): EventRecorder;
   hostIP(node: string): string;
@@ -139,9 +141,9 @@ export class HollowPods {
     const hostIP = this.d.hostIP(node);
     // Volumes are set up before anything starts; a running pod keeps what it mounted.
     if (pod.status?.phase !== 'Running') {
-      const missing = await missingVolume(pod, this.d.secrets(node), this.d.configMaps(node));
+      const missing = await missingVolume(pod, this.d.secrets(node), this.d.configMaps(node), this.d.claims?.(node));
       if (missing) {
-        this.recorder(node).event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${missing.volume}" : ${missing.message}`);
+        this.recorder(node).event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedMount', missing.event ?? `MountVolume.SetUp failed for volume "${missing.volume}" : ${missing.message}`);
         if (!isPendingShown(pod, hostIP)) await this.d.pods(node).patch(namespace, name as string, 'merge', { status: pendingStatus(pod, hostIP, now) }, 'status');
         return this.mountBackoff.next(key);
       }

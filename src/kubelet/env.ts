@@ -3,13 +3,16 @@
 // the downward API (fieldRef, resourceFieldRef), and last the Service variables no entry
 // defined.
 import { quantityValue } from '../util/index.js';
-import type { ConfigMap, Pod, Secret } from '../api/kinds.js';
+import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Pod, Secret } from '../api/kinds.js';
 import type { Container, ResourceFieldSelector } from 'kubernetes-types/core/v1.js';
 
 export interface ObjectSource {
   /** The object, or undefined when it does not exist; other failures throw. */
   configMap(namespace: string, name: string): Promise<ConfigMap | undefined>;
   secret(namespace: string, name: string): Promise<Secret | undefined>;
+  /** Claims and their volumes, for persistentVolumeClaim volumes (absent: those cannot mount). */
+  claim?(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
+  volume?(name: string): Promise<PersistentVolume | undefined>;
 }
 
 /** A reason the container cannot be created yet (CreateContainerConfigError). */

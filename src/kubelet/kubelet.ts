@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Registry } from 'prom-client';
 import type { CRIRuntime } from '../../cri/index.js';
 import {
-  EventRecorder, SharedInformer, isNotFound, realClock, resources, type Clock, type ClientsetAPI,
+  EventRecorder, SharedInformer, isNotFound, realClock, resources, type Clock, type ClientsetAPI, type ResourceType,
 } from '../client/index.js';
 import { logger, type Logger } from '../log/index.js';
 import { removeCgroup } from './containerd/index.js';
@@ -26,6 +26,7 @@ import { RuntimeStateReader } from './runtime-state.js';
 import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Pod, Service } from '../api/kinds.js';
+import type { ObjectBase } from '../api/object.js';
 
 export interface KubeletOptions {
   nodeName: string;
@@ -79,7 +80,7 @@ function sameDesiredState(a: Pod, b: Pod): boolean {
 }
 
 function apiObjects(clients: ClientsetAPI): ObjectSource {
-  const get = async (type: typeof resources.configmaps, ns: string, name: string) => {
+  const get = async <T extends ObjectBase>(type: ResourceType<T>, ns: string | undefined, name: string) => {
     try {
       return await clients.resource(type).get(ns, name);
     } catch (e) {
@@ -90,6 +91,8 @@ function apiObjects(clients: ClientsetAPI): ObjectSource {
   return {
     configMap: (ns, name) => get(resources.configmaps, ns, name),
     secret: (ns, name) => get(resources.secrets, ns, name),
+    claim: (ns, name) => get(resources.persistentvolumeclaims, ns, name),
+    volume: (name) => get(resources.persistentvolumes, undefined, name),
   };
 }
 
@@ -206,7 +209,7 @@ export class Kubelet {
       runtime: this.o.healthRuntime ?? this.o.runtime, clock: this.clock, log: this.log, machine,
       pressure: this.o.pressure ?? (() => pressureSample(this.o.rootDir)),
       runtimeVersion: `${version.runtime_name}://${version.runtime_version}`,
-      maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort,
+      maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort, localPathDir: join(this.o.rootDir, 'local-path'),
       onPodCIDR: async (cidr) => {
         this.log.info('node podCIDR', { podCIDR: cidr });
         if (this.o.cniConfDir && writePtpConfig(this.o.cniConfDir, cidr, join(this.o.rootDir, 'cni', 'ipam'))) {

@@ -3,6 +3,7 @@
 // addresses, nodeInfo) recomputed every 10 s and posted when it changed or once a minute.
 // Ready follows the runtime: a CRI Status check with a short deadline, so a dead containerd
 // shows as Ready=False within one interval.
+import { ANN_LOCAL_PATH_DIR } from '../api/storage/annotations.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
 import type { CRIRuntime } from '../../cri/index.js';
 import { isAlreadyExists, isConflict, isNotFound, resources, type Clock, type ClientsetAPI } from '../client/index.js';
@@ -35,6 +36,8 @@ export interface NodeAgentOptions {
   kubeletPort?: number;
   /** Called once the Node has a podCIDR (and again if it changes). */
   onPodCIDR?: (cidr: string) => void | Promise<void>;
+  /** Published on the Node (capstan.io/local-path-dir): where the local-path provisioner puts this node's volumes. */
+  localPathDir?: string;
 }
 
 export interface RuntimeHealth { ready: boolean; message: string }
@@ -125,6 +128,7 @@ export class NodeAgent {
       'kubernetes.io/hostname': this.o.nodeName, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': this.o.machine.architecture,
       'beta.kubernetes.io/os': 'linux', 'beta.kubernetes.io/arch': this.o.machine.architecture,
     };
+    const ownAnnotations: Record<string, string> = this.o.localPathDir ? { [ANN_LOCAL_PATH_DIR]: this.o.localPathDir } : {};
     const backoff = new Backoff({ initialMs: 500, maxMs: 7_000 });
     for (;;) {
       try {
@@ -132,13 +136,13 @@ export class NodeAgent {
         try {
           node = await nodes.create(undefined, {
             apiVersion: 'v1', kind: 'Node',
-            metadata: { name: this.o.nodeName, labels, annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' } },
+            metadata: { name: this.o.nodeName, labels, annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true', ...ownAnnotations } },
             spec: {},
           });
           this.o.log.info('node registered', { node: this.o.nodeName });
         } catch (e) {
           if (!isAlreadyExists(e)) throw e;
-          node = await nodes.patch(undefined, this.o.nodeName, 'merge', { metadata: { labels } });
+          node = await nodes.patch(undefined, this.o.nodeName, 'merge', { metadata: { labels, annotations: ownAnnotations } });
         }
         this.node = await nodes.patch(undefined, this.o.nodeName, 'merge', { status: await this.status(node.status?.conditions ?? []) }, 'status');
         this.lastPosted = this.o.clock.now();

@@ -121,7 +121,7 @@ export class PodSyncer {
       });
     } catch (e) {
       if (!(e instanceof MountError)) throw e;
-      this.d.recorder?.event(pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed for volume "${e.volume}" : ${e.message}`);
+      this.d.recorder?.event(pod, 'Warning', 'FailedMount', e.event ?? `MountVolume.SetUp failed for volume "${e.volume}" : ${e.message}`);
       await this.writeStatus(pod, status(), mem);
       return { requeueAfterMs: SANDBOX_RETRY_MS };
     }

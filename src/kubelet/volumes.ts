@@ -1,6 +1,6 @@
 // Pod volumes on the node's disk, under <root>/pods/<uid>/volumes/<plugin>/<name>:
-// emptyDir, hostPath, and the ones whose files come from the API — configMap, secret,
-// downwardAPI and projected (configMap, secret, downwardAPI, serviceAccountToken sources).
+// emptyDir, hostPath, persistentVolumeClaim (the bound hostPath/local volume's own path), and
+// the ones whose files come from the API — configMap, secret, downwardAPI and projected (configMap, secret, downwardAPI, serviceAccountToken sources).
 // Those are rewritten on every sync through the atomic writer (a `..data` link swap), so
 // updates reach running containers whole (the directory is bind-mounted).
 import { chmodSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,10 +11,12 @@ import type { ObjectSource } from './env.js';
 import type { ConfigMap, Pod, Secret } from '../api/kinds.js';
 import { writePayload, type FileProjection, type Payload } from './atomic-writer.js';
 import { downwardPayload, type DownwardFacts } from './downward-api.js';
+import { ANN_PROVISIONED_BY, LOCAL_PATH_PROVISIONER } from '../api/storage/annotations.js';
 
 /** A volume that cannot be set up yet (event FailedMount). */
 export class MountError extends Error {
-  constructor(readonly volume: string, message: string) {
+  /** `event`: the whole FailedMount message, when it is not MountVolume.SetUp's. */
+  constructor(readonly volume: string, message: string, readonly event?: string) {
     super(message);
   }
 }
@@ -144,18 +146,9 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
         writePayload(dir, await projectedPayload(ctx, v.projected));
         out.set(name, dir);
       } else if (v.hostPath) {
-        const path: string = v.hostPath.path;
-        const type: string = v.hostPath.type ?? '';
-        if (type === 'DirectoryOrCreate' && !existsSync(path)) mkdirSync(path, { recursive: true, mode: 0o755 });
-        else if (type === 'FileOrCreate' && !existsSync(path)) {
-          mkdirSync(dirname(path), { recursive: true });
-          writeFileSync(path, '', { mode: 0o644 });
-        } else if (type === 'Directory' && !(existsSync(path) && statSync(path).isDirectory())) {
-          throw new MountError(name, `hostPath type check failed: ${path} is not a directory`);
-        } else if (type === 'File' && !(existsSync(path) && statSync(path).isFile())) {
-          throw new MountError(name, `hostPath type check failed: ${path} is not a file`);
-        }
-        out.set(name, path);
+        out.set(name, hostPath(name, v.hostPath.path, v.hostPath.type ?? ''));
+      } else if (v.persistentVolumeClaim) {
+        out.set(name, await claimPath(ctx, name, v.persistentVolumeClaim.claimName));
       } else {
         throw new MountError(name, `volume type not supported by capstan's kubelet: ${Object.keys(v).filter((k) => k !== 'name').join(',')}`);
       }
@@ -165,6 +158,50 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
     }
   }
   return out;
+}
+
+function hostPath(volume: string, path: string, type: string, dirMode = 0o755): string {
+  if (type === 'DirectoryOrCreate' && !existsSync(path)) {
+    mkdirSync(path, { recursive: true });
+    chmodSync(path, dirMode);
+  } else if (type === 'FileOrCreate' && !existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, '', { mode: 0o644 });
+  } else if (type === 'Directory' && !(existsSync(path) && statSync(path).isDirectory())) {
+    throw new MountError(volume, `hostPath type check failed: ${path} is not a directory`);
+  } else if (type === 'File' && !(existsSync(path) && statSync(path).isFile())) {
+    throw new MountError(volume, `hostPath type check failed: ${path} is not a file`);
+  }
+  return path;
+}
+
+/**
+ * The node path of a claim's volume: the claim must be bound (else the pod waits, with the
+ * volume manager's FailedMount wording) and its volume a hostPath or local one on this node.
+ * A local-path provisioner's directory is created world-writable, as rancher's helper does.
+ */
+async function claimPath(ctx: VolumeContext, volume: string, claimName: string): Promise<string> {
+  const ns = ctx.pod.metadata.namespace ?? 'default';
+  const notReady = (why: string) => new MountError(volume, why,
+    `Unable to attach or mount volumes: unmounted volumes=[${volume}], unattached volumes=[${volume}], failed to process volumes=[${volume}]: error processing PVC ${ns}/${claimName}: ${why}`);
+  if (!ctx.objects.claim || !ctx.objects.volume) throw new MountError(volume, 'the kubelet has no source of PersistentVolumeClaims');
+  const claim = await ctx.objects.claim(ns, claimName);
+  if (!claim) throw notReady(`failed to fetch PVC from API server: persistentvolumeclaims "${claimName}" not found`);
+  const pvName = claim.spec?.volumeName;
+  if (!pvName || claim.status?.phase !== 'Bound') throw notReady('PVC is not bound');
+  const pv = await ctx.objects.volume(pvName);
+  if (!pv) throw notReady(`failed to fetch PV ${pvName} from API server: persistentvolumes "${pvName}" not found`);
+  if (pv.spec?.claimRef?.uid !== claim.metadata.uid) throw notReady(`found PV object ${pvName} but it has a ClaimRef that points to PVC ${pv.spec?.claimRef?.namespace}/${pv.spec?.claimRef?.name}, not ${ns}/${claimName}`);
+  if (pv.spec?.hostPath) {
+    const provisioned = pv.metadata.annotations?.[ANN_PROVISIONED_BY] === LOCAL_PATH_PROVISIONER;
+    return hostPath(volume, pv.spec.hostPath.path, pv.spec.hostPath.type ?? '', provisioned ? 0o777 : 0o755);
+  }
+  if (pv.spec?.local) {
+    const path = pv.spec.local.path;
+    if (!existsSync(path)) throw new MountError(volume, `path "${path}" does not exist`);
+    return path;
+  }
+  throw new MountError(volume, `volume type of PersistentVolume ${pvName} not supported by capstan's kubelet: ${Object.keys(pv.spec ?? {}).filter((k) => ['nfs', 'csi', 'iscsi', 'rbd', 'cephfs', 'fc'].includes(k)).join(',') || 'unknown'}`);
 }
 
 /** Removes the pod's directory (volumes, hosts file) once its containers are gone. */

@@ -17,6 +17,7 @@ import { newPodInfo } from './podinfo.js';
 import { defaultFilters, defaultScorers, type CycleState, type FilterPlugin, type ScorePlugin } from './plugins/index.js';
 import { SchedulingQueue, type QueueOptions, type QueuedPod } from './queue.js';
 import { nodeChangeMayHelp, podSchedulingChanged, isTerminal } from './changes.js';
+import { VolumeBinding } from './volume-binding.js';
 import type { Pod, Service } from '../api/kinds.js';
 
 export const defaultSchedulerName = 'default-scheduler';
@@ -39,6 +40,8 @@ export interface SchedulerOptions {
   scorers?: ScorePlugin[];
   /** Called after each successful bind (benchmarks count with it). */
   onBound?: (pod: Pod, node: string) => void;
+  /** The VolumeBinding filter and selected-node annotations (default on; benchmarks without claims may turn it off). */
+  volumeBinding?: boolean;
 }
 
 export interface SchedulerStats {
@@ -59,6 +62,7 @@ export class Scheduler {
   private readonly services: SharedInformer<Service>;
   private readonly algorithm: Algorithm;
   private readonly binder: Binder;
+  private readonly volumes?: VolumeBinding;
   private readonly clock: Clock;
   private readonly name: string;
   private selectorCache = new WeakMap<Service, Selector | null>();
@@ -69,7 +73,9 @@ export class Scheduler {
     this.clock = opts.clock ?? realClock;
     this.name = opts.schedulerName ?? defaultSchedulerName;
     this.queue = new SchedulingQueue(this.clock, opts.queue);
-    this.algorithm = new Algorithm({ filters: opts.filters ?? defaultFilters, scorers: opts.scorers ?? defaultScorers, percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random });
+    if (opts.volumeBinding !== false) this.volumes = new VolumeBinding(opts.informers, opts.clients, () => this.queue.moveAll());
+    const filters = [...(opts.filters ?? defaultFilters), ...(this.volumes ? [this.volumes.filter] : [])];
+    this.algorithm = new Algorithm({ filters, scorers: opts.scorers ?? defaultScorers, percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random });
     this.binder = new Binder(opts.clients.resource(resources.pods), opts.bindConcurrency ?? 32);
     this.registry = opts.registry ?? new Registry();
     this.metrics = schedulerMetrics(this.registry, () => this.queue.stats());
@@ -199,7 +205,9 @@ export class Scheduler {
     this.queue.done(info.uid);
     const { namespace, pod } = info;
     const name = pod.metadata.name as string;
-    this.binder.bind(namespace, name, info.uid, result).then(() => {
+    const volumes = this.volumes;
+    const bind = volumes ? volumes.selectNode(pod, result).then(() => this.binder.bind(namespace, name, info.uid, result)) : this.binder.bind(namespace, name, info.uid, result);
+    bind.then(() => {
       this.stats.scheduled++;
       this.metrics.attempts.inc({ result: 'scheduled', profile: this.name });
       this.metrics.e2eLatency.observe({ result: 'scheduled', profile: this.name }, (this.clock.now() - q.firstSeen) / 1000);

@@ -35,6 +35,8 @@ t.test('the kinds kubectl sends as protobuf are decodable', async (t) => {
     ['policy/v1', ['Eviction', 'PodDisruptionBudget']],
     ['scheduling.k8s.io/v1', ['PriorityClass']],
     ['admissionregistration.k8s.io/v1', ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']],
+    ['v1', ['PersistentVolume']],
+    ['storage.k8s.io/v1', ['StorageClass']],
   ];
   for (const [apiVersion, list] of kinds) {
     for (const kind of list) t.equal(rootMessage(apiVersion, kind), kind, `${apiVersion} ${kind}`);

@@ -12,6 +12,8 @@ import { statefulsets } from './apps/statefulsets.js';
 import { daemonsets } from './apps/daemonsets.js';
 import { controllerrevisions } from './apps/controllerrevisions.js';
 import { persistentvolumeclaims } from './core/persistentvolumeclaims.js';
+import { persistentvolumes } from './core/persistentvolumes.js';
+import { storageclasses } from './storage/storageclasses.js';
 import { endpointslices } from './discovery/endpointslices.js';
 import { leases } from './coordination/leases.js';
 import { rbacResources } from './rbac/resources.js';
@@ -69,6 +71,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     limitranges, resourcequotas, priorityclasses, mutatingwebhookconfigurations, validatingwebhookconfigurations,
     validatingadmissionpolicies, validatingadmissionpolicybindings,
     horizontalpodautoscalers,
+    persistentvolumes, storageclasses,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));

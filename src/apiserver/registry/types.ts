@@ -120,6 +120,8 @@ export interface ResourceDef {
   hooks?: StorageHooks;
   /** Extra printer columns after NAME (AGE is added last unless a column places it). */
   columns?: TableColumn[];
+  /** The NAME cell, when it says more than the name (a default StorageClass's "(default)"). */
+  nameCell?(obj: KubeObject): string;
   /** How metadata.name is validated; default a DNS-1123 subdomain (Services: DNS-1035 label). */
   nameValidator?(name: string): string | null;
   /** Selectable fields beyond metadata.name/namespace. */

@@ -16,4 +16,5 @@ import './quota.js';
 import './event.js';
 import './references.js';
 import './persistentvolumeclaim.js';
+import './persistentvolume.js';
 import './policy.js';

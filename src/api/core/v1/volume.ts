@@ -181,7 +181,7 @@ defineType('io.k8s.api.core.v1.ImageVolumeSource', obj({
 }));
 
 defineType('io.k8s.api.core.v1.NFSVolumeSource', obj({
-  server: str(),
-  path: str(),
-  readOnly: bool(),
+  server: pb(1, str(), 'keepZero'),
+  path: pb(2, str(), 'keepZero'),
+  readOnly: pb(3, bool()),
 }, undefined, { required: ['server', 'path'] }));

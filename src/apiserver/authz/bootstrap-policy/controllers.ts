@@ -169,6 +169,30 @@ export const controllerRoles: BootstrapClusterRole[] = [
     ],
   },
   {
+    name: 'persistent-volume-binder', rules: [
+      rule(['get', 'list', 'watch', 'update', 'create', 'delete'], core, ['persistentvolumes']),
+      rule(['update'], core, ['persistentvolumes/status']),
+      rule(['get', 'list', 'watch', 'update'], core, ['persistentvolumeclaims']),
+      rule(['update'], core, ['persistentvolumeclaims/status']),
+      rule(['list', 'watch', 'get', 'create', 'delete'], core, ['pods']),
+      rule(['get', 'list', 'watch'], ['storage.k8s.io'], ['storageclasses']),
+      rule(['get', 'list'], core, ['nodes']),
+      rule(['watch'], core, ['events']),
+      eventsRule(),
+    ],
+  },
+  // capstan's built-in local provisioner (upstream has none; rancher's local-path-provisioner
+  // asks for the same): volumes for claims, helper pods that empty a volume's directory.
+  {
+    name: 'local-path-provisioner', rules: [
+      rule(['get', 'list', 'watch', 'create', 'delete'], core, ['persistentvolumes']),
+      rule(['get', 'list', 'watch'], core, ['persistentvolumeclaims', 'nodes']),
+      rule(['get', 'list', 'watch', 'create', 'delete'], core, ['pods']),
+      rule(['get', 'list', 'watch', 'create'], ['storage.k8s.io'], ['storageclasses']),
+      eventsRule(),
+    ],
+  },
+  {
     name: 'ttl-after-finished-controller', rules: [
       rule(['delete', 'get', 'list', 'watch'], ['batch'], ['jobs']),
       eventsRule(),

@@ -31,9 +31,18 @@ function defaultStatefulSet(o: KubeObject): void {
 
 const retention = ['Retain', 'Delete'];
 
+// Containers may mount the claims of volumeClaimTemplates, which are no volumes of the template
+// (upstream leaves the template's volumes unchecked for this reason).
+function mountsAClaim(e: FieldError, claims: Set<string>): boolean {
+  if (!/volumeMounts\[\d+\]\.name$/.test(e.field)) return false;
+  const m = /^("(?:[^"\\]|\\.)*"): must match the name of a volume$/.exec(e.message);
+  return !!m && claims.has(JSON.parse(m[1]) as string);
+}
+
 function validateStatefulSet(o: KubeObject): FieldError[] {
-  const errs = validateSelectorAndTemplate(o, 'statefulset');
   const spec: Fields = o.spec ?? {};
+  const claims = new Set<string>((spec.volumeClaimTemplates ?? []).map((c: Fields) => c?.metadata?.name).filter(Boolean));
+  const errs = validateSelectorAndTemplate(o, 'statefulset').filter((e) => !mountsAClaim(e, claims));
   if (!['OrderedReady', 'Parallel'].includes(spec.podManagementPolicy)) {
     errs.push(notSupported('spec.podManagementPolicy', spec.podManagementPolicy, ['OrderedReady', 'Parallel']));
   }
