@@ -43,6 +43,7 @@ export const resources = {
   jobs: r<k.Job>('batch', 'v1', 'jobs', 'Job', true),
   cronjobs: r<k.CronJob>('batch', 'v1', 'cronjobs', 'CronJob', true),
   resourcequotas: r<k.ResourceQuota>('', 'v1', 'resourcequotas', 'ResourceQuota', true),
+  poddisruptionbudgets: r<k.PodDisruptionBudget>('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true),
 } as const;
 
 export function apiVersion(t: ResourceType<ObjectBase>): string {

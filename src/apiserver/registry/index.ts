@@ -24,6 +24,7 @@ import { limitranges, resourcequotas } from './core/policy.js';
 import { priorityclasses } from './scheduling/priorityclasses.js';
 import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration/webhooks.js';
 import { networkpolicies } from './networking/networkpolicies.js';
+import { poddisruptionbudgets } from './policy/poddisruptionbudgets.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -65,6 +66,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     ...rbacResources(cfg.escalation),
     jobs, cronjobs, customresourcedefinitions,
     limitranges, resourcequotas, priorityclasses, mutatingwebhookconfigurations, validatingwebhookconfigurations,
+    poddisruptionbudgets,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));

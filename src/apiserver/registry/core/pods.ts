@@ -75,7 +75,7 @@ export const pods: ResourceDef = {
   statusStrategy: statusStrategy(),
   // The binding handler sets spec.nodeName and the PodScheduled condition and nothing else.
   subresourceStrategies: { binding: { validate: () => [] } },
-  extraSubresources: ['binding'],
+  extraSubresources: ['binding', 'eviction'],
   fieldLabels: (o) => ({
     'spec.nodeName': o.spec?.nodeName ?? '',
     'spec.restartPolicy': o.spec?.restartPolicy ?? '',
