@@ -29,6 +29,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   csrsigning: async () => (await import('./certificates/index.js')).createSigner,
   resourcequota: async () => (await import('./resourcequota/index.js')).create,
   csrcleaner: async () => (await import('./certificates/index.js')).createCleaner,
+  disruption: async () => (await import('./disruption/index.js')).create,
 };
 
 export * from './framework.js';

@@ -27,14 +27,12 @@ function tooManyRequests(why: string, retryAfterSeconds = 0): StatusError {
   });
 }
 
-/** Upstream's propagateDryRun: the query's dryRun and the body's deleteOptions.dryRun must agree. */
+/** Upstream's propagateDryRun: a dry run when the query or the body's deleteOptions.dryRun asks for one. */
 function deleteOptionsOf(eviction: Record<string, unknown>, queryDryRun: boolean): { options: DeleteOptions; dryRun: boolean } {
   const raw = isPlainObject(eviction.deleteOptions) ? eviction.deleteOptions : {};
   const bodyDryRun = Array.isArray(raw.dryRun) ? raw.dryRun as unknown[] : [];
+  // Both can only say `All` (anything else is refused), so they never disagree.
   for (const d of bodyDryRun) if (d !== 'All') throw badRequest(`unsupported dry run value: ${String(d)}`);
-  if (bodyDryRun.length && queryDryRun !== (bodyDryRun.length > 0)) {
-    throw badRequest(`Non-matching dry-run options in request and content: [${queryDryRun ? 'All' : ''}] and [${bodyDryRun.join(' ')}]`);
-  }
   const options: DeleteOptions = {};
   if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
     const g = Number(raw.gracePeriodSeconds);
