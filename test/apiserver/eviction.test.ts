@@ -12,17 +12,17 @@ const pdbPath = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
 
 async function runningPod(name: string, labels = { app: 'web' }, phase = 'Running'): Promise<void> {
   const created = await c.post(`${ns}/pods`, fixtures.pod(name, { metadata: { labels }, spec: { nodeName: 'n1' } }));
-  t.equal(created.status, 201, created.text);
+  if (created.status !== 201) throw new Error(created.text);
   const pod = created.body;
   const r = await c.put(`${ns}/pods/${name}/status`, { ...pod, status: { phase, conditions: [{ type: 'Ready', status: phase === 'Running' ? 'True' : 'False' }] } });
-  t.equal(r.status, 200, r.text);
+  if (r.status !== 200) throw new Error(r.text);
 }
 
 async function budget(name: string, status: Record<string, unknown>, spec: Record<string, unknown> = { minAvailable: 2, selector: { matchLabels: { app: 'web' } } }) {
   let pdb = (await c.get(`${pdbPath}/${name}`)).body;
   if (pdb.kind !== 'PodDisruptionBudget') pdb = (await c.post(pdbPath, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec })).body;
   const r = await c.put(`${pdbPath}/${name}/status`, { ...pdb, status: { currentHealthy: 3, desiredHealthy: 2, expectedPods: 3, observedGeneration: pdb.metadata.generation, ...status } });
-  t.equal(r.status, 200, r.text);
+  if (r.status !== 200) throw new Error(r.text);
   return r.body;
 }
 
