@@ -76,7 +76,7 @@ t.test('a PodDisruptionBudget holds while kubectl drain empties a node', async (
     t.ok(busiest.count >= 2);
     const other = nodes.find((n) => n !== busiest.n)!;
     const drain = await k(['drain', busiest.n, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=240s']);
-    t.equal(drain.code, 0, drain.stderr);
+    t.equal(drain.code, 0, 'kubectl drain succeeds', { stderr: drain.stderr });
     const out = drain.stdout + drain.stderr;
     t.match(out, new RegExp(`node/${busiest.n} cordoned`));
     t.match(out, /evicting pod default\/web-/);
