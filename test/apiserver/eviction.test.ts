@@ -116,7 +116,23 @@ t.test('budgets are validated as upstream', async (t) => {
   t.match(r.body.message, 'spec.minAvailable: Invalid value: "5": a valid percent string must be a numeric string followed by an ending \'%\'');
   t.match(r.body.message, 'spec.maxUnavailable: Invalid value: -1: must be greater than or equal to 0');
   t.match(r.body.message, 'spec.unhealthyPodEvictionPolicy: Unsupported value: "Sometimes": supported values: "AlwaysAllow", "IfHealthyBudget"');
-  const created = await c.post(pdbPath, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'fresh' }, spec: { maxUnavailable: '25%', selector: {} } });
+  const created = await c.post(pdbPath, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'fresh' }, spec: { maxUnavailable: '25%', selector: { matchLabels: { app: 'none' } } } });
   t.equal(created.status, 201, created.text);
   t.same(created.body.status, { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }, 'a new budget allows nothing until counted');
+});
+
+t.test('a not-ready pod: AlwaysAllow evicts it without spending; IfHealthyBudget only when the budget is healthy without it', async (t) => {
+  await runningPod('sick', { app: 'sick' });
+  const sick = (await c.get(`${ns}/pods/sick`)).body;
+  await c.put(`${ns}/pods/sick/status`, { ...sick, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] } });
+  const spec = { minAvailable: 1, selector: { matchLabels: { app: 'sick' } } };
+  await budget('sick', { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 1, expectedPods: 1 }, spec);
+  t.equal((await evict('sick')).status, 429, 'IfHealthyBudget: the budget is not healthy, so the unready pod is protected');
+  const pdb = (await c.get(`${pdbPath}/sick`)).body;
+  await c.put(`${pdbPath}/sick`, { ...pdb, spec: { ...spec, unhealthyPodEvictionPolicy: 'AlwaysAllow' } });
+  await budget('sick', { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 1, expectedPods: 1 }, spec);
+  const r = await evict('sick');
+  t.equal(r.status, 201, r.text);
+  t.ok((await c.get(`${ns}/pods/sick`)).body.metadata.deletionTimestamp, 'the unready pod is going');
+  t.equal((await c.get(`${pdbPath}/sick`)).body.status.disruptionsAllowed, 0, 'nothing spent');
 });
