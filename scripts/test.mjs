@@ -37,6 +37,7 @@ const UNIT = [
   'test/controllers/statefulset', 'test/controllers/daemonset',
   'test/controllers/serviceaccount', 'test/controllers/serviceaccount-tokens', 'test/controllers/clusterroleaggregation', 'test/controllers/tokencleaner',
   'test/controllers/csr', 'test/controllers/resourcequota', 'test/controllers/csrcleaner', 'test/apiserver/node-authorizer',
+  'test/controllers/disruption',
   'test/controllers/job', 'test/controllers/cronjob', 'test/hollow/exit-plan',
   'test/controllers/podautoscaler', 'test/hollow/usage', 'test/apiserver/metrics-api',
   'test/controllers/volume-matching', 'test/scheduler/volume-binding',

@@ -15,6 +15,7 @@ import type * as meta from 'kubernetes-types/meta/v1.js';
 import type * as networking from 'kubernetes-types/networking/v1.js';
 import type * as rbac from 'kubernetes-types/rbac/v1.js';
 import type * as storage from 'kubernetes-types/storage/v1.js';
+import type * as policy from 'kubernetes-types/policy/v1.js';
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -52,6 +53,7 @@ export type CronJob = Stored<batch.CronJob>;
 export type HorizontalPodAutoscaler = Stored<autoscaling.HorizontalPodAutoscaler>;
 export type ResourceQuota = Stored<core.ResourceQuota>;
 export type NetworkPolicy = Stored<networking.NetworkPolicy>;
+export type PodDisruptionBudget = Stored<policy.PodDisruptionBudget>;
 
 /** An object of any kind whose metadata is typed: what owner-reference and key helpers take. */
 export interface KindObject {

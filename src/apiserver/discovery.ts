@@ -48,6 +48,7 @@ export function resourceInfos(registries: GenericRegistry[], extra: ExtraResourc
       if (d.scale) subs.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
       for (const s of d.extraSubresources ?? []) {
         if (s === 'binding') subs.push({ name: 'binding', kind: 'Binding', group: '', version: 'v1', verbs: ['create'] });
+        if (s === 'eviction') subs.push({ name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] });
         if (s === 'token') subs.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
         if (s === 'approval') subs.push({ name: 'approval', kind: d.kind, group: d.group, version: v.version, verbs: ['get', 'patch', 'update'] });
         if (s === 'ephemeralcontainers') subs.push({ name: 'ephemeralcontainers', kind: d.kind, group: d.group, version: v.version, verbs: ['get', 'patch', 'update'] });

@@ -28,6 +28,7 @@ import { deleteCollection, deleteResource } from './handlers/delete.js';
 import { subresourceHandler } from './handlers/subresources.js';
 import { watchResource } from './handlers/watch.js';
 import { createToken } from './handlers/token-request.js';
+import { evictPod } from './handlers/eviction.js';
 import { reviewToken } from './handlers/token-review.js';
 import { readBody } from './body.js';
 import { isAccessReview, serveAccessReview } from './handlers/access-review.js';
@@ -131,6 +132,7 @@ export function createHandler(deps: HandlerDeps) {
     if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return proxyPodLog(h, deps.registries, deps.kubelet);
     if (isStreamSubresource(info.resource, info.subresource) && !info.group) throw badRequest('Upgrade request required');
     if (info.group === '' && info.resource === 'serviceaccounts' && info.subresource === 'token') return createToken(h, deps.registries, deps.tokens.issuer, deps.admission);
+    if (info.group === '' && info.resource === 'pods' && info.subresource === 'eviction') return evictPod(h, deps.registries, deps.admission);
     if (info.subresource) return subresourceHandler(h, handlerDeps);
     switch (info.verb) {
       case 'get': return getResource(h, deps.cache);

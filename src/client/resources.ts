@@ -46,6 +46,7 @@ export const resources = {
   cronjobs: r<k.CronJob>('batch', 'v1', 'cronjobs', 'CronJob', true),
   resourcequotas: r<k.ResourceQuota>('', 'v1', 'resourcequotas', 'ResourceQuota', true),
   horizontalpodautoscalers: r<k.HorizontalPodAutoscaler>('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true),
+  poddisruptionbudgets: r<k.PodDisruptionBudget>('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true),
 } as const;
 
 export function apiVersion(t: ResourceType<ObjectBase>): string {

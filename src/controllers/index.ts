@@ -32,6 +32,7 @@ export const controllers: Record<string, () => Promise<ControllerFactory>> = {
   horizontalpodautoscaling: async () => (await import('./podautoscaler/index.js')).create,
   'persistentvolume-binder': async () => (await import('./volume/index.js')).create,
   'local-path-provisioner': async () => (await import('./volume/index.js')).createLocalPath,
+  disruption: async () => (await import('./disruption/index.js')).create,
 };
 
 export * from './framework.js';

@@ -103,7 +103,6 @@ t.test('subresources the server does not serve are a plain 404', async (t) => {
     ['GET', `${cms}/existing/foo`],
     ['GET', `${cms}/existing/status`],
     ['PUT', `${cms}/missing/status`],
-    ['POST', `/api/v1/namespaces/${ns}/pods/p/eviction`],
     ['POST', `/apis/apps/v1/namespaces/${ns}/deployments/web/rollback`],
     ['GET', `/api/v1/namespaces/${ns}/widgets`],
   ] as const) {

@@ -93,7 +93,8 @@ for (const ac of aggregatedCases) {
     t.equal(v1.version, 'v1');
     const pods = (v1.resources as any[]).find((r) => r.resource === 'pods');
     t.match(pods, { responseKind: { group: '', version: 'v1', kind: 'Pod' }, scope: 'Namespaced', singularResource: 'pod' });
-    t.same((pods.subresources as any[]).map((s) => s.subresource).sort(), ['attach', 'binding', 'ephemeralcontainers', 'exec', 'log', 'status']);
+    t.same((pods.subresources as any[]).map((s) => s.subresource).sort(), ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'status']);
+    t.match((pods.subresources as any[]).find((s) => s.subresource === 'eviction'), { responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] });
     const apis = await c.get('/apis', { accept: ac.accept });
     t.equal(apis.headers['content-type'], ac.type);
     const apps = (apis.body.items as any[]).find((g) => g.metadata.name === 'apps');

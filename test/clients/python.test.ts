@@ -113,16 +113,24 @@ emit({'remaining': page.metadata.remaining_item_count, 'more': page.metadata._co
   t.same(values, [{ remaining: 1, more: true }, { remaining: null, more: false }]);
 });
 
-t.test('a subresource the server does not serve is the plain 404 of an unknown resource', async (t) => {
+t.test('the client evicts a pod through pods/eviction, and a budget refuses with 429', async (t) => {
   await c.post(`/api/v1/namespaces/${ns}/pods`, fixtures.pod('evictable'));
-  const { values: [res] } = await py.run(`
-try:
-    v1.create_namespaced_pod_eviction('evictable', ${NS}, client.V1Eviction(metadata=client.V1ObjectMeta(name='evictable', namespace=${NS})))
-    emit('evicted')
-except ApiException as e:
-    emit(api_error(e))
+  await c.post(`/api/v1/namespaces/${ns}/pods`, fixtures.pod('guarded', { metadata: { labels: { app: 'guarded' } }, spec: { nodeName: 'n1' } }));
+  const guarded = (await c.get(`/api/v1/namespaces/${ns}/pods/guarded`)).body;
+  await c.put(`/api/v1/namespaces/${ns}/pods/guarded/status`, { ...guarded, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
+  const pdb = (await c.post(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guard' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } })).body;
+  await c.put(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/guard/status`, { ...pdb, status: { currentHealthy: 1, desiredHealthy: 1, expectedPods: 1, disruptionsAllowed: 0, observedGeneration: 1 } });
+  const { values } = await py.run(`
+for name in ['evictable', 'guarded']:
+    try:
+        v1.create_namespaced_pod_eviction(name, ${NS}, client.V1Eviction(metadata=client.V1ObjectMeta(name=name, namespace=${NS})))
+        emit('evicted')
+    except ApiException as e:
+        emit(api_error(e))
 `);
-  t.same(res, { status: 404, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 } });
+  t.equal(values[0], 'evicted');
+  t.match(values[1], { status: 429, body: { reason: 'TooManyRequests', message: "Cannot evict pod as it would violate the pod's disruption budget." } });
+  t.equal((await c.get(`/api/v1/namespaces/${ns}/pods/evictable`)).status, 404, 'the unscheduled pod is gone at once');
 });
 
 // Not events.k8s.io/v1: this client refuses an Event without eventTime, which core/v1 Events

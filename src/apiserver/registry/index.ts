@@ -28,6 +28,7 @@ import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from '
 import { validatingadmissionpolicies, validatingadmissionpolicybindings } from './admissionregistration/policies.js';
 import { networkpolicies } from './networking/networkpolicies.js';
 import { horizontalpodautoscalers } from './autoscaling/hpa.js';
+import { poddisruptionbudgets } from './policy/poddisruptionbudgets.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
 import { GenericRegistry } from './generic.js';
 import { limitObjectSize } from './size-limit.js';
@@ -72,6 +73,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     validatingadmissionpolicies, validatingadmissionpolicybindings,
     horizontalpodautoscalers,
     persistentvolumes, storageclasses,
+    poddisruptionbudgets,
   ];
   const all = defs.map((d) => new GenericRegistry(d, store, cfg.transformers?.for(storedAs(d))));
   const byKey = new Map(all.map((r) => [`${r.def.group}/${r.def.resource}`, r]));

@@ -193,6 +193,19 @@ export const controllerRoles: BootstrapClusterRole[] = [
     ],
   },
   {
+    name: 'disruption-controller', rules: [
+      rule(['get', 'list', 'watch'], ['extensions', 'apps'], ['deployments']),
+      rule(['get', 'list', 'watch'], ['apps', 'extensions'], ['replicasets']),
+      rule(['get', 'list', 'watch'], core, ['replicationcontrollers']),
+      rule(['get', 'list', 'watch'], ['policy'], ['poddisruptionbudgets']),
+      rule(['get', 'list', 'watch'], ['apps'], ['statefulsets']),
+      rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+      rule(['get'], ['*'], ['*/scale']),
+      rule(['patch', 'update'], core, ['pods/status']),
+      eventsRule(),
+    ],
+  },
+  {
     name: 'ttl-after-finished-controller', rules: [
       rule(['delete', 'get', 'list', 'watch'], ['batch'], ['jobs']),
       eventsRule(),

@@ -78,7 +78,7 @@ export const pods: ResourceDef = {
   statusStrategy: statusStrategy(),
   // The binding handler sets spec.nodeName and the PodScheduled condition and nothing else.
   subresourceStrategies: { binding: { validate: () => [] }, ephemeralcontainers: ephemeralContainersStrategy },
-  extraSubresources: ['binding', 'ephemeralcontainers'],
+  extraSubresources: ['binding', 'ephemeralcontainers', 'eviction'],
   fieldLabels: (o) => ({
     'spec.nodeName': o.spec?.nodeName ?? '',
     'spec.restartPolicy': o.spec?.restartPolicy ?? '',

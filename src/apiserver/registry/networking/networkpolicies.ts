@@ -20,7 +20,7 @@ function defaults(o: KubeObject): void {
   if (!spec.policyTypes?.length) spec.policyTypes = spec.egress?.length ? ['Ingress', 'Egress'] : ['Ingress'];
 }
 
-function validateSelector(sel: unknown, field: string): FieldError[] {
+export function validateSelector(sel: unknown, field: string): FieldError[] {
   if (sel === undefined || sel === null) return [];
   const s = sel as { matchLabels?: unknown; matchExpressions?: Fields[] };
   const errs = validateLabels(s.matchLabels, `${field}.matchLabels`);
