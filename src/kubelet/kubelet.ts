@@ -23,7 +23,9 @@ import { defaultProbeRunner, type ProbeRunner } from './prober.js';
 import { RuntimeStateReader } from './runtime-state.js';
 import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import type { Pod, Service } from '../api/kinds.js';
+import type { Node, Pod, Service } from '../api/kinds.js';
+import { admitPod } from './admission.js';
+import { qosClass } from './pod-spec.js';
 
 export interface KubeletOptions {
   nodeName: string;
@@ -102,6 +104,8 @@ export class Kubelet {
   readonly informer: SharedInformer<Pod>;
   /** Every Service, for the containers' Service variables (as upstream's kubelet watches them). */
   readonly services: SharedInformer<Service>;
+  /** This node's Node object (labels and taints for admission). */
+  readonly nodes: SharedInformer<Node>;
   readonly recorder: EventRecorder;
   readonly settings: SyncSettings;
   readonly tokens: TokenManager;
@@ -110,6 +114,8 @@ export class Kubelet {
   readonly registry: Registry;
   private memory = new Map<string, PodMemory>();
   private known = new Map<string, Pod>();
+  /** Pods admitted to run here (upstream's admitted set); a rejected pod never gets in. */
+  private admitted = new Set<string>();
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
@@ -145,6 +151,7 @@ export class Kubelet {
       (operation, seconds) => metrics.podWorkerDuration.observe({ operation_type: operation }, seconds));
     this.services = new SharedInformer(o.clients.resource(resources.services), { log: this.log, clock: this.clock });
     this.informer = new SharedInformer(o.clients.resource(resources.pods), { fieldSelector: `spec.nodeName=${o.nodeName}`, log: this.log, clock: this.clock });
+    this.nodes = new SharedInformer(o.clients.resource(resources.nodes), { fieldSelector: `metadata.name=${o.nodeName}`, log: this.log, clock: this.clock });
     this.informer.addEventHandler({
       onAdd: (p) => this.observe(p),
       onUpdate: (old, p) => this.observe(p, !sameDesiredState(old, p)),
@@ -169,14 +176,51 @@ export class Kubelet {
       this.memory.set(uid, mem);
     }
     const seen = this.known.get(uid);
-    const pod = seen ? this.informer.lister.get(seen.metadata.namespace, seen.metadata.name as string) : undefined;
-    const result = await this.syncer.sync(uid, pod && pod.metadata.uid === uid ? pod : undefined, mem);
+    const found = seen ? this.informer.lister.get(seen.metadata.namespace, seen.metadata.name as string) : undefined;
+    const pod = found && found.metadata.uid === uid ? found : undefined;
+    if (pod && !pod.metadata.deletionTimestamp && !(await this.admit(pod))) return {};
+    const result = await this.syncer.sync(uid, pod, mem);
     if (result.done) {
       this.tokens.deleteServiceAccountToken(uid);
       this.memory.delete(uid);
       this.known.delete(uid);
+      this.admitted.delete(uid);
     }
     return result;
+  }
+
+  /** Pods that count against the node: admitted here, or started by an earlier kubelet, and not finished. */
+  private activePods(except: string): Pod[] {
+    return this.informer.lister.list().filter((p) => {
+      const uid = p.metadata.uid as string;
+      const phase = p.status?.phase;
+      return uid !== except && phase !== 'Succeeded' && phase !== 'Failed' && (this.admitted.has(uid) || !!p.status?.startTime);
+    });
+  }
+
+  /** Admission (once per pod): true when the pod may run. A rejected pod is marked Failed
+   *  with the reason, as upstream's rejectPod; one that never ran and is Failed stays so. */
+  private async admit(pod: Pod): Promise<boolean> {
+    const uid = pod.metadata.uid as string;
+    if (this.admitted.has(uid)) return true;
+    const phase = pod.status?.phase;
+    const started = !!pod.status?.startTime;
+    if (!started && (phase === 'Failed' || phase === 'Succeeded')) return false;
+    // The informer's first list notifies pod by pod: judge against all of them, not the first few.
+    if (!this.informer.hasSynced()) await this.informer.waitForSync();
+    const node = this.nodes.lister.get(undefined, this.nodeName) ?? this.agent?.nodeObject;
+    // Decided and recorded without awaiting, so two new pods never both take the last room.
+    const verdict = started || !node ? { admit: true as const } : admitPod(pod, node, this.activePods(uid));
+    if (verdict.admit) {
+      this.admitted.add(uid);
+      return true;
+    }
+    this.log.info('pod rejected', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: verdict.reason, message: verdict.message });
+    this.recorder.event(pod, 'Warning', verdict.reason, verdict.message);
+    await this.o.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', {
+      status: { phase: 'Failed', reason: verdict.reason, message: `Pod was rejected: ${verdict.message}`, qosClass: qosClass(pod) },
+    }, 'status');
+    return false;
   }
 
   /** Registers the node, starts heartbeats, the pod informer, workers and housekeeping. */
@@ -203,6 +247,8 @@ export class Kubelet {
     // Containers start only once the Services were read (upstream: "services have not yet
     // been read at least once, cannot construct envvars").
     this.services.start();
+    this.nodes.start();
+    await this.nodes.waitForSync();
     this.informer.start();
     await Promise.all([this.services.waitForSync(), this.informer.waitForSync()]);
     await this.housekeeping();
@@ -227,6 +273,7 @@ export class Kubelet {
     await this.agent?.stop();
     await this.informer.stop();
     await this.services.stop();
+    await this.nodes.stop();
     await this.workers.stop();
     for (const uid of this.known.keys()) this.probes.removePod(uid);
     this.tokens.stop();
