@@ -25,6 +25,7 @@ import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Node, Pod, Service } from '../api/kinds.js';
 import { admitPod } from './admission.js';
+import { ensurePodCgroup, type CgroupResources } from './pod-cgroups.js';
 import { qosClass } from './pod-spec.js';
 
 export interface KubeletOptions {
@@ -53,6 +54,8 @@ export interface KubeletOptions {
   pressure?: () => Promise<PressureSample>;
   probeRunner?: ProbeRunner;
   removeCgroup?: (path: string) => void;
+  /** Creates a pod cgroup with its limits (default: in /sys/fs/cgroup). */
+  ensureCgroup?: (path: string, resources: CgroupResources) => void;
   maxPods?: number;
   kubeletPort?: number;
   /** Pods whose sandbox is being created at once (default 4; 0 = unbounded). */
@@ -143,6 +146,7 @@ export class Kubelet {
       images: new ImageManager(o.runtime, this.recorder, () => this.clock.now()),
       clients: o.clients, objects: apiObjects(o.clients), services: (ns) => [this.services.lister.get('default', 'kubernetes'), ...this.services.lister.list(ns)].filter((x): x is Service => !!x), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
       removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
+      ensureCgroup: o.ensureCgroup ?? ensurePodCgroup,
       settings: this.settings,
     });
     this.registry = o.registry ?? new Registry();

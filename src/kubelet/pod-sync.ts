@@ -28,6 +28,7 @@ import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import { computePodStatus, type Waiting } from './status.js';
 import { MountError, removePodDir, setUpVolumes, type TokenSource } from './volumes.js';
 import { Semaphore } from './semaphore.js';
+import { podCgroupResources, type CgroupResources } from './pod-cgroups.js';
 import type { Pod, Service } from '../api/kinds.js';
 import { serviceEnvVars, servicesForPod } from './service-env.js';
 import type { Container, PodStatus } from 'kubernetes-types/core/v1.js';
@@ -61,6 +62,8 @@ export interface SyncDeps {
   log: Logger;
   settings: SyncSettings;
   removeCgroup(path: string): void;
+  /** Creates the pod's cgroup with the pod's limits before its sandbox starts. */
+  ensureCgroup(path: string, resources: CgroupResources): void;
 }
 
 /** What the kubelet remembers about a pod between syncs (all of it may be lost on restart). */
@@ -237,6 +240,7 @@ export class PodSyncer {
     const config = sandboxConfig(pod, attempt, this.sandboxSettings());
     mkdirSync(config.log_directory!, { recursive: true });
     try {
+      this.d.ensureCgroup(config.linux!.cgroup_parent!, podCgroupResources(pod));
       const id = await this.d.runtime.runPodSandbox(config);
       const [st] = (await this.d.reader.read(pod.metadata.uid as string)).sandboxes.filter((s) => s.id === id);
       return st;
