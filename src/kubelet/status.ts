@@ -7,6 +7,7 @@ import { latestByName, previousInstance, type ContainerState, type PodRuntimeSta
 import type { Pod } from '../api/kinds.js';
 import type { Container, ContainerStateTerminated, ContainerStatus, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import { nullTime } from '../api/kinds.js';
+import { truncateForPod } from './termination-message.js';
 
 export interface Waiting { reason: string; message?: string }
 
@@ -152,6 +153,11 @@ export function computePodStatus(inp: StatusInput): PodStatus {
     containerStatuses: statuses,
     qosClass: qosClass(pod),
   };
+  // Upstream's status manager keeps each container's message within its share of 12 KiB.
+  const count = initStatuses.length + statuses.length;
+  for (const st of [...initStatuses, ...statuses]) {
+    for (const t of [st.state.terminated, st.lastState.terminated]) if (t?.message) t.message = truncateForPod(t.message, count);
+  }
   if (initStatuses.length) out.initContainerStatuses = initStatuses;
   if (!out.podIP) delete out.podIP;
   if (!out.podIPs!.length) delete out.podIPs;
