@@ -44,6 +44,8 @@ export const kubeletFlags = {
   'cni-conf-dir': { type: 'string' },
   'max-pods': { type: 'string', default: '110' },
   'sync-frequency': { type: 'string', default: '10s' },
+  'pod-manifest-path': { type: 'string' },
+  'file-check-frequency': { type: 'string', default: '20s' },
   // Not an upstream flag (upstream fixes it at 24 h): a token older than this is refreshed,
   // so tests can watch a refresh without waiting 80 % of a 10-minute token.
   'service-account-token-max-ttl': { type: 'string', default: '24h' },
@@ -97,6 +99,8 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     cniConfDir: values['cni-conf-dir'], maxPods: Number(values['max-pods']),
     resyncMs: parseDuration(values['sync-frequency']), nodeStatusIntervalMs: parseDuration(values['node-status-update-frequency']),
     kubeletPort: Number(values.port), tokenMaxTTLMs: parseDuration(values['service-account-token-max-ttl']),
+    podManifestPath: values['pod-manifest-path'] ? resolve(values['pod-manifest-path']) : undefined,
+    fileCheckFrequencyMs: parseDuration(values['file-check-frequency']),
   });
   let server: KubeletServer | undefined;
   let health: Server | undefined;

@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Registry } from 'prom-client';
 import type { CRIRuntime } from '../../cri/index.js';
 import {
-  EventRecorder, SharedInformer, isNotFound, realClock, resources, type Clock, type ClientsetAPI,
+  EventRecorder, SharedInformer, isAlreadyExists, isConflict, isNotFound, realClock, resources, type Clock, type ClientsetAPI,
 } from '../client/index.js';
 import { logger, type Logger } from '../log/index.js';
 import { removeCgroup } from './containerd/index.js';
@@ -25,6 +25,7 @@ import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Node, Pod, Service } from '../api/kinds.js';
 import { admitPod } from './admission.js';
+import { CONFIG_HASH, CONFIG_MIRROR, StaticPodSource, isMirrorPod, mirrorPodFor } from './static-pods.js';
 import { ensurePodCgroup, type CgroupResources } from './pod-cgroups.js';
 import { qosClass } from './pod-spec.js';
 
@@ -65,6 +66,10 @@ export interface KubeletOptions {
   /** A service account token older than this is refreshed whatever its expiry (upstream's
    *  fixed 24 h; tests shorten it to see a refresh). */
   tokenMaxTTLMs?: number;
+  /** Static pod manifests (upstream's --pod-manifest-path): run here, mirrored to the API. */
+  podManifestPath?: string;
+  /** Re-read period of podManifestPath besides its watch (--file-check-frequency, 20 s). */
+  fileCheckFrequencyMs?: number;
   /** Where the kubelet's metrics go (kubelet_pod_worker_duration_seconds …); default its own. */
   registry?: Registry;
 }
@@ -119,6 +124,10 @@ export class Kubelet {
   private known = new Map<string, Pod>();
   /** Pods admitted to run here (upstream's admitted set); a rejected pod never gets in. */
   private admitted = new Set<string>();
+  /** Static pods by uid (from podManifestPath), and those just removed whose mirror must go. */
+  private staticPods = new Map<string, Pod>();
+  private staticGone = new Map<string, Pod>();
+  private staticSource?: StaticPodSource;
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
@@ -160,6 +169,7 @@ export class Kubelet {
       onAdd: (p) => this.observe(p),
       onUpdate: (old, p) => this.observe(p, !sameDesiredState(old, p)),
       onDelete: (p) => {
+        if (isMirrorPod(p)) return this.mirrorChanged(p);
         const uid = p.metadata.uid as string;
         this.known.delete(uid);
         this.workers.enqueue(uid);
@@ -168,9 +178,70 @@ export class Kubelet {
   }
 
   private observe(p: Pod, changed = false): void {
+    // A mirror pod is the API's view of a static pod: the static pod's worker keeps it.
+    if (isMirrorPod(p)) return this.mirrorChanged(p);
     const uid = p.metadata.uid as string;
     this.known.set(uid, p);
     this.workers.enqueue(uid, 0, changed);
+  }
+
+  private staticByName(namespace: string | undefined, name: string | undefined): Pod | undefined {
+    for (const p of this.staticPods.values()) if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
+    return undefined;
+  }
+
+  private mirrorChanged(mirror: Pod): void {
+    const pod = this.staticByName(mirror.metadata.namespace, mirror.metadata.name);
+    if (pod) this.workers.enqueue(pod.metadata.uid as string);
+  }
+
+  /** The manifest directory's pods now: new and changed ones start, removed ones stop. */
+  private setStaticPods(pods: Map<string, Pod>): void {
+    for (const [uid, pod] of this.staticPods) {
+      if (pods.has(uid)) continue;
+      this.staticPods.delete(uid);
+      this.staticGone.set(uid, pod);
+      this.workers.enqueue(uid);
+    }
+    for (const [uid, pod] of pods) {
+      const known = this.staticPods.has(uid);
+      this.staticPods.set(uid, pod);
+      if (!known) this.workers.enqueue(uid, 0, true);
+    }
+  }
+
+  /** The mirror pod for a static pod: created when missing, replaced when stale or being deleted. */
+  private async syncMirror(pod: Pod, mirror: Pod | undefined): Promise<void> {
+    const pods = this.o.clients.resource(resources.pods);
+    const hash = pod.metadata.annotations?.[CONFIG_HASH];
+    if (mirror && mirror.metadata.annotations?.[CONFIG_MIRROR] === hash && !mirror.metadata.deletionTimestamp) return;
+    if (mirror) {
+      try {
+        await pods.delete(mirror.metadata.namespace, mirror.metadata.name as string, { gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata.uid as string } });
+      } catch (e) {
+        if (!isNotFound(e) && !isConflict(e)) throw e;
+      }
+    }
+    const node = this.nodes.lister.get(undefined, this.nodeName) ?? this.agent?.nodeObject;
+    if (!node) return;
+    try {
+      await pods.create(pod.metadata.namespace, mirrorPodFor(pod, node));
+      this.log.info('created mirror pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
+    } catch (e) {
+      // The old one is still going away: the next sync (its delete event) tries again.
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+
+  /** A removed static pod's mirror goes with it (only the mirror of that very manifest). */
+  private async deleteMirror(pod: Pod): Promise<void> {
+    const mirror = this.informer.lister.get(pod.metadata.namespace, pod.metadata.name as string);
+    if (!mirror || mirror.metadata.annotations?.[CONFIG_MIRROR] !== pod.metadata.annotations?.[CONFIG_HASH]) return;
+    try {
+      await this.o.clients.resource(resources.pods).delete(mirror.metadata.namespace, mirror.metadata.name as string, { gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata.uid as string } });
+    } catch (e) {
+      if (!isNotFound(e) && !isConflict(e)) throw e;
+    }
   }
 
   private async syncOne(uid: string) {
@@ -181,10 +252,23 @@ export class Kubelet {
     }
     const seen = this.known.get(uid);
     const found = seen ? this.informer.lister.get(seen.metadata.namespace, seen.metadata.name as string) : undefined;
-    const pod = found && found.metadata.uid === uid ? found : undefined;
+    let pod = found && found.metadata.uid === uid ? found : undefined;
+    const staticPod = this.staticPods.get(uid);
+    if (staticPod) {
+      // The kubelet's own status lives on the mirror pod; the spec is the file's.
+      const mirror = this.informer.lister.get(staticPod.metadata.namespace, staticPod.metadata.name as string);
+      await this.syncMirror(staticPod, mirror && isMirrorPod(mirror) ? mirror : undefined);
+      const current = mirror?.metadata.annotations?.[CONFIG_MIRROR] === staticPod.metadata.annotations?.[CONFIG_HASH] ? mirror : undefined;
+      pod = { ...staticPod, status: current?.status ?? staticPod.status };
+    }
     if (pod && !pod.metadata.deletionTimestamp && !(await this.admit(pod))) return {};
     const result = await this.syncer.sync(uid, pod, mem);
     if (result.done) {
+      const gone = this.staticGone.get(uid);
+      if (gone) {
+        await this.deleteMirror(gone);
+        this.staticGone.delete(uid);
+      }
       this.tokens.deleteServiceAccountToken(uid);
       this.memory.delete(uid);
       this.known.delete(uid);
@@ -195,7 +279,7 @@ export class Kubelet {
 
   /** Pods that count against the node: admitted here, or started by an earlier kubelet, and not finished. */
   private activePods(except: string): Pod[] {
-    return this.informer.lister.list().filter((p) => {
+    return [...this.informer.lister.list().filter((p) => !isMirrorPod(p)), ...this.staticPods.values()].filter((p) => {
       const uid = p.metadata.uid as string;
       const phase = p.status?.phase;
       return uid !== except && phase !== 'Succeeded' && phase !== 'Failed' && (this.admitted.has(uid) || !!p.status?.startTime);
@@ -255,6 +339,13 @@ export class Kubelet {
     await this.nodes.waitForSync();
     this.informer.start();
     await Promise.all([this.services.waitForSync(), this.informer.waitForSync()]);
+    if (this.o.podManifestPath) {
+      this.staticSource = new StaticPodSource({
+        dir: this.o.podManifestPath, nodeName: this.nodeName, clock: this.clock, log: this.log, periodMs: this.o.fileCheckFrequencyMs,
+        onPods: (pods) => this.setStaticPods(pods),
+      });
+      this.staticSource.start();
+    }
     await this.housekeeping();
   }
 
@@ -262,7 +353,7 @@ export class Kubelet {
   async housekeeping(): Promise<void> {
     try {
       for (const ref of await this.reader.pods()) {
-        if (!this.known.has(ref.uid) && !this.workers.has(ref.uid)) this.workers.enqueue(ref.uid);
+        if (!this.known.has(ref.uid) && !this.staticPods.has(ref.uid) && !this.workers.has(ref.uid)) this.workers.enqueue(ref.uid);
       }
     } catch (e) {
       this.log.warn('housekeeping failed', { error: (e as Error).message });
@@ -275,6 +366,7 @@ export class Kubelet {
     this.stopped = true;
     if (this.housekeepingTimer !== undefined) this.clock.clearTimeout(this.housekeepingTimer);
     await this.agent?.stop();
+    this.staticSource?.stop();
     await this.informer.stop();
     await this.services.stop();
     await this.nodes.stop();
