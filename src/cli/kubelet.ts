@@ -45,6 +45,8 @@ export const kubeletFlags = {
   'max-pods': { type: 'string', default: '110' },
   'sync-frequency': { type: 'string', default: '10s' },
   'pod-manifest-path': { type: 'string' },
+  // capstan's: container exits from containerd's task events (false: only resyncs see them).
+  'container-events': { type: 'string', default: 'true' },
   'file-check-frequency': { type: 'string', default: '20s' },
   // Not an upstream flag (upstream fixes it at 24 h): a token older than this is refreshed,
   // so tests can watch a refresh without waiting 80 % of a 10-minute token.
@@ -99,6 +101,7 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     cniConfDir: values['cni-conf-dir'], maxPods: Number(values['max-pods']),
     resyncMs: parseDuration(values['sync-frequency']), nodeStatusIntervalMs: parseDuration(values['node-status-update-frequency']),
     kubeletPort: Number(values.port), tokenMaxTTLMs: parseDuration(values['service-account-token-max-ttl']),
+    eventsSocket: values['container-events'] === 'true' ? socket : undefined,
     podManifestPath: values['pod-manifest-path'] ? resolve(values['pod-manifest-path']) : undefined,
     fileCheckFrequencyMs: parseDuration(values['file-check-frequency']),
   });

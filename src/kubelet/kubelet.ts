@@ -25,6 +25,7 @@ import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Node, Pod, Service } from '../api/kinds.js';
 import { admitPod } from './admission.js';
+import { ContainerEvents } from './container-events.js';
 import { CONFIG_HASH, CONFIG_MIRROR, StaticPodSource, isMirrorPod, mirrorPodFor } from './static-pods.js';
 import { ensurePodCgroup, type CgroupResources } from './pod-cgroups.js';
 import { qosClass } from './pod-spec.js';
@@ -66,6 +67,8 @@ export interface KubeletOptions {
   /** A service account token older than this is refreshed whatever its expiry (upstream's
    *  fixed 24 h; tests shorten it to see a refresh). */
   tokenMaxTTLMs?: number;
+  /** containerd's socket: container exits arrive as its task events (else only resyncs see them). */
+  eventsSocket?: string;
   /** Static pod manifests (upstream's --pod-manifest-path): run here, mirrored to the API. */
   podManifestPath?: string;
   /** Re-read period of podManifestPath besides its watch (--file-check-frequency, 20 s). */
@@ -128,6 +131,7 @@ export class Kubelet {
   private staticPods = new Map<string, Pod>();
   private staticGone = new Map<string, Pod>();
   private staticSource?: StaticPodSource;
+  private events?: ContainerEvents;
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
@@ -339,6 +343,14 @@ export class Kubelet {
     await this.nodes.waitForSync();
     this.informer.start();
     await Promise.all([this.services.waitForSync(), this.informer.waitForSync()]);
+    if (this.o.eventsSocket) {
+      this.events = new ContainerEvents({
+        socket: this.o.eventsSocket, reader: this.reader, clock: this.clock, log: this.log,
+        wake: (uid) => this.workers.enqueue(uid),
+        wakeAll: () => { for (const uid of this.workers.uids()) this.workers.enqueue(uid); },
+      });
+      this.events.start();
+    }
     if (this.o.podManifestPath) {
       this.staticSource = new StaticPodSource({
         dir: this.o.podManifestPath, nodeName: this.nodeName, clock: this.clock, log: this.log, periodMs: this.o.fileCheckFrequencyMs,
@@ -367,6 +379,7 @@ export class Kubelet {
     if (this.housekeepingTimer !== undefined) this.clock.clearTimeout(this.housekeepingTimer);
     await this.agent?.stop();
     this.staticSource?.stop();
+    this.events?.stop();
     await this.informer.stop();
     await this.services.stop();
     await this.nodes.stop();
