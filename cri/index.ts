@@ -1,7 +1,5 @@
 // The CRI runtime.v1 protocol (api.proto) and its typed client.
 export { CRIClient, criServices, protoPath } from './client.js';
-export { subscribeEvents, decodeEnvelope } from './events.js';
-export type { TaskEvent, EventStream } from './events.js';
 export type { CRIClientOptions, CRIMethod, CRIRuntime } from './client.js';
 export { FakeRuntime } from './fake.js';
 export type { FakeRuntimeOptions } from './fake.js';

@@ -4,7 +4,7 @@
 // belongs to. While the stream is down it relists instead — one ListContainers per second,
 // waking pods whose containers changed state — and resubscribes with backoff; after a
 // reconnect every pod is woken once, for what happened in between.
-import { subscribeEvents, type EventStream } from '../../cri/index.js';
+import { subscribeEvents, type EventStream } from './containerd/index.js';
 import type { Clock } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import { Backoff } from '../util/index.js';

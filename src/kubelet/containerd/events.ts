@@ -3,6 +3,7 @@
 // learns of container exits from the task events instead. The messages are small and only
 // a few fields are read: protobuf's wire format by hand, no .proto file.
 import * as grpc from '@grpc/grpc-js';
+import { varint } from '../../util/index.js';
 
 export interface TaskEvent {
   /** e.g. /tasks/exit, /tasks/oom, /tasks/start. */
@@ -13,16 +14,6 @@ export interface TaskEvent {
 }
 
 const SUBSCRIBE = '/containerd.services.events.v1.Events/Subscribe';
-
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
 
 /** SubscribeRequest{repeated string filters = 1}. */
 function encodeFilters(filters: string[]): Buffer {
