@@ -12,6 +12,7 @@ import { CRIClient, type CRIMethod } from '../../cri/index.js';
 import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/index.js';
 import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
+import { parseThresholds } from '../kubelet/eviction.js';
 import { logger } from '../log/index.js';
 import { bindFallbacks } from '../log/fallback.js';
 import { parseDuration } from '../util/index.js';
@@ -45,6 +46,9 @@ export const kubeletFlags = {
   'max-pods': { type: 'string', default: '110' },
   'sync-frequency': { type: 'string', default: '10s' },
   'pod-manifest-path': { type: 'string' },
+  'eviction-hard': { type: 'string', default: 'memory.available<100Mi,nodefs.available<10%,imagefs.available<15%,nodefs.inodesFree<5%' },
+  // capstan's: upstream checks every 10 s; tests shorten it.
+  'eviction-monitoring-period': { type: 'string', default: '10s' },
   // capstan's: container exits from containerd's task events (false: only resyncs see them).
   'container-events': { type: 'string', default: 'true' },
   'file-check-frequency': { type: 'string', default: '20s' },
@@ -101,6 +105,7 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     cniConfDir: values['cni-conf-dir'], maxPods: Number(values['max-pods']),
     resyncMs: parseDuration(values['sync-frequency']), nodeStatusIntervalMs: parseDuration(values['node-status-update-frequency']),
     kubeletPort: Number(values.port), tokenMaxTTLMs: parseDuration(values['service-account-token-max-ttl']),
+    evictionHard: parseThresholds(values['eviction-hard']), evictionIntervalMs: parseDuration(values['eviction-monitoring-period']),
     eventsSocket: values['container-events'] === 'true' ? socket : undefined,
     podManifestPath: values['pod-manifest-path'] ? resolve(values['pod-manifest-path']) : undefined,
     fileCheckFrequencyMs: parseDuration(values['file-check-frequency']),

@@ -25,6 +25,8 @@ import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Node, Pod, Service } from '../api/kinds.js';
 import { admitPod } from './admission.js';
+import { DEFAULT_EVICTION_HARD, crossedThresholds, evictionMessage, parseThresholds, rankForEviction, type Threshold } from './eviction.js';
+import { rfc3339 } from '../api/time.js';
 import { ContainerEvents } from './container-events.js';
 import { CONFIG_HASH, CONFIG_MIRROR, StaticPodSource, isMirrorPod, mirrorPodFor } from './static-pods.js';
 import { ensurePodCgroup, type CgroupResources } from './pod-cgroups.js';
@@ -69,6 +71,10 @@ export interface KubeletOptions {
   tokenMaxTTLMs?: number;
   /** containerd's socket: container exits arrive as its task events (else only resyncs see them). */
   eventsSocket?: string;
+  /** Hard eviction thresholds (--eviction-hard; default upstream's). */
+  evictionHard?: Threshold[];
+  /** How often pressure is checked for eviction (upstream's 10 s). */
+  evictionIntervalMs?: number;
   /** Static pod manifests (upstream's --pod-manifest-path): run here, mirrored to the API. */
   podManifestPath?: string;
   /** Re-read period of podManifestPath besides its watch (--file-check-frequency, 20 s). */
@@ -132,6 +138,9 @@ export class Kubelet {
   private staticGone = new Map<string, Pod>();
   private staticSource?: StaticPodSource;
   private events?: ContainerEvents;
+  /** Pods evicted by this kubelet: their containers are killed without a grace period. */
+  private evicted = new Set<string>();
+  private evictionTimer: unknown;
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
@@ -266,6 +275,8 @@ export class Kubelet {
       pod = { ...staticPod, status: current?.status ?? staticPod.status };
     }
     if (pod && !pod.metadata.deletionTimestamp && !(await this.admit(pod))) return {};
+    // Hard eviction kills at once, whatever the pod's own grace period.
+    if (pod && this.evicted.has(uid)) pod = { ...pod, spec: { ...pod.spec!, terminationGracePeriodSeconds: 0 } };
     const result = await this.syncer.sync(uid, pod, mem);
     if (result.done) {
       const gone = this.staticGone.get(uid);
@@ -277,6 +288,7 @@ export class Kubelet {
       this.memory.delete(uid);
       this.known.delete(uid);
       this.admitted.delete(uid);
+      this.evicted.delete(uid);
     }
     return result;
   }
@@ -325,7 +337,7 @@ export class Kubelet {
       runtime: this.o.healthRuntime ?? this.o.runtime, clock: this.clock, log: this.log, machine,
       pressure: this.o.pressure ?? (() => pressureSample(this.o.rootDir)),
       runtimeVersion: `${version.runtime_name}://${version.runtime_version}`,
-      maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort,
+      maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort, evictionHard: this.o.evictionHard,
       onPodCIDR: async (cidr) => {
         this.log.info('node podCIDR', { podCIDR: cidr });
         if (this.o.cniConfDir && writePtpConfig(this.o.cniConfDir, cidr, join(this.o.rootDir, 'cni', 'ipam'))) {
@@ -359,6 +371,40 @@ export class Kubelet {
       this.staticSource.start();
     }
     await this.housekeeping();
+    this.evictionTimer = this.clock.setTimeout(() => void this.checkEviction(), this.o.evictionIntervalMs ?? 10_000);
+  }
+
+  /** One eviction round: while a hard threshold is crossed, the first pod in eviction order goes. */
+  async checkEviction(): Promise<void> {
+    try {
+      const sample = await (this.o.pressure ?? (() => pressureSample(this.o.rootDir)))();
+      const [crossing] = crossedThresholds(this.o.evictionHard ?? parseThresholds(DEFAULT_EVICTION_HARD), sample);
+      if (crossing) {
+        // Static pods are the node's own (upstream treats them as critical); mirrors are not pods here.
+        const candidates = this.activePods('').filter((p) => !this.evicted.has(p.metadata.uid as string) && !this.staticPods.has(p.metadata.uid as string));
+        const [victim] = rankForEviction(candidates);
+        if (victim) await this.evict(victim, evictionMessage(crossing));
+      }
+    } catch (e) {
+      this.log.warn('eviction check failed', { error: (e as Error).message });
+    }
+    if (!this.stopped) this.evictionTimer = this.clock.setTimeout(() => void this.checkEviction(), this.o.evictionIntervalMs ?? 10_000);
+  }
+
+  private async evict(pod: Pod, message: string): Promise<void> {
+    const uid = pod.metadata.uid as string;
+    this.log.info('evicting pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, message });
+    this.evicted.add(uid);
+    this.recorder.event(pod, 'Warning', 'Evicted', message);
+    const now = rfc3339(new Date(this.clock.now()));
+    const conditions = [
+      ...(pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),
+      { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message, lastProbeTime: null, lastTransitionTime: now },
+    ];
+    await this.o.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', {
+      status: { phase: 'Failed', reason: 'Evicted', message, conditions },
+    }, 'status');
+    this.workers.enqueue(uid);
   }
 
   /** Runtime pods the API no longer has go to a worker, which removes them. */
@@ -377,6 +423,7 @@ export class Kubelet {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.housekeepingTimer !== undefined) this.clock.clearTimeout(this.housekeepingTimer);
+    if (this.evictionTimer !== undefined) this.clock.clearTimeout(this.evictionTimer);
     await this.agent?.stop();
     this.staticSource?.stop();
     this.events?.stop();

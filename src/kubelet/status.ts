@@ -143,6 +143,9 @@ export function computePodStatus(inp: StatusInput): PodStatus {
   }
   const scheduled = prevConds.find((c) => c.type === 'PodScheduled');
   conditions.push(scheduled ?? { type: 'PodScheduled', status: 'True', lastProbeTime: nullTime, lastTransitionTime: prev.startTime ?? ts(now) });
+  // Conditions others own (DisruptionTarget from an eviction, readiness gates) stay as they are.
+  const own = new Set(conditions.map((c) => c.type));
+  conditions.push(...prevConds.filter((c) => !own.has(c.type)));
 
   const out: PodStatus = {
     phase, conditions,
