@@ -10,15 +10,13 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CRIClient, type CRIMethod } from '../cri/index.js';
 import type { KubeObject } from '../src/api/object.js';
-import { clientsetFromKubeconfig, resources, SharedInformer } from '../src/client/index.js';
-import { writeAdminKubeconfig } from '../src/cli/pki-files.js';
+import { resources, SharedInformer } from '../src/client/index.js';
 import { Kubelet } from '../src/kubelet/index.js';
 import { Semaphore } from '../src/kubelet/semaphore.js';
 import type { CRIClient as CRI, PodSandboxConfig } from '../cri/index.js';
 import { BUSYBOX_IMAGE } from '../src/kubelet/images/index.js';
 import { logger } from '../src/log/index.js';
-import { startRuntimeEnv, runtimeUnavailable } from '../test/cri/runtime-env.js';
-import { startAPIServer } from '../test/helpers/api.js';
+import { startBenchNode } from './lib/node-env.js';
 import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 
@@ -57,19 +55,12 @@ async function criFloor(cri: CRI, cgroupParent: string, logDir: string, parallel
 }
 
 async function runOnce(parallelPodStarts: number): Promise<string> {
-  const why = runtimeUnavailable();
-  if (why) throw new Error(`pod-startup: ${why}`);
   const teardowns: (() => unknown)[] = [];
   const t = { teardown: (fn: () => unknown) => { teardowns.unshift(fn); } };
   const cri = new Map<CRIMethod, number[]>();
   let body = '';
   try {
-    const env = await startRuntimeEnv(t);
-    const api = await startAPIServer(t);
-    const kubeconfig = writeAdminKubeconfig(env.dir, api.pki, `https://127.0.0.1:${api.port}`);
-    const clients = clientsetFromKubeconfig(kubeconfig, 'bench-kubelet');
-    const watcherClients = clientsetFromKubeconfig(kubeconfig, 'bench-watch');
-    t.teardown(() => { clients.close(); watcherClients.close(); });
+    const { env, clients, watcherClients } = await startBenchNode(t, 'pod-startup');
     const runtime = new CRIClient({
       socket: env.containerd.socket,
       observe: (m, ms) => { const s = cri.get(m) ?? []; s.push(ms); cri.set(m, s); },
