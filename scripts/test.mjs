@@ -41,7 +41,7 @@ const UNIT = [
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',
-  'test/kubelet/restarts', 'test/kubelet/metrics', 'test/kubelet/service-env',
+  'test/kubelet/restarts', 'test/kubelet/metrics', 'test/kubelet/service-env', 'test/kubelet/podlife-units',
   'test/log/fallback',
   'test/native/nft-vocabulary',
   'test/network-routes/desired',

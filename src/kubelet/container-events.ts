@@ -67,7 +67,6 @@ export class ContainerEvents {
     this.connected = true;
     this.relisting = false;
     this.o.clock.clearTimeout(this.relistTimer);
-    this.lastStates = undefined;
     if (wasDown) this.o.wakeAll();
   }
 
