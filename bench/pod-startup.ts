@@ -1,6 +1,8 @@
 // Pod startup latency through the real kubelet: 50 pods bound to one node created at once,
 // time from create to Running as a watch observes it, and where the kubelet's CRI time
-// went. containerd runs privately in a scratch network namespace (ptp + host-local CNI);
+// went. Beside it, the floor: the same 50 pods started straight through CRI (RunPodSandbox,
+// CreateContainer, StartContainer; same containerd, CNI and concurrency, no kubelet, no API),
+// so the report can say what the kubelet and API path add at p50 and p99. containerd runs privately in a scratch network namespace (ptp + host-local CNI);
 // the API server and the kubelet run in this process, as in `capstan up`.
 //   node dist/bench/pod-startup.js [pods=50] [parallel-pod-starts=10,0]
 // (each value of the second argument is one run on a fresh containerd; 0 = unbounded)
@@ -8,13 +10,13 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CRIClient, type CRIMethod } from '../cri/index.js';
 import type { KubeObject } from '../src/api/object.js';
-import { clientsetFromKubeconfig, resources, SharedInformer } from '../src/client/index.js';
-import { writeAdminKubeconfig } from '../src/cli/pki-files.js';
+import { resources, SharedInformer } from '../src/client/index.js';
 import { Kubelet } from '../src/kubelet/index.js';
+import { Semaphore } from '../src/kubelet/semaphore.js';
+import type { CRIClient as CRI, PodSandboxConfig } from '../cri/index.js';
 import { BUSYBOX_IMAGE } from '../src/kubelet/images/index.js';
 import { logger } from '../src/log/index.js';
-import { startRuntimeEnv, runtimeUnavailable } from '../test/cri/runtime-env.js';
-import { startAPIServer } from '../test/helpers/api.js';
+import { startBenchNode } from './lib/node-env.js';
 import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 
@@ -22,25 +24,49 @@ const PODS = Number(process.argv[2] ?? 50);
 const PARALLEL = (process.argv[3] ?? '10,0').split(',').map(Number);
 const NODE = 'bench-node';
 
+/** The same pods through CRI alone, `parallel` at a time (0 = all at once): ms from the
+ *  common start to each StartContainer's return. Everything is removed afterwards. */
+async function criFloor(cri: CRI, cgroupParent: string, logDir: string, parallel: number): Promise<number[]> {
+  const gate = parallel > 0 ? new Semaphore(parallel) : undefined;
+  const sandboxes: string[] = [];
+  const start = performance.now();
+  const one = async (i: number) => {
+    const name = `floor${String(i).padStart(3, '0')}`;
+    const uid = `floor-${i}-${Math.random().toString(36).slice(2, 8)}`;
+    const sb: PodSandboxConfig = {
+      metadata: { name, uid, namespace: 'default', attempt: 0 }, hostname: name,
+      log_directory: join(logDir, uid), dns_config: { servers: ['10.96.0.10'], searches: [], options: [] },
+      labels: { 'io.kubernetes.pod.uid': uid }, linux: { cgroup_parent: `${cgroupParent}/floor/pod${uid}` },
+    };
+    const id = await cri.runPodSandbox(sb);
+    sandboxes.push(id);
+    const c = await cri.createContainer(id, {
+      metadata: { name: 'main', attempt: 0 }, image: { image: BUSYBOX_IMAGE }, command: ['sleep', '3600'], log_path: 'main/0.log',
+    }, sb);
+    await cri.startContainer(c);
+    return performance.now() - start;
+  };
+  const lat = await Promise.all(Array.from({ length: PODS }, (_, i) => (gate ? gate.run(() => one(i)) : one(i))));
+  for (const id of sandboxes) {
+    await cri.stopPodSandbox(id);
+    await cri.removePodSandbox(id);
+  }
+  return lat;
+}
+
 async function runOnce(parallelPodStarts: number): Promise<string> {
-  const why = runtimeUnavailable();
-  if (why) throw new Error(`pod-startup: ${why}`);
   const teardowns: (() => unknown)[] = [];
   const t = { teardown: (fn: () => unknown) => { teardowns.unshift(fn); } };
   const cri = new Map<CRIMethod, number[]>();
   let body = '';
   try {
-    const env = await startRuntimeEnv(t);
-    const api = await startAPIServer(t);
-    const kubeconfig = writeAdminKubeconfig(env.dir, api.pki, `https://127.0.0.1:${api.port}`);
-    const clients = clientsetFromKubeconfig(kubeconfig, 'bench-kubelet');
-    const watcherClients = clientsetFromKubeconfig(kubeconfig, 'bench-watch');
-    t.teardown(() => { clients.close(); watcherClients.close(); });
+    const { env, clients, watcherClients } = await startBenchNode(t, 'pod-startup');
     const runtime = new CRIClient({
       socket: env.containerd.socket,
       observe: (m, ms) => { const s = cri.get(m) ?? []; s.push(ms); cri.set(m, s); },
     });
     t.teardown(() => runtime.close());
+    const floor = summarize(await criFloor(env.client, env.cgroupParent, join(env.dir, 'floor-logs'), parallelPodStarts));
     const kubelet = new Kubelet({
       nodeName: NODE, clients, runtime, rootDir: join(env.dir, 'kubelet'), cgroupRoot: env.cgroupParent, nodeIP: '127.0.0.1',
       resolvConf: '/dev/null', log: logger('kubelet', {}, () => undefined), parallelPodStarts,
@@ -95,7 +121,17 @@ async function runOnce(parallelPodStarts: number): Promise<string> {
 
 ${PODS} pods (busybox \`sleep\`, image present, IfNotPresent) bound to one node with \`spec.nodeName\` and created at once through the API; latency is from each create call to the watch event showing \`phase: Running\`. ${runningAt.size}/${PODS} reached Running; all within ${fmtMs(wall)} wall. API server, kubelet and watcher share one Node process (as in \`capstan up\`); containerd 1.6 with ptp + host-local CNI in a scratch network namespace. Shared 2-core VM, load average ${loadavg()[0]!.toFixed(1)} at the end.
 
-${table(['create → Running', 'n', 'p50', 'p99', 'max'], [['latency', s.n, fmtMs(s.p50), fmtMs(s.p99), fmtMs(s.max)]])}
+${table(['create → Running', 'n', 'p50', 'p99', 'max'], [
+    ['through the kubelet', s.n, fmtMs(s.p50), fmtMs(s.p99), fmtMs(s.max)],
+    ['CRI floor (no kubelet)', floor.n, fmtMs(floor.p50), fmtMs(floor.p99), fmtMs(floor.max)],
+    ['kubelet overhead', '', `+${fmtMs(s.p50 - floor.p50)} (${(s.p50 / floor.p50).toFixed(2)}×)`, `+${fmtMs(s.p99 - floor.p99)} (${(s.p99 / floor.p99).toFixed(2)}×)`, ''],
+  ])}
+
+The floor starts the same ${PODS} pods on the same containerd first, straight through CRI —
+RunPodSandbox (same CNI), CreateContainer, StartContainer, ${parallelPodStarts || 'all'} at a time as
+the kubelet's bound — timed from one common start to each StartContainer's return, then removes
+them. The kubelet's figure adds the API server (create, watch, status write), the informer,
+the pod worker's List/Status reads, ImageStatus, volumes and status computation.
 
 CRI calls made by the kubelet during the run (sum of per-call wall time; calls overlap, so the sum exceeds the wall time; share = of all CRI time):
 

@@ -8,17 +8,9 @@
  * The reply's Content-Type. kubectl asks for the `…spec.v2@v1.0+protobuf` spelling, but Go's
  * media-type parser rejects the `@` in a reply, so servers answer with this one.
  */
-export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+import { varint } from '../util/index.js';
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 /** A length-delimited protobuf field (strings and nested messages). */
 function field(num: number, body: Buffer): Buffer {

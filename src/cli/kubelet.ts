@@ -13,6 +13,7 @@ import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/in
 import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
 import { summaryProvider } from '../kubelet/stats/index.js';
+import { parseThresholds } from '../kubelet/eviction.js';
 import { logger } from '../log/index.js';
 import { bindFallbacks } from '../log/fallback.js';
 import { parseDuration } from '../util/index.js';
@@ -45,6 +46,13 @@ export const kubeletFlags = {
   'cni-conf-dir': { type: 'string' },
   'max-pods': { type: 'string', default: '110' },
   'sync-frequency': { type: 'string', default: '10s' },
+  'pod-manifest-path': { type: 'string' },
+  'eviction-hard': { type: 'string', default: 'memory.available<100Mi,nodefs.available<10%,imagefs.available<15%,nodefs.inodesFree<5%' },
+  // capstan's: upstream checks every 10 s; tests shorten it.
+  'eviction-monitoring-period': { type: 'string', default: '10s' },
+  // capstan's: container exits from containerd's task events (false: only resyncs see them).
+  'container-events': { type: 'string', default: 'true' },
+  'file-check-frequency': { type: 'string', default: '20s' },
   // Not an upstream flag (upstream fixes it at 24 h): a token older than this is refreshed,
   // so tests can watch a refresh without waiting 80 % of a 10-minute token.
   'service-account-token-max-ttl': { type: 'string', default: '24h' },
@@ -107,6 +115,10 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
       minAgeMs: parseDuration(values['minimum-image-ttl-duration']),
     },
     podInfraImage: values['pod-infra-container-image'],
+    evictionHard: parseThresholds(values['eviction-hard']), evictionIntervalMs: parseDuration(values['eviction-monitoring-period']),
+    eventsSocket: values['container-events'] === 'true' ? socket : undefined,
+    podManifestPath: values['pod-manifest-path'] ? resolve(values['pod-manifest-path']) : undefined,
+    fileCheckFrequencyMs: parseDuration(values['file-check-frequency']),
   });
   let server: KubeletServer | undefined;
   let health: Server | undefined;

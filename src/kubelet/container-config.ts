@@ -7,7 +7,7 @@ import type { ContainerConfig, LinuxContainerResources, Mount } from '../../cri/
 import { expand } from './env.js';
 import {
   CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, GRACE_PERIOD_ANNOTATION, INIT_CONTAINER_ANNOTATION,
-  RESTART_COUNT_ANNOTATION, TERMINATION_MESSAGE_PATH_ANNOTATION, containerLogPath,
+  RESTART_COUNT_ANNOTATION, TERMINATION_MESSAGE_PATH_ANNOTATION, TERMINATION_MESSAGE_POLICY_ANNOTATION, containerLogPath,
 } from './labels.js';
 import { milliValue, value } from '../util/index.js';
 import { containerHash } from './pod-spec.js';
@@ -50,6 +50,8 @@ export interface ContainerConfigInput {
   image: string;
   /** An ephemeral container's target: it joins that container's PID namespace. */
   targetId?: string;
+  /** The node-side file mounted at terminationMessagePath. */
+  terminationMessageFile?: string;
 }
 
 export function containerConfig(i: ContainerConfigInput): ContainerConfig {
@@ -70,6 +72,10 @@ export function containerConfig(i: ContainerConfigInput): ContainerConfig {
   if (i.hostsFile && !mounts.some((m) => m.container_path === '/etc/hosts')) {
     mounts.push({ container_path: '/etc/hosts', host_path: i.hostsFile, readonly: false });
   }
+  const messagePath = c.terminationMessagePath ?? '/dev/termination-log';
+  if (i.terminationMessageFile && messagePath) {
+    mounts.push({ container_path: messagePath, host_path: i.terminationMessageFile, readonly: false });
+  }
   const psc: PodSecurityContext = pod.spec?.securityContext ?? {};
   const sc: SecurityContext = c.securityContext ?? {};
   const runAsUser = sc.runAsUser ?? psc.runAsUser;
@@ -87,7 +93,8 @@ export function containerConfig(i: ContainerConfigInput): ContainerConfig {
     annotations: {
       [CONTAINER_HASH_ANNOTATION]: containerHash(c),
       [RESTART_COUNT_ANNOTATION]: String(i.restartCount),
-      [TERMINATION_MESSAGE_PATH_ANNOTATION]: c.terminationMessagePath ?? '/dev/termination-log',
+      [TERMINATION_MESSAGE_PATH_ANNOTATION]: messagePath,
+      [TERMINATION_MESSAGE_POLICY_ANNOTATION]: c.terminationMessagePolicy ?? 'File',
       [GRACE_PERIOD_ANNOTATION]: String(grace),
       ...(i.init ? { [INIT_CONTAINER_ANNOTATION]: 'true' } : {}),
     },

@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Registry } from 'prom-client';
 import type { CRIRuntime } from '../../cri/index.js';
 import {
-  EventRecorder, SharedInformer, isNotFound, realClock, resources, type Clock, type ClientsetAPI, type ResourceType,
+  EventRecorder, SharedInformer, isAlreadyExists, isConflict, isNotFound, realClock, resources, type Clock, type ClientsetAPI, type ResourceType,
 } from '../client/index.js';
 import { logger, type Logger } from '../log/index.js';
 import { removeCgroup } from './containerd/index.js';
@@ -25,8 +25,15 @@ import { defaultProbeRunner, type ProbeRunner } from './prober.js';
 import { RuntimeStateReader } from './runtime-state.js';
 import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import type { Pod, Service } from '../api/kinds.js';
+import type { Node, Pod, Service } from '../api/kinds.js';
 import type { ObjectBase } from '../api/object.js';
+import { admitPod } from './admission.js';
+import { DEFAULT_EVICTION_HARD, crossedThresholds, evictionMessage, parseThresholds, rankForEviction, type Threshold } from './eviction.js';
+import { rfc3339 } from '../api/time.js';
+import { ContainerEvents } from './container-events.js';
+import { CONFIG_HASH, CONFIG_MIRROR, StaticPodSource, isMirrorPod, mirrorPodFor } from './static-pods.js';
+import { ensurePodCgroup, type CgroupResources } from './pod-cgroups.js';
+import { qosClass } from './pod-spec.js';
 
 export interface KubeletOptions {
   nodeName: string;
@@ -54,6 +61,8 @@ export interface KubeletOptions {
   pressure?: () => Promise<PressureSample>;
   probeRunner?: ProbeRunner;
   removeCgroup?: (path: string) => void;
+  /** Creates a pod cgroup with its limits (default: in /sys/fs/cgroup). */
+  ensureCgroup?: (path: string, resources: CgroupResources) => void;
   maxPods?: number;
   kubeletPort?: number;
   /** Pods whose sandbox is being created at once (default 4; 0 = unbounded). */
@@ -63,6 +72,16 @@ export interface KubeletOptions {
   /** A service account token older than this is refreshed whatever its expiry (upstream's
    *  fixed 24 h; tests shorten it to see a refresh). */
   tokenMaxTTLMs?: number;
+  /** containerd's socket: container exits arrive as its task events (else only resyncs see them). */
+  eventsSocket?: string;
+  /** Hard eviction thresholds (--eviction-hard; default upstream's). */
+  evictionHard?: Threshold[];
+  /** How often pressure is checked for eviction (upstream's 10 s). */
+  evictionIntervalMs?: number;
+  /** Static pod manifests (upstream's --pod-manifest-path): run here, mirrored to the API. */
+  podManifestPath?: string;
+  /** Re-read period of podManifestPath besides its watch (--file-check-frequency, 20 s). */
+  fileCheckFrequencyMs?: number;
   /** Where the kubelet's metrics go (kubelet_pod_worker_duration_seconds …); default its own. */
   registry?: Registry;
   /** Image GC thresholds and minimum age (upstream's defaults 85/80 %, 2 min). */
@@ -113,6 +132,8 @@ export class Kubelet {
   readonly informer: SharedInformer<Pod>;
   /** Every Service, for the containers' Service variables (as upstream's kubelet watches them). */
   readonly services: SharedInformer<Service>;
+  /** This node's Node object (labels and taints for admission). */
+  readonly nodes: SharedInformer<Node>;
   readonly recorder: EventRecorder;
   readonly settings: SyncSettings;
   readonly tokens: TokenManager;
@@ -122,6 +143,16 @@ export class Kubelet {
   readonly registry: Registry;
   private memory = new Map<string, PodMemory>();
   private known = new Map<string, Pod>();
+  /** Pods admitted to run here (upstream's admitted set); a rejected pod never gets in. */
+  private admitted = new Set<string>();
+  /** Static pods by uid (from podManifestPath), and those just removed whose mirror must go. */
+  private staticPods = new Map<string, Pod>();
+  private staticGone = new Map<string, Pod>();
+  private staticSource?: StaticPodSource;
+  private events?: ContainerEvents;
+  /** Pods evicted by this kubelet: their containers are killed without a grace period. */
+  private evicted = new Set<string>();
+  private evictionTimer: unknown;
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
@@ -153,6 +184,7 @@ export class Kubelet {
       images: new ImageManager(o.runtime, this.recorder, () => this.clock.now(), objects.secret),
       clients: o.clients, objects, services: (ns) => [this.services.lister.get('default', 'kubernetes'), ...this.services.lister.list(ns)].filter((x): x is Service => !!x), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
       removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
+      ensureCgroup: o.ensureCgroup ?? ensurePodCgroup,
       settings: this.settings,
     });
     this.imageGC = new ImageGCManager({ ...DEFAULT_IMAGE_GC_POLICY, ...o.imageGC }, {
@@ -165,10 +197,12 @@ export class Kubelet {
       (operation, seconds) => metrics.podWorkerDuration.observe({ operation_type: operation }, seconds));
     this.services = new SharedInformer(o.clients.resource(resources.services), { log: this.log, clock: this.clock });
     this.informer = new SharedInformer(o.clients.resource(resources.pods), { fieldSelector: `spec.nodeName=${o.nodeName}`, log: this.log, clock: this.clock });
+    this.nodes = new SharedInformer(o.clients.resource(resources.nodes), { fieldSelector: `metadata.name=${o.nodeName}`, log: this.log, clock: this.clock });
     this.informer.addEventHandler({
       onAdd: (p) => this.observe(p),
       onUpdate: (old, p) => this.observe(p, !sameDesiredState(old, p)),
       onDelete: (p) => {
+        if (isMirrorPod(p)) return this.mirrorChanged(p);
         const uid = p.metadata.uid as string;
         this.known.delete(uid);
         this.workers.enqueue(uid);
@@ -177,9 +211,70 @@ export class Kubelet {
   }
 
   private observe(p: Pod, changed = false): void {
+    // A mirror pod is the API's view of a static pod: the static pod's worker keeps it.
+    if (isMirrorPod(p)) return this.mirrorChanged(p);
     const uid = p.metadata.uid as string;
     this.known.set(uid, p);
     this.workers.enqueue(uid, 0, changed);
+  }
+
+  private staticByName(namespace: string | undefined, name: string | undefined): Pod | undefined {
+    for (const p of this.staticPods.values()) if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
+    return undefined;
+  }
+
+  private mirrorChanged(mirror: Pod): void {
+    const pod = this.staticByName(mirror.metadata.namespace, mirror.metadata.name);
+    if (pod) this.workers.enqueue(pod.metadata.uid as string);
+  }
+
+  /** The manifest directory's pods now: new and changed ones start, removed ones stop. */
+  private setStaticPods(pods: Map<string, Pod>): void {
+    for (const [uid, pod] of this.staticPods) {
+      if (pods.has(uid)) continue;
+      this.staticPods.delete(uid);
+      this.staticGone.set(uid, pod);
+      this.workers.enqueue(uid);
+    }
+    for (const [uid, pod] of pods) {
+      const known = this.staticPods.has(uid);
+      this.staticPods.set(uid, pod);
+      if (!known) this.workers.enqueue(uid, 0, true);
+    }
+  }
+
+  /** The mirror pod for a static pod: created when missing, replaced when stale or being deleted. */
+  private async syncMirror(pod: Pod, mirror: Pod | undefined): Promise<void> {
+    const pods = this.o.clients.resource(resources.pods);
+    const hash = pod.metadata.annotations?.[CONFIG_HASH];
+    if (mirror && mirror.metadata.annotations?.[CONFIG_MIRROR] === hash && !mirror.metadata.deletionTimestamp) return;
+    if (mirror) {
+      try {
+        await pods.delete(mirror.metadata.namespace, mirror.metadata.name as string, { gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata.uid as string } });
+      } catch (e) {
+        if (!isNotFound(e) && !isConflict(e)) throw e;
+      }
+    }
+    const node = this.nodes.lister.get(undefined, this.nodeName) ?? this.agent?.nodeObject;
+    if (!node) return;
+    try {
+      await pods.create(pod.metadata.namespace, mirrorPodFor(pod, node));
+      this.log.info('created mirror pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
+    } catch (e) {
+      // The old one is still going away: the next sync (its delete event) tries again.
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+
+  /** A removed static pod's mirror goes with it (only the mirror of that very manifest). */
+  private async deleteMirror(pod: Pod): Promise<void> {
+    const mirror = this.informer.lister.get(pod.metadata.namespace, pod.metadata.name as string);
+    if (!mirror || mirror.metadata.annotations?.[CONFIG_MIRROR] !== pod.metadata.annotations?.[CONFIG_HASH]) return;
+    try {
+      await this.o.clients.resource(resources.pods).delete(mirror.metadata.namespace, mirror.metadata.name as string, { gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata.uid as string } });
+    } catch (e) {
+      if (!isNotFound(e) && !isConflict(e)) throw e;
+    }
   }
 
   private async syncOne(uid: string) {
@@ -189,14 +284,67 @@ export class Kubelet {
       this.memory.set(uid, mem);
     }
     const seen = this.known.get(uid);
-    const pod = seen ? this.informer.lister.get(seen.metadata.namespace, seen.metadata.name as string) : undefined;
-    const result = await this.syncer.sync(uid, pod && pod.metadata.uid === uid ? pod : undefined, mem);
+    const found = seen ? this.informer.lister.get(seen.metadata.namespace, seen.metadata.name as string) : undefined;
+    let pod = found && found.metadata.uid === uid ? found : undefined;
+    const staticPod = this.staticPods.get(uid);
+    if (staticPod) {
+      // The kubelet's own status lives on the mirror pod; the spec is the file's.
+      const mirror = this.informer.lister.get(staticPod.metadata.namespace, staticPod.metadata.name as string);
+      await this.syncMirror(staticPod, mirror && isMirrorPod(mirror) ? mirror : undefined);
+      const current = mirror?.metadata.annotations?.[CONFIG_MIRROR] === staticPod.metadata.annotations?.[CONFIG_HASH] ? mirror : undefined;
+      pod = { ...staticPod, status: current?.status ?? staticPod.status };
+    }
+    if (pod && !pod.metadata.deletionTimestamp && !(await this.admit(pod))) return {};
+    // Hard eviction kills at once, whatever the pod's own grace period.
+    if (pod && this.evicted.has(uid)) pod = { ...pod, spec: { ...pod.spec!, terminationGracePeriodSeconds: 0 } };
+    const result = await this.syncer.sync(uid, pod, mem);
     if (result.done) {
+      const gone = this.staticGone.get(uid);
+      if (gone) {
+        await this.deleteMirror(gone);
+        this.staticGone.delete(uid);
+      }
       this.tokens.deleteServiceAccountToken(uid);
       this.memory.delete(uid);
       this.known.delete(uid);
+      this.admitted.delete(uid);
+      this.evicted.delete(uid);
     }
     return result;
+  }
+
+  /** Pods that count against the node: admitted here, or started by an earlier kubelet, and not finished. */
+  private activePods(except: string): Pod[] {
+    return [...this.informer.lister.list().filter((p) => !isMirrorPod(p)), ...this.staticPods.values()].filter((p) => {
+      const uid = p.metadata.uid as string;
+      const phase = p.status?.phase;
+      return uid !== except && phase !== 'Succeeded' && phase !== 'Failed' && (this.admitted.has(uid) || !!p.status?.startTime);
+    });
+  }
+
+  /** Admission (once per pod): true when the pod may run. A rejected pod is marked Failed
+   *  with the reason, as upstream's rejectPod; one that never ran and is Failed stays so. */
+  private async admit(pod: Pod): Promise<boolean> {
+    const uid = pod.metadata.uid as string;
+    if (this.admitted.has(uid)) return true;
+    const phase = pod.status?.phase;
+    const started = !!pod.status?.startTime;
+    if (!started && (phase === 'Failed' || phase === 'Succeeded')) return false;
+    // The informer's first list notifies pod by pod: judge against all of them, not the first few.
+    if (!this.informer.hasSynced()) await this.informer.waitForSync();
+    const node = this.nodes.lister.get(undefined, this.nodeName) ?? this.agent?.nodeObject;
+    // Decided and recorded without awaiting, so two new pods never both take the last room.
+    const verdict = started || !node ? { admit: true as const } : admitPod(pod, node, this.activePods(uid));
+    if (verdict.admit) {
+      this.admitted.add(uid);
+      return true;
+    }
+    this.log.info('pod rejected', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: verdict.reason, message: verdict.message });
+    this.recorder.event(pod, 'Warning', verdict.reason, verdict.message);
+    await this.o.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', {
+      status: { phase: 'Failed', reason: verdict.reason, message: `Pod was rejected: ${verdict.message}`, qosClass: qosClass(pod) },
+    }, 'status');
+    return false;
   }
 
   /** Registers the node, starts heartbeats, the pod informer, workers and housekeeping. */
@@ -210,6 +358,7 @@ export class Kubelet {
       pressure: this.o.pressure ?? (() => pressureSample(this.o.rootDir)),
       runtimeVersion: `${version.runtime_name}://${version.runtime_version}`,
       maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort, localPathDir: join(this.o.rootDir, 'local-path'),
+      evictionHard: this.o.evictionHard,
       onPodCIDR: async (cidr) => {
         this.log.info('node podCIDR', { podCIDR: cidr });
         if (this.o.cniConfDir && writePtpConfig(this.o.cniConfDir, cidr, join(this.o.rootDir, 'cni', 'ipam'))) {
@@ -223,11 +372,29 @@ export class Kubelet {
     // Containers start only once the Services were read (upstream: "services have not yet
     // been read at least once, cannot construct envvars").
     this.services.start();
+    this.nodes.start();
+    await this.nodes.waitForSync();
     this.informer.start();
     await Promise.all([this.services.waitForSync(), this.informer.waitForSync()]);
+    if (this.o.eventsSocket) {
+      this.events = new ContainerEvents({
+        socket: this.o.eventsSocket, reader: this.reader, clock: this.clock, log: this.log,
+        wake: (uid) => this.workers.enqueue(uid),
+        wakeAll: () => { for (const uid of this.workers.uids()) this.workers.enqueue(uid); },
+      });
+      this.events.start();
+    }
+    if (this.o.podManifestPath) {
+      this.staticSource = new StaticPodSource({
+        dir: this.o.podManifestPath, nodeName: this.nodeName, clock: this.clock, log: this.log, periodMs: this.o.fileCheckFrequencyMs,
+        onPods: (pods) => this.setStaticPods(pods),
+      });
+      this.staticSource.start();
+    }
     await this.housekeeping();
     await this.imageGC.start();
     this.scheduleImageGC();
+    this.evictionTimer = this.clock.setTimeout(() => void this.checkEviction(), this.o.evictionIntervalMs ?? 10_000);
   }
 
   private scheduleImageGC(): void {
@@ -238,11 +405,44 @@ export class Kubelet {
     }, this.o.imageGCPeriodMs ?? 300_000);
   }
 
+  /** One eviction round: while a hard threshold is crossed, the first pod in eviction order goes. */
+  async checkEviction(): Promise<void> {
+    try {
+      const sample = await (this.o.pressure ?? (() => pressureSample(this.o.rootDir)))();
+      const [crossing] = crossedThresholds(this.o.evictionHard ?? parseThresholds(DEFAULT_EVICTION_HARD), sample);
+      if (crossing) {
+        // Static pods are the node's own (upstream treats them as critical); mirrors are not pods here.
+        const candidates = this.activePods('').filter((p) => !this.evicted.has(p.metadata.uid as string) && !this.staticPods.has(p.metadata.uid as string));
+        const [victim] = rankForEviction(candidates);
+        if (victim) await this.evict(victim, evictionMessage(crossing));
+      }
+    } catch (e) {
+      this.log.warn('eviction check failed', { error: (e as Error).message });
+    }
+    if (!this.stopped) this.evictionTimer = this.clock.setTimeout(() => void this.checkEviction(), this.o.evictionIntervalMs ?? 10_000);
+  }
+
+  private async evict(pod: Pod, message: string): Promise<void> {
+    const uid = pod.metadata.uid as string;
+    this.log.info('evicting pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, message });
+    this.evicted.add(uid);
+    this.recorder.event(pod, 'Warning', 'Evicted', message);
+    const now = rfc3339(new Date(this.clock.now()));
+    const conditions = [
+      ...(pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),
+      { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message, lastProbeTime: null, lastTransitionTime: now },
+    ];
+    await this.o.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', {
+      status: { phase: 'Failed', reason: 'Evicted', message, conditions },
+    }, 'status');
+    this.workers.enqueue(uid);
+  }
+
   /** Runtime pods the API no longer has go to a worker, which removes them. */
   async housekeeping(): Promise<void> {
     try {
       for (const ref of await this.reader.pods()) {
-        if (!this.known.has(ref.uid) && !this.workers.has(ref.uid)) this.workers.enqueue(ref.uid);
+        if (!this.known.has(ref.uid) && !this.staticPods.has(ref.uid) && !this.workers.has(ref.uid)) this.workers.enqueue(ref.uid);
       }
     } catch (e) {
       this.log.warn('housekeeping failed', { error: (e as Error).message });
@@ -255,9 +455,13 @@ export class Kubelet {
     this.stopped = true;
     if (this.housekeepingTimer !== undefined) this.clock.clearTimeout(this.housekeepingTimer);
     if (this.imageGCTimer !== undefined) this.clock.clearTimeout(this.imageGCTimer);
+    if (this.evictionTimer !== undefined) this.clock.clearTimeout(this.evictionTimer);
     await this.agent?.stop();
+    this.staticSource?.stop();
+    this.events?.stop();
     await this.informer.stop();
     await this.services.stop();
+    await this.nodes.stop();
     await this.workers.stop();
     for (const uid of this.known.keys()) this.probes.removePod(uid);
     this.tokens.stop();

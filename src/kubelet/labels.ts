@@ -15,6 +15,7 @@ export const MANAGED_VALUE = 'capstan';
 export const CONTAINER_HASH_ANNOTATION = 'io.kubernetes.container.hash';
 export const RESTART_COUNT_ANNOTATION = 'io.kubernetes.container.restartCount';
 export const TERMINATION_MESSAGE_PATH_ANNOTATION = 'io.kubernetes.container.terminationMessagePath';
+export const TERMINATION_MESSAGE_POLICY_ANNOTATION = 'io.kubernetes.container.terminationMessagePolicy';
 export const GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.terminationGracePeriod';
 export const INIT_CONTAINER_ANNOTATION = 'io.kubernetes.container.init';
 export const CONFIG_SOURCE_ANNOTATION = 'kubernetes.io/config.source';

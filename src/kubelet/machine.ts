@@ -19,6 +19,8 @@ export interface MachineInfo {
 
 export interface PressureSample {
   memoryAvailableBytes: number;
+  /** For percentage thresholds on memory. */
+  memoryCapacityBytes?: number;
   diskAvailableBytes: number;
   diskSizeBytes: number;
 }
@@ -56,7 +58,7 @@ export async function machineInfo(rootDir: string): Promise<MachineInfo> {
 
 export async function pressureSample(rootDir: string): Promise<PressureSample> {
   const [mem, fs] = await Promise.all([si.mem(), fsFor(rootDir)]);
-  return { memoryAvailableBytes: mem.available, diskAvailableBytes: fs.available, diskSizeBytes: fs.size };
+  return { memoryAvailableBytes: mem.available, memoryCapacityBytes: mem.total, diskAvailableBytes: fs.available, diskSizeBytes: fs.size };
 }
 
 /** The host's address (the default route's interface first, as upstream), else 127.0.0.1. */

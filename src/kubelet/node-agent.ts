@@ -10,13 +10,12 @@ import { isAlreadyExists, isConflict, isNotFound, resources, type Clock, type Cl
 import type { Logger } from '../log/index.js';
 import { Backoff } from '../util/index.js';
 import type { MachineInfo, PressureSample } from './machine.js';
+import { DEFAULT_EVICTION_HARD, crossedThresholds, parseThresholds, type Threshold } from './eviction.js';
 import type { Lease, Node } from '../api/kinds.js';
 import type { NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.js';
 
 export const KUBELET_VERSION = 'v1.32.0-capstan';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
-const MEMORY_EVICTION_BYTES = 100 * 1024 * 1024;
-const DISK_EVICTION_FRACTION = 0.1;
 
 export interface NodeAgentOptions {
   nodeName: string;
@@ -34,6 +33,8 @@ export interface NodeAgentOptions {
   leaseDurationSeconds?: number;
   statusReportIntervalMs?: number;
   kubeletPort?: number;
+  /** Hard eviction thresholds: MemoryPressure / DiskPressure (default upstream's). */
+  evictionHard?: Threshold[];
   /** Called once the Node has a podCIDR (and again if it changes). */
   onPodCIDR?: (cidr: string) => void | Promise<void>;
   /** Published on the Node (capstan.io/local-path-dir): where the local-path provisioner puts this node's volumes. */
@@ -59,10 +60,13 @@ export async function runtimeHealth(runtime: CRIRuntime): Promise<RuntimeHealth>
   }
 }
 
-export function nodeConditions(health: RuntimeHealth, p: PressureSample, previous: NodeCondition[], now: number): NodeCondition[] {
+export function nodeConditions(
+  health: RuntimeHealth, p: PressureSample, previous: NodeCondition[], now: number, thresholds = parseThresholds(DEFAULT_EVICTION_HARD),
+): NodeCondition[] {
   const stamp = rfc3339(new Date(now));
-  const memPressure = p.memoryAvailableBytes > 0 && p.memoryAvailableBytes < MEMORY_EVICTION_BYTES;
-  const diskPressure = p.diskSizeBytes > 0 && p.diskAvailableBytes < p.diskSizeBytes * DISK_EVICTION_FRACTION;
+  const crossed = crossedThresholds(thresholds, p);
+  const memPressure = crossed.some((c) => c.resource === 'memory');
+  const diskPressure = crossed.some((c) => c.resource === 'ephemeral-storage');
   const list: [string, boolean, string, string][] = [
     ['MemoryPressure', memPressure, memPressure ? 'KubeletHasInsufficientMemory' : 'KubeletHasSufficientMemory',
       memPressure ? 'kubelet has insufficient memory available' : 'kubelet has sufficient memory available'],
@@ -110,7 +114,7 @@ export class NodeAgent {
     const res = this.resources();
     return {
       capacity: res, allocatable: res,
-      conditions: nodeConditions(health, pressure, previous, this.o.clock.now()),
+      conditions: nodeConditions(health, pressure, previous, this.o.clock.now(), this.o.evictionHard),
       addresses: [{ type: 'InternalIP', address: this.o.nodeIP }, { type: 'Hostname', address: this.o.nodeName }],
       daemonEndpoints: { kubeletEndpoint: { Port: this.o.kubeletPort ?? 10250 } },
       nodeInfo: {

@@ -22,13 +22,18 @@ export function qosClass(pod: Pod): QOSClass {
   const all = [...initContainersOf(pod), ...containersOf(pod)];
   let any = false;
   let guaranteed = true;
+  // Only positive quantities count, as upstream's GetPodQOS (a request of 0 is none).
+  const positive = (q: string | undefined) => {
+    const v = quantityValue(q);
+    return v !== null && v > 0 ? v : null;
+  };
   for (const c of all) {
     const req: { [name: string]: string } = c.resources?.requests ?? {};
     const lim: { [name: string]: string } = c.resources?.limits ?? {};
     for (const r of ['cpu', 'memory']) {
-      if (req[r] !== undefined || lim[r] !== undefined) any = true;
-      const l = quantityValue(lim[r]);
-      const q = req[r] !== undefined ? quantityValue(req[r]) : l;
+      const l = positive(lim[r]);
+      const q = req[r] !== undefined ? positive(req[r]) : l;
+      if (l !== null || q !== null) any = true;
       if (l === null || q === null || l !== q) guaranteed = false;
     }
   }

@@ -28,6 +28,8 @@ import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import { computePodStatus, type Waiting } from './status.js';
 import { MountError, removePodDir, setUpVolumes, type TokenSource } from './volumes.js';
 import { Semaphore } from './semaphore.js';
+import { podCgroupResources, type CgroupResources } from './pod-cgroups.js';
+import { createTerminationMessageFile, terminationMessage, terminationMessageFile } from './termination-message.js';
 import type { Pod, Service } from '../api/kinds.js';
 import { serviceEnvVars, servicesForPod } from './service-env.js';
 import type { Container, PodStatus } from 'kubernetes-types/core/v1.js';
@@ -61,6 +63,8 @@ export interface SyncDeps {
   log: Logger;
   settings: SyncSettings;
   removeCgroup(path: string): void;
+  /** Creates the pod's cgroup with the pod's limits before its sandbox starts. */
+  ensureCgroup(path: string, resources: CgroupResources): void;
 }
 
 /** What the kubelet remembers about a pod between syncs (all of it may be lost on restart). */
@@ -69,6 +73,8 @@ export interface PodMemory {
   lastStatus?: string;
   /** The last spec seen, to terminate with its grace period after the pod vanished. */
   lastPod?: Pod;
+  /** Termination messages of exited containers by id. */
+  messages?: Map<string, string>;
 }
 
 export interface SyncResult {
@@ -225,9 +231,31 @@ export class PodSyncer {
     return { requeueAfterMs: soonest };
   }
 
+  /** The runtime state with each exited container's termination message read in (once per container: it never changes). */
+  private withMessages(pod: Pod, rs: PodRuntimeState, mem: PodMemory): PodRuntimeState {
+    const uid = pod.metadata.uid as string;
+    const source = { rootDir: this.d.settings.rootDir, podUID: uid, logDir: podLogDirectory(this.d.settings.logRoot, pod.metadata.namespace ?? 'default', pod.metadata.name as string, uid) };
+    mem.messages ??= new Map();
+    const messages = mem.messages;
+    const out = {
+      ...rs,
+      containers: rs.containers.map((c) => {
+        if (c.state !== 'CONTAINER_EXITED') return c;
+        let message = messages.get(c.id);
+        if (message === undefined) {
+          message = terminationMessage(c, source);
+          messages.set(c.id, message);
+        }
+        return message === c.message ? c : { ...c, message };
+      }),
+    };
+    for (const id of messages.keys()) if (!rs.containers.some((c) => c.id === id)) messages.delete(id);
+    return out;
+  }
+
   private statusInput(pod: Pod, rs: PodRuntimeState, mem: PodMemory) {
     return {
-      pod, runtime: rs, hostIP: this.d.settings.nodeIP, now: this.d.clock.now(), runtimeName: this.d.settings.runtimeName,
+      pod, runtime: this.withMessages(pod, rs, mem), hostIP: this.d.settings.nodeIP, now: this.d.clock.now(), runtimeName: this.d.settings.runtimeName,
       ready: (id: string, c: Container) => this.d.probes.ready(id, c),
       started: (id: string, c: Container) => this.d.probes.started(id, c),
       waiting: mem.waiting,
@@ -247,6 +275,7 @@ export class PodSyncer {
     const config = sandboxConfig(pod, attempt, this.sandboxSettings());
     mkdirSync(config.log_directory!, { recursive: true });
     try {
+      this.d.ensureCgroup(config.linux!.cgroup_parent!, podCgroupResources(pod));
       const id = await this.d.runtime.runPodSandbox(config);
       const [st] = (await this.d.reader.read(pod.metadata.uid as string)).sandboxes.filter((s) => s.id === id);
       return st;
@@ -313,7 +342,11 @@ export class PodSyncer {
     }
     let id: string;
     try {
-      const config = containerConfig({ pod, container: spec, init, restartCount, env, volumes: ctx.volumes, hostsFile: ctx.hostsFile, image: image.imageRef, targetId });
+      const messageFile = terminationMessageFile(this.d.settings.rootDir, pod.metadata.uid as string, spec.name, restartCount);
+      createTerminationMessageFile(messageFile);
+      const config = containerConfig({
+        pod, container: spec, init, restartCount, env, volumes: ctx.volumes, hostsFile: ctx.hostsFile, image: image.imageRef, terminationMessageFile: messageFile, targetId,
+      });
       const sbConfig = sandboxConfig(pod, ctx.sandbox.attempt, this.sandboxSettings());
       mkdirSync(join(sbConfig.log_directory!, spec.name), { recursive: true });
       id = await this.d.runtime.createContainer(ctx.sandbox.id, config, sbConfig);
@@ -340,7 +373,11 @@ export class PodSyncer {
     }
     ctx.mem.waiting.delete(spec.name);
     this.d.recorder?.event(ctx.pod, 'Normal', 'Started', `Started container ${spec.name}`);
-    await runPostStart(this.lifecycle, ctx.pod, id, spec, ctx.facts.podIP);
+    // killContainer reads only the id and the state of what it stops.
+    const started = { id, name: spec.name, state: 'CONTAINER_RUNNING' } as ContainerState;
+    const failed = await runPostStart(this.lifecycle, ctx.pod, started, spec, ctx.facts.podIP);
+    // Shown until the restart; a container that will not restart shows how it ended.
+    if (failed && shouldRestart(ctx.pod, 137)) ctx.mem.waiting.set(spec.name, failed);
   }
 
   /** Stops every container and the sandboxes (a pod that finished). */

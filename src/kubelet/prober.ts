@@ -13,7 +13,15 @@ export interface ProbeTarget {
   container: Container;
 }
 
-export interface ProbeOutcome { ok: boolean; output: string }
+export interface ProbeOutcome {
+  ok: boolean;
+  output: string;
+  /** exec: the command's exit code and its stderr alone (lifecycle hook messages name them). */
+  exitCode?: number;
+  stderr?: string;
+  /** httpGet: the response's status, when there was one. */
+  httpStatus?: number;
+}
 
 /** Runs one probe or handler action (exec / httpGet / tcpSocket) with a timeout in seconds. */
 export type ProbeRunner = (action: Probe, target: ProbeTarget, timeoutSeconds: number) => Promise<ProbeOutcome>;
@@ -44,7 +52,7 @@ function httpGet(action: Probe, target: ProbeTarget, timeoutMs: number): Promise
       res.on('end', () => {
         const code = res.statusCode ?? 0;
         if (code >= 200 && code < 400) resolve({ ok: true, output: body });
-        else resolve({ ok: false, output: `HTTP probe failed with statuscode: ${code}` });
+        else resolve({ ok: false, output: `HTTP probe failed with statuscode: ${code}`, httpStatus: code });
       });
       res.on('error', (e) => resolve({ ok: false, output: `Get "${url}": ${e.message}` }));
     });
@@ -85,7 +93,10 @@ export function defaultProbeRunner(runtime: CRIRuntime): ProbeRunner {
         try {
           const r = await runtime.execSync(target.containerId, cmd, timeout);
           const output = Buffer.concat([r.stdout, r.stderr]).toString('utf8');
-          return { ok: r.exit_code === 0, output: r.exit_code === 0 ? output : output || `command ${JSON.stringify(cmd.join(' '))} exited with ${r.exit_code}` };
+          return {
+            ok: r.exit_code === 0, output: r.exit_code === 0 ? output : output || `command ${JSON.stringify(cmd.join(' '))} exited with ${r.exit_code}`,
+            exitCode: r.exit_code, stderr: r.stderr.toString('utf8'),
+          };
         } catch (e) {
           if (isDeadlineExceeded(e)) return { ok: false, output: `command timed out: "${cmd.join(' ')}" timed out after ${timeout}s` };
           throw e;

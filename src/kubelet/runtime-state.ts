@@ -53,6 +53,8 @@ const ms = (nanos: string | number) => Number(BigInt(nanos || 0) / 1_000_000n);
 export class RuntimeStateReader {
   private containerCache = new Map<string, ContainerState>();
   private sandboxCache = new Map<string, SandboxState>();
+  /** Pod uid of every container and sandbox id seen in a List (task events name only the id). */
+  private owners = new Map<string, string>();
 
   constructor(private runtime: CRIRuntime) {}
 
@@ -62,6 +64,7 @@ export class RuntimeStateReader {
       this.runtime.listPodSandbox({ label_selector: selector }),
       this.runtime.listContainers({ label_selector: selector }),
     ]);
+    for (const o of [...sandboxes, ...containers]) this.owners.set(o.id, uid);
     const sb = (await Promise.all(sandboxes.map((s) => this.sandbox(s)))).filter((s): s is SandboxState => !!s);
     const cs = (await Promise.all(containers.map((c) => this.container(c)))).filter((c): c is ContainerState => !!c);
     sb.sort((a, b) => b.createdAt - a.createdAt || b.attempt - a.attempt);
@@ -77,13 +80,32 @@ export class RuntimeStateReader {
     const out = new Map<string, RuntimePodRef>();
     for (const o of [...sandboxes, ...containers]) {
       const uid = o.labels[POD_UID_LABEL];
+      if (uid) this.owners.set(o.id, uid);
       if (uid && !out.has(uid)) out.set(uid, { uid, namespace: o.labels[POD_NAMESPACE_LABEL] ?? '', name: o.labels[POD_NAME_LABEL] ?? '' });
     }
     return [...out.values()];
   }
 
+  /** The pod a container or sandbox belongs to, if a List has shown it. */
+  podOf(id: string): string | undefined {
+    return this.owners.get(id);
+  }
+
+  /** Every container's state in one ListContainers: id → [pod uid, state] (the relist fallback). */
+  async containerStates(): Promise<Map<string, [string, string]>> {
+    const out = new Map<string, [string, string]>();
+    for (const c of await this.runtime.listContainers()) {
+      const uid = c.labels[POD_UID_LABEL];
+      if (!uid) continue;
+      this.owners.set(c.id, uid);
+      out.set(c.id, [uid, c.state]);
+    }
+    return out;
+  }
+
   forget(ids: Iterable<string>): void {
     for (const id of ids) {
+      this.owners.delete(id);
       this.containerCache.delete(id);
       this.sandboxCache.delete(id);
     }

@@ -96,7 +96,7 @@ export function sandboxConfig(pod: Pod, attempt: number, s: SandboxSettings): Po
     dns_config: podDNSConfig(pod, s),
     port_mappings: portMappings(pod),
     labels: { ...(pod.metadata.labels ?? {}), ...podRuntimeLabels(pod) },
-    annotations: { ...(pod.metadata.annotations ?? {}), [CONFIG_SOURCE_ANNOTATION]: 'api' },
+    annotations: { ...(pod.metadata.annotations ?? {}), [CONFIG_SOURCE_ANNOTATION]: pod.metadata.annotations?.[CONFIG_SOURCE_ANNOTATION] ?? 'api' },
     linux: {
       cgroup_parent: podCgroupParent(s.cgroupRoot, pod),
       security_context: {

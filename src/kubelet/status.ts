@@ -7,6 +7,7 @@ import { latestByName, previousInstance, type ContainerState, type PodRuntimeSta
 import type { Pod } from '../api/kinds.js';
 import type { Container, ContainerStateTerminated, ContainerStatus, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import { nullTime } from '../api/kinds.js';
+import { truncateForPod } from './termination-message.js';
 
 export interface Waiting { reason: string; message?: string }
 
@@ -142,6 +143,9 @@ export function computePodStatus(inp: StatusInput): PodStatus {
   }
   const scheduled = prevConds.find((c) => c.type === 'PodScheduled');
   conditions.push(scheduled ?? { type: 'PodScheduled', status: 'True', lastProbeTime: nullTime, lastTransitionTime: prev.startTime ?? ts(now) });
+  // Conditions others own (DisruptionTarget from an eviction, readiness gates) stay as they are.
+  const own = new Set(conditions.map((c) => c.type));
+  conditions.push(...prevConds.filter((c) => !own.has(c.type)));
 
   const out: PodStatus = {
     phase, conditions,
@@ -152,6 +156,11 @@ export function computePodStatus(inp: StatusInput): PodStatus {
     containerStatuses: statuses,
     qosClass: qosClass(pod),
   };
+  // Upstream's status manager keeps each container's message within its share of 12 KiB.
+  const count = initStatuses.length + statuses.length;
+  for (const st of [...initStatuses, ...statuses]) {
+    for (const t of [st.state.terminated, st.lastState.terminated]) if (t?.message) t.message = truncateForPod(t.message, count);
+  }
   if (initStatuses.length) out.initContainerStatuses = initStatuses;
   const ephemeral = ephemeralContainersOf(pod).map((c) => containerStatus(c, false, inp, 'ContainerCreating'));
   // Never ready: an ephemeral container takes no part in the pod's readiness.

@@ -9,3 +9,4 @@ export { deepCopy, stableStringify } from './json.js';
 export { QuantityError, milliValue, parseQuantity, quantityFormatMessage, quantityPattern, quantityValue, value } from './quantity.js';
 export { formatDuration, formatSeconds, parseDuration } from './duration.js';
 export { decodeJWT, keyID, signJWT, verifySignature, verifyingKey, algorithmOf, type Algorithm, type DecodedJWT, type JWTHeader, type VerifyingKey } from './jwt.js';
+export { varint } from './varint.js';

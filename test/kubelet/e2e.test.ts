@@ -11,22 +11,10 @@ import { kubectlFor } from '../helpers/kubectl.js';
 import { writeAdminKubeconfig } from '../../src/cli/pki-files.js';
 import { BUSYBOX_IMAGE } from '../../src/kubelet/images/index.js';
 import { POD_UID_LABEL, POD_NAME_LABEL } from '../../src/kubelet/index.js';
+import { until } from './real-node.js';
 
 const why = runtimeUnavailable();
 
-/** Retries `check` until it stops throwing; fails with its last error after `ms`. */
-async function until(check: () => Promise<unknown>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (e) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms: ${(e as Error).message}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
-  }
-}
 const NODE = 'node-e2e';
 /** The kubelet's /healthz and /metrics, on loopback inside the test's own network namespace. */
 const HEALTHZ_PORT = 10248;

@@ -58,6 +58,7 @@ export async function startHarness(t: Teardown, opts: { start?: boolean; runtime
     machine: { cpu: 4, memoryBytes: 8 * 2 ** 30, ephemeralStorageBytes: 100 * 2 ** 30, kernelVersion: '6.1.0', osImage: 'Test OS', machineID: 'm', systemUUID: 's', bootID: 'b', architecture: 'amd64' },
     pressure: async () => ({ memoryAvailableBytes: 4 * 2 ** 30, diskAvailableBytes: 50 * 2 ** 30, diskSizeBytes: 100 * 2 ** 30 }),
     removeCgroup: (p) => { cgroupsRemoved.push(p); },
+    ensureCgroup: () => undefined,
     resolvConf: '/nonexistent',
     probeRunner: async (action, target): Promise<ProbeOutcome> => {
       const kind = action.exec ? 'exec' : action.httpGet ? 'httpGet' : 'tcpSocket';

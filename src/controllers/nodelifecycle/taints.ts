@@ -7,20 +7,8 @@ import type { NodeCondition, PodCondition } from 'kubernetes-types/core/v1.js';
 export const TaintNodeNotReady = 'node.kubernetes.io/not-ready';
 export const TaintNodeUnreachable = 'node.kubernetes.io/unreachable';
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
-  timeAdded?: string;
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal';
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
+export { tolerates, type Taint, type Toleration } from '../../api/core/taints.js';
+import type { Taint } from '../../api/core/taints.js';
 
 export function condition(obj: Node, type: string): NodeCondition | undefined;
 export function condition(obj: Pod, type: string): PodCondition | undefined;
@@ -31,14 +19,6 @@ export function condition(obj: Node | Pod, type: string): NodeCondition | PodCon
 /** 'True' | 'False' | 'Unknown', or undefined when the node never reported Ready. */
 export function readyStatus(node: Node): string | undefined {
   return condition(node, 'Ready')?.status;
-}
-
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (!t.key && t.operator !== 'Exists') return false;
-  if (t.operator === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
 }
 
 const managed = new Set([TaintNodeNotReady, TaintNodeUnreachable]);

@@ -10,3 +10,5 @@ export { removeCgroup, cgroupHierarchies, cgroupPids } from './cgroups.js';
 export { mountsUnder, unmountUnder } from './mounts.js';
 export { listTasks, killTasks } from './shims.js';
 export type { TaskProcess } from './shims.js';
+export { subscribeEvents, decodeEnvelope } from './events.js';
+export type { TaskEvent, EventStream } from './events.js';
