@@ -106,13 +106,16 @@ t.test('Table columns as kubectl prints them', async (t) => {
   t.equal(row[1], '1/4', 'ready/replicas');
 });
 
-t.test('a PersistentVolumeClaim is served, Pending, with an immutable spec but its size', async (t) => {
+t.test('a PersistentVolumeClaim is served, Pending, with a spec fixed until it is bound', async (t) => {
   const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
   const res = await c.post('/api/v1/namespaces/default/persistentvolumeclaims', pvc);
   t.equal(res.status, 201);
   t.same(res.body.status, { phase: 'Pending' });
   t.equal(res.body.spec.volumeMode, 'Filesystem');
-  t.equal((await c.patch('/api/v1/namespaces/default/persistentvolumeclaims/data', { spec: { resources: { requests: { storage: '2Gi' } } } })).status, 200);
+  // Only a Bound claim's storage request may grow (test/apiserver/storage.test.ts covers that).
+  const grow = await c.patch('/api/v1/namespaces/default/persistentvolumeclaims/data', { spec: { resources: { requests: { storage: '2Gi' } } } });
+  t.equal(grow.status, 422);
+  t.match(grow.body.message, /spec is immutable after creation except resources.requests/);
   t.equal((await c.patch('/api/v1/namespaces/default/persistentvolumeclaims/data', { spec: { accessModes: ['ReadWriteMany'] } })).status, 422);
   t.equal((await c.post('/api/v1/namespaces/default/persistentvolumeclaims', { ...pvc, metadata: { name: 'no-modes' }, spec: { resources: pvc.spec.resources } })).status, 422);
 });
