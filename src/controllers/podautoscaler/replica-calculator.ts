@@ -96,19 +96,25 @@ export function utilizationRatio(metrics: PodMetrics, requests: Map<string, numb
 
 const within = (ratio: number, tolerance: number) => Math.abs(1 - ratio) <= tolerance;
 
+/** The pods' metrics without the ignored and unready pods, and the groups the pods fall in. */
+function countedMetrics(args: { resource: string; pods: Pod[]; metrics: PodMetrics; now: number }): { metrics: Map<string, PodMetric>; g: Groups } {
+  const metrics = new Map(args.metrics);
+  if (!metrics.size) throw new MetricsError(`unable to get metrics for resource ${args.resource}: no metrics returned from resource metrics API`);
+  if (!args.pods.length) throw new MetricsError('no pods returned by selector while calculating replica count');
+  const g = groupPods(args.pods, metrics, args.resource, args.now);
+  for (const name of [...g.ignored, ...g.unready]) metrics.delete(name);
+  if (!metrics.size) throw new MetricsError('did not receive metrics for targeted pods (pods might be unready)');
+  return { metrics, g };
+}
+
 /** GetResourceReplicas: the count an average-utilisation target asks for. */
 export function resourceReplicas(args: {
   currentReplicas: number; targetUtilization: number; resource: string; container?: string;
   pods: Pod[]; metrics: PodMetrics; now: number; tolerance?: number;
 }): ReplicaResult {
-  const { currentReplicas, targetUtilization, resource, pods, now } = args;
+  const { currentReplicas, targetUtilization, resource, pods } = args;
   const tolerance = args.tolerance ?? DEFAULT_TOLERANCE;
-  const metrics = new Map(args.metrics);
-  if (!metrics.size) throw new MetricsError(`unable to get metrics for resource ${resource}: no metrics returned from resource metrics API`);
-  if (!pods.length) throw new MetricsError('no pods returned by selector while calculating replica count');
-  const g = groupPods(pods, metrics, resource, now);
-  for (const name of [...g.ignored, ...g.unready]) metrics.delete(name);
-  if (!metrics.size) throw new MetricsError('did not receive metrics for targeted pods (pods might be unready)');
+  const { metrics, g } = countedMetrics(args);
   const requests = podRequests(pods, resource, args.container);
   const { ratio, utilization, rawAverage } = utilizationRatio(metrics, requests, targetUtilization);
   const timestamp = Math.min(...[...metrics.values()].map((m) => m.timestamp));
@@ -136,14 +142,9 @@ export function resourceReplicas(args: {
 export function rawResourceReplicas(args: {
   currentReplicas: number; targetAverage: number; resource: string; pods: Pod[]; metrics: PodMetrics; now: number; tolerance?: number;
 }): ReplicaResult {
-  const { currentReplicas, targetAverage, resource, pods, now } = args;
+  const { currentReplicas, targetAverage } = args;
   const tolerance = args.tolerance ?? DEFAULT_TOLERANCE;
-  const metrics = new Map(args.metrics);
-  if (!metrics.size) throw new MetricsError(`unable to get metrics for resource ${resource}: no metrics returned from resource metrics API`);
-  if (!pods.length) throw new MetricsError('no pods returned by selector while calculating replica count');
-  const g = groupPods(pods, metrics, resource, now);
-  for (const name of [...g.ignored, ...g.unready]) metrics.delete(name);
-  if (!metrics.size) throw new MetricsError('did not receive metrics for targeted pods (pods might be unready)');
+  const { metrics, g } = countedMetrics(args);
   const avg = () => [...metrics.values()].reduce((s, m) => s + m.value, 0) / metrics.size;
   const rawAverage = Math.trunc(avg());
   const ratio = rawAverage / targetAverage;
