@@ -4,12 +4,15 @@ import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { labDown, labUp, readState, usage } from '../lab/index.js';
+import { untilSignal } from './signals.js';
 
 const DEFAULT_DIR = '.capstan-lab';
 const help = `usage:
   capstan lab up [--nodes N] [--subnets S] [--dir D]   build the lab, wait for all nodes Ready
   capstan lab down [--dir D]                           remove everything the lab created
   capstan lab kubectl [--dir D] -- ARGS...             kubectl with the lab's admin kubeconfig
+  capstan lab view [--dir D | --kubeconfig F] [--port P]
+                                                       a live web page of the lab on http://127.0.0.1:P/
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -40,6 +43,19 @@ export async function run(argv: string[]): Promise<number> {
     const [cmd, ...args] = [...inLab, 'kubectl', '--kubeconfig', state.kubeconfig, ...positionals];
     const r = spawnSync(cmd!, args, { stdio: 'inherit' });
     return r.status ?? 1;
+  }
+  if (sub === 'view') {
+    const { values } = parseArgs({ args: rest, strict: true, options: {
+      dir: { type: 'string', default: DEFAULT_DIR }, kubeconfig: { type: 'string' }, port: { type: 'string', default: '0' },
+    } });
+    const kubeconfig = values.kubeconfig ?? readState(resolve(values.dir))?.kubeconfig;
+    if (!kubeconfig) { err(`capstan lab: no lab in ${resolve(values.dir)} (or pass --kubeconfig)`); return 1; }
+    const { serveLabView } = await import('../labview/index.js');
+    const view = await serveLabView({ kubeconfig, port: Number(values.port) });
+    process.stdout.write(`capstan lab view: ${view.url}\n`);
+    await untilSignal();
+    await view.close();
+    return 0;
   }
   process.stdout.write(help);
   return sub === undefined || sub === 'help' || sub === '--help' || sub === '-h' ? 0 : 2;

@@ -10,7 +10,7 @@ import type { Cidr } from '../cidr.js';
 import type { Netlink, NetlinkOp, NetnsPath, OpResult } from '../../netlink/index.js';
 import { desiredRoutes, nodeFacts } from './desired.js';
 import { diffState, type KernelState } from './diff.js';
-import { ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, type DesiredState, type EncapsulationMode, type Uplink } from './model.js';
+import { ANNOTATION_DEFAULT_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, ANNOTATION_UPLINK, type DesiredState, type EncapsulationMode, type Uplink } from './model.js';
 import type { Node } from '../../api/kinds.js';
 
 export interface RoutesManagerOptions {
@@ -120,7 +120,7 @@ export class RoutesManager {
       results.forEach((res, i) => { if (res.status === 'error') failed.push({ op: ops[i]!, code: res.code }); });
       this.o.log.info('applied route changes', { ops: ops.length, failed: failed.length, routes: desired.routes.length, unreachable: desired.unreachable.map((u) => u.dst) });
     }
-    await this.publish(self, desired);
+    await this.publish(self, desired, uplink);
     return { ops, failed, desired };
   }
 
@@ -135,15 +135,19 @@ export class RoutesManager {
     return { links: ok(r[0]).links ?? [], addrs: ok(r[1]).addrs ?? [], routes: ok(r[2]).routes ?? [], neighs: ok(r[3]).neighs ?? [], fdb: ok(r[4]).neighs ?? [] };
   }
 
-  /** The own VTEP on the own Node, so other nodes can build FDB/neighbour entries for it. */
-  private async publish(self: Node, desired: DesiredState): Promise<void> {
+  /** The own VTEP on the own Node, so other nodes can build FDB/neighbour entries for it; and
+   *  the uplink and default mode, so a viewer can tell which pairs of nodes tunnel. */
+  private async publish(self: Node, desired: DesiredState, uplink: Uplink): Promise<void> {
     if (!this.o.clients) return;
     const dev = desired.vxlanDevice;
-    const want = { [ANNOTATION_TUNNEL_MAC]: dev?.address ? dev.mac : null, [ANNOTATION_TUNNEL_ADDR]: dev?.address ? dev.address.split('/')[0]! : null };
+    const want = {
+      [ANNOTATION_TUNNEL_MAC]: dev?.address ? dev.mac : null, [ANNOTATION_TUNNEL_ADDR]: dev?.address ? dev.address.split('/')[0]! : null,
+      [ANNOTATION_UPLINK]: `${uplink.address}/${uplink.prefixLen}`, [ANNOTATION_DEFAULT_ENCAPSULATION]: this.mode,
+    };
     const have = self.metadata.annotations ?? {};
     if (Object.entries(want).every(([k, v]) => (have[k] ?? null) === v)) return;
     await this.o.clients.resource(resources.nodes).patch(undefined, this.o.nodeName, 'merge', { metadata: { annotations: want } });
-    this.o.log.info('published the VXLAN tunnel endpoint', { mac: want[ANNOTATION_TUNNEL_MAC], address: want[ANNOTATION_TUNNEL_ADDR] });
+    this.o.log.info('published the VXLAN tunnel endpoint and uplink', { mac: want[ANNOTATION_TUNNEL_MAC], address: want[ANNOTATION_TUNNEL_ADDR], uplink: want[ANNOTATION_UPLINK] });
   }
 
   async stop(): Promise<void> {

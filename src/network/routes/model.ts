@@ -15,6 +15,10 @@ export const VXLAN_OVERHEAD = 50;
 export const ANNOTATION_TUNNEL_MAC = 'capstan.io/vxlan-tunnel-mac';
 export const ANNOTATION_TUNNEL_ADDR = 'capstan.io/vxlan-tunnel-addr';
 export const ANNOTATION_ENCAPSULATION = 'capstan.io/encapsulation';
+/** The uplink's address with its prefix (`10.77.0.11/24`), published so others can tell which nodes share its L2 subnet. */
+export const ANNOTATION_UPLINK = 'capstan.io/uplink';
+/** The agent's `--encapsulation`, which applies to the node unless `capstan.io/encapsulation` overrides it. */
+export const ANNOTATION_DEFAULT_ENCAPSULATION = 'capstan.io/default-encapsulation';
 
 export type EncapsulationMode = 'CrossSubnet' | 'Always' | 'Never';
 export const ENCAPSULATION_MODES: readonly EncapsulationMode[] = ['CrossSubnet', 'Always', 'Never'];

@@ -1,0 +1,142 @@
+// `capstan lab view` in headless Chromium against a real 2-node lab on 2 subnets: the page
+// shows the nodes and their pods, the VXLAN path between them, a Service's endpoints with the
+// number of nftables elements a node really holds for it, follows a packet from a pod to the
+// Service, and shows a new pod within a second of its creation.
+import t from 'tap';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { capstanBin } from '../helpers/apiserver-process.js';
+import { CHROMIUM, launchChromium, waitInPage } from '../helpers/chromium.js';
+import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { readState } from '../../src/lab/index.js';
+
+const run = promisify(execFile);
+const root = process.getuid?.() === 0;
+
+/** The first scalar of an nftables JSON set element's key (`{"elem":{"val":…}}`, `{"concat":[…]}`, `[key, data]`). */
+function firstKeyScalar(e: unknown): unknown {
+  if (Array.isArray(e)) return firstKeyScalar(e[0]);
+  if (e && typeof e === 'object') {
+    const o = e as { elem?: { val?: unknown }; concat?: unknown[] };
+    if (o.elem) return firstKeyScalar(o.elem.val);
+    if (o.concat) return firstKeyScalar(o.concat[0]);
+  }
+  return e;
+}
+
+/** Elements of capstan-proxy's sets and maps keyed by `ip`, in a node's namespace. */
+async function nftElementsKeyedBy(netns: string, ip: string): Promise<number> {
+  const { stdout } = await run('ip', ['netns', 'exec', netns, 'nft', '-j', 'list', 'table', 'ip', 'capstan-proxy'], { maxBuffer: 64 << 20 });
+  const doc = JSON.parse(stdout) as { nftables: ({ set?: { elem?: unknown[] }; map?: { elem?: unknown[] } })[] };
+  let n = 0;
+  for (const item of doc.nftables) for (const e of (item.set ?? item.map)?.elem ?? []) if (firstKeyScalar(e) === ip) n++;
+  return n;
+}
+
+const manifest = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeName: node-2
+      containers: [{name: c, image: localhost/capstan/busybox:1, command: [sleep, '3600']}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: client, labels: {app: client}}
+spec:
+  nodeName: node-1
+  containers: [{name: c, image: localhost/capstan/busybox:1, command: [sleep, '3600']}]
+`;
+
+t.test('capstan lab view in headless Chromium', { skip: !root ? 'needs root' : !CHROMIUM ? 'needs chromium' : false, timeout: 480_000 }, async (t) => {
+  const parent = mkdtempSync(join(tmpdir(), 'capstan-labview-'));
+  const dir = join(parent, 'lab');
+  t.teardown(async () => {
+    await run(process.execPath, [capstanBin, 'lab', 'down', '--dir', dir], { timeout: 120_000 }).catch(() => undefined);
+    rmSync(parent, { recursive: true, force: true });
+  });
+  await run(process.execPath, [capstanBin, 'lab', 'up', '--nodes', '2', '--subnets', '2', '--dir', dir], { timeout: 300_000 })
+    .catch((e: Error & { stderr?: string }) => { throw new Error(`lab up failed: ${e.message}\n${e.stderr ?? ''}`); });
+  const state = readState(dir)!;
+  const k = kubectlFor(t, state.kubeconfig!);
+  await k.ok(['apply', '-f', '-'], manifest);
+  await eventually(async () => (await k.ok(['get', 'pods', '--no-headers'])).trim().split('\n').length === 2, 60_000, 'the two pods');
+  await k.ok(['wait', '--for=condition=Ready', 'pod', '--all', '--timeout=180s']);
+  const clusterIP = (await k.ok(['get', 'service', 'web', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+
+  const view = spawn(process.execPath, [capstanBin, 'lab', 'view', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => { view.kill('SIGTERM'); });
+  let out = '';
+  view.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  await eventually(() => /http:\/\/127\.0\.0\.1:\d+\//.test(out), 30_000, 'capstan lab view prints its URL');
+  const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)![0];
+
+  const browser = await launchChromium();
+  t.teardown(() => browser.close());
+  const page = await browser.newPage(url);
+
+  await t.test('nodes, pods and the VXLAN path between the subnets', async (t) => {
+    const nodes = await waitInPage<string[]>(page, `(() => { const n = [...document.querySelectorAll('section.node')].map((s) => s.dataset.node); return n.length === 2 && n; })()`, 30_000, 'two nodes');
+    t.same(nodes, ['node-1', 'node-2']);
+    const pods = await waitInPage<Record<string, string>>(page, `(() => {
+      const o = {}; for (const s of document.querySelectorAll('section.node')) for (const p of s.querySelectorAll('[data-pod]')) o[p.dataset.pod] = s.dataset.node + ' ' + p.dataset.ip;
+      return o['default/client'] && Object.keys(o).some((k) => k.startsWith('default/web-')) && o; })()`, 30_000, 'the pods under their nodes');
+    const clientIP = (await k.ok(['get', 'pod', 'client', '-o', 'jsonpath={.status.podIP}'])).trim();
+    t.equal(pods['default/client'], `node-1 ${clientIP}`, 'the client pod under node-1 with its IP');
+    t.ok(Object.entries(pods).some(([p, v]) => p.startsWith('default/web-') && v.startsWith('node-2 ')), 'the web pod under node-2');
+    const path = await waitInPage<string>(page, `document.querySelector('line.link[data-from="node-1"][data-to="node-2"], line.link[data-from="node-2"][data-to="node-1"]')?.dataset.path`, 30_000, 'a link between the nodes');
+    t.equal(path, 'vxlan', 'nodes on different subnets are joined by VXLAN');
+  });
+
+  await t.test('a Service with its endpoint and the nftables elements node-1 holds for it', async (t) => {
+    const row = await waitInPage<{ endpoints: string; elements: string; text: string }>(page, `(() => { const r = document.querySelector('tr[data-service="default/web"]');
+      return r && r.dataset.endpoints === '1' && { endpoints: r.dataset.endpoints, elements: r.dataset.nftElements, text: r.textContent }; })()`, 30_000, 'the web service with one endpoint');
+    t.match(row.text, clusterIP, 'its ClusterIP is shown');
+    t.match(row.text, /@node-2/, 'its endpoint is on node-2');
+    const node1 = state.topology.nodes.find((n) => n.name === 'node-1')!;
+    await eventually(async () => await nftElementsKeyedBy(node1.netns, clusterIP) === Number(row.elements), 20_000,
+      `node-1's capstan-proxy table to hold ${row.elements} elements keyed by ${clusterIP}`);
+    t.ok(Number(row.elements) >= 3, `the view's count (${row.elements}) matches node-1's kernel table`);
+  });
+
+  await t.test('follow a packet from the client to the Service', async (t) => {
+    const kinds = await page.evaluate<string[]>(`(async () => {
+      document.getElementById('from').value = 'default/client';
+      document.getElementById('service').value = 'default/web';
+      document.getElementById('follow').requestSubmit();
+      for (let i = 0; i < 100; i++) {
+        const hops = [...document.querySelectorAll('#path li[data-kind]')];
+        if (hops.length) return hops.map((h) => h.dataset.kind);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return [];
+    })()`);
+    t.same(kinds, ['pod', 'veth', 'dnat', 'vxlan', 'route', 'pod'], 'veth → DNAT → VXLAN → route on node-2 → endpoint');
+  });
+
+  await t.test('a new pod shows within a second of its creation', async (t) => {
+    await k.ok(['run', 'fresh', '--image=localhost/capstan/busybox:1', '--', 'sleep', '3600']);
+    const created = Date.now();
+    await waitInPage(page, `!!document.querySelector('[data-pod="default/fresh"]')`, 10_000, 'the new pod on the page');
+    const ms = Date.now() - created;
+    t.comment(`the page showed the new pod ${ms} ms after kubectl returned`);
+    t.ok(ms <= 1000, `shown within a second (${ms} ms)`);
+    await waitInPage(page, `!!document.querySelector('section.node [data-pod="default/fresh"]')`, 60_000, 'the new pod under its node once scheduled');
+  });
+});
