@@ -25,6 +25,7 @@ const layers = {
   network: ['util', 'log', 'api', 'client', 'netlink', 'nft'],
   proxy: ['util', 'log', 'api', 'client', 'netlink', 'nft'],
   dns: ['util', 'log', 'api', 'client', 'netlink'],
+  labview: ['util', 'log', 'api', 'client', 'network', 'proxy'],
   lab: ['util', 'log', 'api', 'pki', 'client', 'netlink', 'nft', 'kubelet', 'network', 'proxy'],
   reset: ['util', 'log', 'api', 'client', 'netlink', 'nft', 'kubelet', 'network', 'proxy', 'lab'],
   cli: null, // the commands: may import every layer

@@ -58,6 +58,14 @@ export interface HandlerDeps {
   kubelet?: KubeletClientConfig;
   /** metrics.k8s.io's source (absent without kubelet credentials). */
   metricsScraper?: MetricsScraper;
+  /** Non-resource paths served by other parts of capstan (the lab view), authorized like /metrics. */
+  pathHandlers?: PathHandler[];
+}
+
+/** Serves GETs at `prefix` and below; `sub` is the rest of the path ('' at the prefix itself). */
+export interface PathHandler {
+  prefix: string;
+  serve(req: IncomingMessage, res: ServerResponse, sub: string, query: URLSearchParams): Promise<boolean>;
 }
 
 export function createHandler(deps: HandlerDeps) {
@@ -156,6 +164,9 @@ export function createHandler(deps: HandlerDeps) {
     const accept = negotiate(req.headers.accept, { discovery: true });
     if (await deps.health.serve(path, url.searchParams, res)) return;
     if (deps.oidc.serve(path, res)) return;
+    for (const h of deps.pathHandlers ?? []) {
+      if ((path === h.prefix || path.startsWith(`${h.prefix}/`)) && await h.serve(req, res, path.slice(h.prefix.length), url.searchParams)) return;
+    }
     switch (path) {
       case '/version': return sendObject(res, 200, deps.version);
       case '/metrics': return sendText(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);

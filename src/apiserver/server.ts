@@ -31,7 +31,8 @@ import { validatingAdmissionPolicy } from './admission/policy/validating.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
-import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler.js';
+import { createHandler, createUpgradeHandler, type HandlerDeps, type PathHandler } from './handler.js';
+import type { KubeObject } from '../api/object.js';
 import { fieldTracker } from './managed-fields.js';
 import { APIMetrics } from './metrics.js';
 import { CountedStore } from './counted-store.js';
@@ -141,6 +142,7 @@ export class APIServer {
   crds?: CRDController;
   readonly admission: AdmissionChain;
   private metricsScraper?: MetricsScraper;
+  private pathHandlers: PathHandler[] = [];
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
@@ -247,6 +249,7 @@ export class APIServer {
       }, this.log),
       bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
       kubelet: this.opts.kubeletClient ? { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem } : undefined,
+      pathHandlers: this.pathHandlers,
       metricsScraper: this.metricsScraper = this.opts.kubeletClient && new MetricsScraper({
         kubelet: { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem }, log: this.log, resolutionMs: this.opts.metricResolutionMs,
         nodes: async () => (await this.registries.get('', 'nodes')!.list({ source: this.cache })).items,
@@ -283,6 +286,24 @@ export class APIServer {
     policyReconciled = true;
     this.log.info('serving', { address: this.opts.bindAddress ?? '127.0.0.1', port });
     return { port, address: advertise };
+  }
+
+  /** Serves GETs under `h.prefix` (a non-resource URL: RBAC's nonResourceURLs decide who may). */
+  addPathHandler(h: PathHandler): void {
+    this.pathHandlers.push(h);
+  }
+
+  /**
+   * A built-in resource read from the watch cache, for in-process readers (the lab view):
+   * `list` decodes the cached objects; `subscribe` calls `fn` after every later change.
+   */
+  cachedObjects(group: string, resource: string): { list(): Promise<KubeObject[]>; subscribe(fn: () => void): () => void } {
+    const reg = this.registries.get(group, resource);
+    if (!reg) throw new Error(`no resource ${resource}${group ? `.${group}` : ''}`);
+    return {
+      list: async () => (await reg.list({ source: this.cache })).items,
+      subscribe: (fn) => this.cache.subscribe(reg.prefix, this.cache.snapshot(reg.prefix).revision, () => fn()),
+    };
   }
 
   /** Closes every open connection (watches included) while the server keeps listening. */

@@ -9,6 +9,7 @@ import { encryptionFlag } from './encryption-flag.js';
 import { admissionFlags, admissionFlagSpecs } from './admission-flags.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from './pki-files.js';
+import { apiServerLabView } from '../labview/index.js';
 import { untilSignal } from './signals.js';
 import { authenticationFlags, authenticationOptions } from './authn-flags.js';
 
@@ -60,6 +61,7 @@ export async function run(argv: string[]): Promise<number> {
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();
+  server.addPathHandler(apiServerLabView(server));
   if (pki) {
     // The credentials the other components and kubectl use, next to the cluster's data.
     const url = `https://${advertise}:${port}`;

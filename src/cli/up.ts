@@ -24,6 +24,7 @@ import { componentIdentities, ensureClusterPKI, writeAdminKubeconfig, writeCompo
 import { parseDuration } from '../util/duration.js';
 import { startControllerManager } from './controller-manager.js';
 import { startScheduler } from './scheduler.js';
+import { apiServerLabView } from '../labview/index.js';
 import { untilSignal } from './signals.js';
 import { httpsURL, inheritedListener, type InheritedListener } from './inherited-listener.js';
 import { hostAddress } from '../util/index.js';
@@ -92,6 +93,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new Error(`capstan up: cannot start the API server: ${(e as Error).message}`);
   }
   stops.push(() => store.close(), () => server.stop());
+  server.addPathHandler(apiServerLabView(server));
   const url = httpsURL(local, port);
   try {
     const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');

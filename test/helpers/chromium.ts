@@ -1,7 +1,10 @@
 // Headless Chromium (Debian's `chromium`) driven over the DevTools protocol on a pipe (no
-// debugging port is opened). Everything but loopback goes to a dead proxy on loopback and no
-// name resolves, so a page under test can reach nothing outside the machine.
-import { spawn, type ChildProcess } from 'node:child_process';
+// debugging port is opened). Chromium talks to the network on its own (the system resolver,
+// probes), so it always runs inside a network namespace with no route off the machine: a
+// fresh one holding only loopback, or one the caller names (a lab namespace, whose router
+// leads nowhere). Names do not resolve and anything but loopback goes to a dead proxy besides.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,14 +25,34 @@ export interface Browser {
 
 interface Pending { resolve(v: unknown): void; reject(e: Error): void }
 
-export async function launchChromium(): Promise<Browser> {
+/** A network namespace with loopback only, removed by the returned function. */
+function loopbackOnlyNetns(): { name: string; remove(): void } {
+  const name = `capstan-chr-${randomBytes(3).toString('hex')}`;
+  execFileSync('ip', ['netns', 'add', name]);
+  try {
+    execFileSync('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
+  } catch (e) {
+    execFileSync('ip', ['netns', 'del', name]);
+    throw e;
+  }
+  return { name, remove: () => { try { execFileSync('ip', ['netns', 'del', name]); } catch { /* already gone */ } } };
+}
+
+/**
+ * Starts Chromium in `opts.netns` (which must have no route off the machine), or in a new
+ * namespace with loopback only: pages it loads reach only what listens in that namespace.
+ */
+export async function launchChromium(opts: { netns?: string } = {}): Promise<Browser> {
   if (!CHROMIUM) throw new Error('chromium is not installed (scripts/setup.sh installs it)');
+  const own = opts.netns ? undefined : loopbackOnlyNetns();
+  const netns = opts.netns ?? own!.name;
   const profile = mkdtempSync(join(tmpdir(), 'capstan-chromium-'));
-  const child: ChildProcess = spawn(CHROMIUM, [
+  const child: ChildProcess = spawn('nsenter', [`--net=/run/netns/${netns}`, CHROMIUM, 
     '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check',
     '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps',
     '--disable-extensions', '--metrics-recording-only', '--mute-audio', `--user-data-dir=${profile}`,
-    '--proxy-server=socks5://127.0.0.1:9', '--proxy-bypass-list=127.0.0.1', '--host-resolver-rules=MAP * ~NOTFOUND',
+    '--proxy-server=socks5://127.0.0.1:9', '--proxy-bypass-list=127.0.0.1', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    '--disable-features=DnsOverHttps,MediaRouter,OptimizationHints,Translate', '--dns-prefetch-disable',
     '--remote-debugging-pipe', 'about:blank',
   ], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
   let stderr = '';
@@ -66,7 +89,14 @@ export async function launchChromium(): Promise<Browser> {
       toBrowser.write(`${JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) })}\0`);
     });
   };
-  await send('Browser.getVersion');
+  try {
+    await send('Browser.getVersion');
+  } catch (e) {
+    child.kill('SIGKILL');
+    rmSync(profile, { recursive: true, force: true });
+    own?.remove();
+    throw e;
+  }
   return {
     async newPage(url) {
       const { targetId } = await send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
@@ -92,6 +122,7 @@ export async function launchChromium(): Promise<Browser> {
         await new Promise<void>((r) => { if (exited) r(); else { child.once('exit', () => r()); setTimeout(() => { child.kill('SIGKILL'); r(); }, 5000).unref(); } });
       }
       rmSync(profile, { recursive: true, force: true });
+      own?.remove();
     },
   };
 }

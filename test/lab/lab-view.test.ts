@@ -80,14 +80,18 @@ t.test('capstan lab view in headless Chromium', { skip: !root ? 'needs root' : !
   await k.ok(['wait', '--for=condition=Ready', 'pod', '--all', '--timeout=180s']);
   const clusterIP = (await k.ok(['get', 'service', 'web', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
 
-  const view = spawn(process.execPath, [capstanBin, 'lab', 'view', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The view and the browser run in the control plane's namespace, whose only way out is the
+  // lab's router (which leads nowhere): Chromium's own lookups and probes cannot leave.
+  const cpNetns = state.topology.controlPlane.netns;
+  const view = spawn('nsenter', [`--net=/run/netns/${cpNetns}`, process.execPath, capstanBin, 'lab', 'view', '--kubeconfig', state.internalKubeconfig!],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => { view.kill('SIGTERM'); });
   let out = '';
   view.stdout.on('data', (d: Buffer) => { out += d.toString(); });
   await eventually(() => /http:\/\/127\.0\.0\.1:\d+\//.test(out), 30_000, 'capstan lab view prints its URL');
   const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)![0];
 
-  const browser = await launchChromium();
+  const browser = await launchChromium({ netns: cpNetns });
   t.teardown(() => browser.close());
   const page = await browser.newPage(url);
 
