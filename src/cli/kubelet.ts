@@ -77,6 +77,10 @@ export const kubeletFlags = {
   'image-gc-low-threshold': { type: 'string', default: '80' },
   'minimum-image-ttl-duration': { type: 'string', default: '2m' },
   'pod-infra-container-image': { type: 'string' },
+  // Graceful node shutdown (KubeletConfiguration shutdownGracePeriod, shutdownGracePeriodCriticalPods):
+  // with a period set, the SIGTERM the kubelet gets is the node's shutdown (src/kubelet/node-shutdown.ts).
+  'shutdown-grace-period': { type: 'string', default: '0s' },
+  'shutdown-grace-period-critical-pods': { type: 'string', default: '0s' },
 } as const;
 
 export async function startKubelet(argv: string[], extras: KubeletExtras = {}): Promise<KubeletHandle> {
@@ -119,6 +123,8 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     eventsSocket: values['container-events'] === 'true' ? socket : undefined,
     podManifestPath: values['pod-manifest-path'] ? resolve(values['pod-manifest-path']) : undefined,
     fileCheckFrequencyMs: parseDuration(values['file-check-frequency']),
+    shutdownGracePeriodSeconds: Math.floor(parseDuration(values['shutdown-grace-period']) / 1000),
+    shutdownGracePeriodCriticalPodsSeconds: Math.floor(parseDuration(values['shutdown-grace-period-critical-pods']) / 1000),
   });
   let server: KubeletServer | undefined;
   let health: Server | undefined;
@@ -174,7 +180,9 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
 export async function run(argv: string[]): Promise<number> {
   const k = await startKubelet(argv);
   process.stdout.write(`capstan kubelet running: node ${k.kubelet.nodeName}\n`);
-  await untilSignal();
+  // SIGTERM with a shutdown grace period: the node is going down, its pods stop first.
+  // Without one (and on SIGINT) pods keep running, for the next kubelet to adopt.
+  if (await untilSignal() === 'SIGTERM') await k.kubelet.shutdownNode();
   await k.stop();
   return 0;
 }

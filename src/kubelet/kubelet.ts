@@ -34,6 +34,9 @@ import { ContainerEvents } from './container-events.js';
 import { CONFIG_HASH, CONFIG_MIRROR, StaticPodSource, isMirrorPod, mirrorPodFor } from './static-pods.js';
 import { ensurePodCgroup, type CgroupResources } from './pod-cgroups.js';
 import { qosClass } from './pod-spec.js';
+import {
+  NODE_SHUTDOWN_MESSAGE, NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE, NODE_SHUTDOWN_NOT_ADMITTED_REASON, NODE_SHUTDOWN_REASON, NodeShutdownManager, shutdownGroups,
+} from './node-shutdown.js';
 
 export interface KubeletOptions {
   nodeName: string;
@@ -90,6 +93,9 @@ export interface KubeletOptions {
   imageGCPeriodMs?: number;
   /** The runtime's sandbox image, which image GC keeps. */
   podInfraImage?: string;
+  /** Graceful node shutdown (upstream's shutdownGracePeriod / shutdownGracePeriodCriticalPods); 0: off. */
+  shutdownGracePeriodSeconds?: number;
+  shutdownGracePeriodCriticalPodsSeconds?: number;
 }
 
 /** Whether two versions of a pod ask the same of the kubelet: a status-only change (often its own write) does not. */
@@ -150,8 +156,11 @@ export class Kubelet {
   private staticGone = new Map<string, Pod>();
   private staticSource?: StaticPodSource;
   private events?: ContainerEvents;
-  /** Pods evicted by this kubelet: their containers are killed without a grace period. */
+  /** Pods evicted by this kubelet. */
   private evicted = new Set<string>();
+  /** Pods this kubelet stops with a grace period of its own (eviction: 0; node shutdown: the group's). */
+  private graceOverride = new Map<string, number>();
+  readonly shutdownManager: NodeShutdownManager;
   private evictionTimer: unknown;
   private clock: Clock;
   private log: Logger;
@@ -198,6 +207,14 @@ export class Kubelet {
     this.services = new SharedInformer(o.clients.resource(resources.services), { log: this.log, clock: this.clock });
     this.informer = new SharedInformer(o.clients.resource(resources.pods), { fieldSelector: `spec.nodeName=${o.nodeName}`, log: this.log, clock: this.clock });
     this.nodes = new SharedInformer(o.clients.resource(resources.nodes), { fieldSelector: `metadata.name=${o.nodeName}`, log: this.log, clock: this.clock });
+    this.shutdownManager = new NodeShutdownManager({
+      groups: shutdownGroups(o.shutdownGracePeriodSeconds ?? 0, o.shutdownGracePeriodCriticalPodsSeconds ?? 0),
+      clock: this.clock, log: this.log,
+      activePods: () => this.activePods(''),
+      killPod: (pod, grace) => this.killForShutdown(pod, grace),
+      syncNodeStatus: async () => { await this.agent?.syncStatus(); },
+      nodeEvent: (message) => this.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: this.nodeName, uid: this.nodeName } }, 'Normal', 'NodeShutdown', message),
+    });
     this.informer.addEventHandler({
       onAdd: (p) => this.observe(p),
       onUpdate: (old, p) => this.observe(p, !sameDesiredState(old, p)),
@@ -295,8 +312,9 @@ export class Kubelet {
       pod = { ...staticPod, status: current?.status ?? staticPod.status };
     }
     if (pod && !pod.metadata.deletionTimestamp && !(await this.admit(pod))) return {};
-    // Hard eviction kills at once, whatever the pod's own grace period.
-    if (pod && this.evicted.has(uid)) pod = { ...pod, spec: { ...pod.spec!, terminationGracePeriodSeconds: 0 } };
+    // Hard eviction kills at once, node shutdown within its group's time, whatever the pod's own grace period.
+    const override = this.graceOverride.get(uid);
+    if (pod && override !== undefined) pod = { ...pod, spec: { ...pod.spec!, terminationGracePeriodSeconds: override } };
     const result = await this.syncer.sync(uid, pod, mem);
     if (result.done) {
       const gone = this.staticGone.get(uid);
@@ -309,6 +327,7 @@ export class Kubelet {
       this.known.delete(uid);
       this.admitted.delete(uid);
       this.evicted.delete(uid);
+      this.graceOverride.delete(uid);
     }
     return result;
   }
@@ -334,7 +353,9 @@ export class Kubelet {
     if (!this.informer.hasSynced()) await this.informer.waitForSync();
     const node = this.nodes.lister.get(undefined, this.nodeName) ?? this.agent?.nodeObject;
     // Decided and recorded without awaiting, so two new pods never both take the last room.
-    const verdict = started || !node ? { admit: true as const } : admitPod(pod, node, this.activePods(uid));
+    const verdict = this.shutdownManager.status() && !started
+      ? { admit: false as const, reason: NODE_SHUTDOWN_NOT_ADMITTED_REASON, message: NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE }
+      : started || !node ? { admit: true as const } : admitPod(pod, node, this.activePods(uid));
     if (verdict.admit) {
       this.admitted.add(uid);
       return true;
@@ -358,7 +379,7 @@ export class Kubelet {
       pressure: this.o.pressure ?? (() => pressureSample(this.o.rootDir)),
       runtimeVersion: `${version.runtime_name}://${version.runtime_version}`,
       maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort, localPathDir: join(this.o.rootDir, 'local-path'),
-      evictionHard: this.o.evictionHard,
+      evictionHard: this.o.evictionHard, shutdownStatus: () => this.shutdownManager.status(),
       onPodCIDR: async (cidr) => {
         this.log.info('node podCIDR', { podCIDR: cidr });
         if (this.o.cniConfDir && writePtpConfig(this.o.cniConfDir, cidr, join(this.o.rootDir, 'cni', 'ipam'))) {
@@ -423,19 +444,43 @@ export class Kubelet {
   }
 
   private async evict(pod: Pod, message: string): Promise<void> {
-    const uid = pod.metadata.uid as string;
     this.log.info('evicting pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, message });
-    this.evicted.add(uid);
+    this.evicted.add(pod.metadata.uid as string);
     this.recorder.event(pod, 'Warning', 'Evicted', message);
+    await this.terminateByKubelet(pod, 0, 'Evicted', message);
+  }
+
+  /** Marks the pod Failed with the reason and a DisruptionTarget condition, and has its
+   *  worker stop it within `graceSeconds` (as upstream's killPodFunc with a status function). */
+  private async terminateByKubelet(pod: Pod, graceSeconds: number, reason: string, message: string): Promise<void> {
+    const uid = pod.metadata.uid as string;
+    this.graceOverride.set(uid, graceSeconds);
     const now = rfc3339(new Date(this.clock.now()));
     const conditions = [
       ...(pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),
       { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message, lastProbeTime: null, lastTransitionTime: now },
     ];
     await this.o.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', {
-      status: { phase: 'Failed', reason: 'Evicted', message, conditions },
+      status: { phase: pod.status?.phase === 'Succeeded' ? 'Succeeded' : 'Failed', reason, message, conditions },
     }, 'status');
     this.workers.enqueue(uid);
+  }
+
+  /** Node shutdown's kill: resolves once none of the pod's containers runs. */
+  private async killForShutdown(pod: Pod, graceSeconds: number): Promise<void> {
+    const uid = pod.metadata.uid as string;
+    this.log.info('shutdown manager killing pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, gracePeriod: graceSeconds });
+    await this.terminateByKubelet(pod, graceSeconds, NODE_SHUTDOWN_REASON, NODE_SHUTDOWN_MESSAGE);
+    for (;;) {
+      const rs = await this.reader.read(uid);
+      if (!rs.containers.some((c) => c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED')) return;
+      await new Promise((r) => this.clock.setTimeout(() => r(undefined), 200));
+    }
+  }
+
+  /** Graceful node shutdown (when configured): every pod stopped, regular before critical. */
+  async shutdownNode(): Promise<void> {
+    await this.shutdownManager.shutdown();
   }
 
   /** Runtime pods the API no longer has go to a worker, which removes them. */
