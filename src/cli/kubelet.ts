@@ -13,7 +13,7 @@ import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/in
 import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
 import { summaryProvider } from '../kubelet/stats/index.js';
-import { parseThresholds } from '../kubelet/eviction.js';
+import { parseSoftThresholds, parseThresholds } from '../kubelet/eviction.js';
 import { logger } from '../log/index.js';
 import { bindFallbacks } from '../log/fallback.js';
 import { parseDuration } from '../util/index.js';
@@ -48,6 +48,9 @@ export const kubeletFlags = {
   'sync-frequency': { type: 'string', default: '10s' },
   'pod-manifest-path': { type: 'string' },
   'eviction-hard': { type: 'string', default: 'memory.available<100Mi,nodefs.available<10%,imagefs.available<15%,nodefs.inodesFree<5%' },
+  'eviction-soft': { type: 'string', default: '' },
+  'eviction-soft-grace-period': { type: 'string', default: '' },
+  'eviction-max-pod-grace-period': { type: 'string', default: '0' },
   // capstan's: upstream checks every 10 s; tests shorten it.
   'eviction-monitoring-period': { type: 'string', default: '10s' },
   // capstan's: container exits from containerd's task events (false: only resyncs see them).
@@ -119,7 +122,10 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
       minAgeMs: parseDuration(values['minimum-image-ttl-duration']),
     },
     podInfraImage: values['pod-infra-container-image'],
-    evictionHard: parseThresholds(values['eviction-hard']), evictionIntervalMs: parseDuration(values['eviction-monitoring-period']),
+    evictionHard: parseThresholds(values['eviction-hard']),
+    evictionSoft: parseSoftThresholds(values['eviction-soft'], values['eviction-soft-grace-period'], parseDuration),
+    evictionMaxPodGracePeriodSeconds: Number(values['eviction-max-pod-grace-period']),
+    evictionIntervalMs: parseDuration(values['eviction-monitoring-period']),
     eventsSocket: values['container-events'] === 'true' ? socket : undefined,
     podManifestPath: values['pod-manifest-path'] ? resolve(values['pod-manifest-path']) : undefined,
     fileCheckFrequencyMs: parseDuration(values['file-check-frequency']),

@@ -22,13 +22,18 @@ import { PodSyncer, type PodMemory, type SyncSettings } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import { ProbeManager } from './probe-manager.js';
 import { defaultProbeRunner, type ProbeRunner } from './prober.js';
-import { RuntimeStateReader } from './runtime-state.js';
+import { RuntimeStateReader, invalidatingRuntime } from './runtime-state.js';
 import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Node, Pod, Service } from '../api/kinds.js';
 import type { ObjectBase } from '../api/object.js';
 import { admitPod } from './admission.js';
-import { DEFAULT_EVICTION_HARD, crossedThresholds, evictionMessage, parseThresholds, rankForEviction, type Threshold } from './eviction.js';
+import {
+  DEFAULT_EVICTION_HARD, ThresholdTracker, crossedThresholds, evictionGrace, evictionMessage, parseThresholds, rankForEviction, type ContainerUsage, type Threshold,
+} from './eviction.js';
+import { podStats } from './stats/index.js';
+import type { PodStats } from '../api/stats/summary.js';
+import { value } from '../util/index.js';
 import { rfc3339 } from '../api/time.js';
 import { ContainerEvents } from './container-events.js';
 import { CONFIG_HASH, CONFIG_MIRROR, StaticPodSource, isMirrorPod, mirrorPodFor } from './static-pods.js';
@@ -79,6 +84,12 @@ export interface KubeletOptions {
   eventsSocket?: string;
   /** Hard eviction thresholds (--eviction-hard; default upstream's). */
   evictionHard?: Threshold[];
+  /** Soft eviction thresholds, each with its grace period (--eviction-soft, --eviction-soft-grace-period). */
+  evictionSoft?: Threshold[];
+  /** The most grace a pod evicted for a soft threshold gets (--eviction-max-pod-grace-period). */
+  evictionMaxPodGracePeriodSeconds?: number;
+  /** Pods' memory usage for ranking (default: CRI container stats). */
+  podStats?: () => Promise<PodStats[]>;
   /** How often pressure is checked for eviction (upstream's 10 s). */
   evictionIntervalMs?: number;
   /** Static pod manifests (upstream's --pod-manifest-path): run here, mirrored to the API. */
@@ -162,6 +173,7 @@ export class Kubelet {
   private graceOverride = new Map<string, number>();
   readonly shutdownManager: NodeShutdownManager;
   private evictionTimer: unknown;
+  private thresholds = new ThresholdTracker();
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
@@ -176,7 +188,9 @@ export class Kubelet {
     this.log = o.log ?? logger('kubelet', { node: o.nodeName });
     this.logRoot = o.logRoot ?? (o.rootDir === '/var/lib/kubelet' ? '/var/log/pods' : join(o.rootDir, 'logs', 'pods'));
     this.recorder = new EventRecorder(o.clients.resource(resources.events), { component: 'kubelet', host: o.nodeName }, this.clock, this.log);
-    this.reader = new RuntimeStateReader(o.runtime);
+    this.reader = new RuntimeStateReader(o.runtime, () => this.clock.now());
+    // The kubelet's own changes drop the reader's node-wide List (kept while the events flow).
+    const runtime = invalidatingRuntime(o.runtime, () => this.reader.invalidate());
     const runner = o.probeRunner ?? defaultProbeRunner(o.runtime);
     this.probes = new ProbeManager(runner, this.clock, (uid) => this.workers.enqueue(uid), this.recorder);
     const machine = o.machine;
@@ -189,7 +203,7 @@ export class Kubelet {
     const objects = apiObjects(o.clients);
     this.tokens = new TokenManager(requestToken(o.clients), { clock: this.clock, log: this.log, maxTTLMs: o.tokenMaxTTLMs });
     this.syncer = new PodSyncer({
-      runtime: o.runtime, reader: this.reader, probes: this.probes, runner,
+      runtime, reader: this.reader, probes: this.probes, runner,
       images: new ImageManager(o.runtime, this.recorder, () => this.clock.now(), objects.secret),
       clients: o.clients, objects, services: (ns) => [this.services.lister.get('default', 'kubernetes'), ...this.services.lister.list(ns)].filter((x): x is Service => !!x), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
       removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
@@ -379,7 +393,8 @@ export class Kubelet {
       pressure: this.o.pressure ?? (() => pressureSample(this.o.rootDir)),
       runtimeVersion: `${version.runtime_name}://${version.runtime_version}`,
       maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort, localPathDir: join(this.o.rootDir, 'local-path'),
-      evictionHard: this.o.evictionHard, shutdownStatus: () => this.shutdownManager.status(),
+      evictionHard: this.o.evictionSoft?.length ? [...(this.o.evictionHard ?? parseThresholds(DEFAULT_EVICTION_HARD)), ...this.o.evictionSoft] : this.o.evictionHard,
+      shutdownStatus: () => this.shutdownManager.status(),
       onPodCIDR: async (cidr) => {
         this.log.info('node podCIDR', { podCIDR: cidr });
         if (this.o.cniConfDir && writePtpConfig(this.o.cniConfDir, cidr, join(this.o.rootDir, 'cni', 'ipam'))) {
@@ -426,16 +441,22 @@ export class Kubelet {
     }, this.o.imageGCPeriodMs ?? 300_000);
   }
 
-  /** One eviction round: while a hard threshold is crossed, the first pod in eviction order goes. */
+  /** One eviction round: while a hard threshold is crossed (or a soft one for its grace period), the first pod in eviction order goes. */
   async checkEviction(): Promise<void> {
     try {
       const sample = await (this.o.pressure ?? (() => pressureSample(this.o.rootDir)))();
-      const [crossing] = crossedThresholds(this.o.evictionHard ?? parseThresholds(DEFAULT_EVICTION_HARD), sample);
+      const thresholds = [...(this.o.evictionHard ?? parseThresholds(DEFAULT_EVICTION_HARD)), ...(this.o.evictionSoft ?? [])];
+      const met = this.thresholds.met(crossedThresholds(thresholds, sample), this.clock.now());
+      const crossing = met.find((c) => c.threshold.gracePeriodMs === undefined) ?? met[0];
       if (crossing) {
         // Static pods are the node's own (upstream treats them as critical); mirrors are not pods here.
         const candidates = this.activePods('').filter((p) => !this.evicted.has(p.metadata.uid as string) && !this.staticPods.has(p.metadata.uid as string));
-        const [victim] = rankForEviction(candidates);
-        if (victim) await this.evict(victim, evictionMessage(crossing));
+        const stats = crossing.resource === 'memory' ? await this.memoryStats() : undefined;
+        const [victim] = rankForEviction(candidates, stats && new Map(stats.map((p) => [p.podRef.uid, p.memory?.workingSetBytes ?? 0])));
+        if (victim) {
+          const message = evictionMessage(crossing, containerUsage(victim, stats?.find((p) => p.podRef.uid === victim.metadata.uid)));
+          await this.evict(victim, message, evictionGrace(victim, crossing.threshold, this.o.evictionMaxPodGracePeriodSeconds ?? 0));
+        }
       }
     } catch (e) {
       this.log.warn('eviction check failed', { error: (e as Error).message });
@@ -443,11 +464,21 @@ export class Kubelet {
     if (!this.stopped) this.evictionTimer = this.clock.setTimeout(() => void this.checkEviction(), this.o.evictionIntervalMs ?? 10_000);
   }
 
-  private async evict(pod: Pod, message: string): Promise<void> {
-    this.log.info('evicting pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, message });
+  /** Pods' memory for ranking; without it (stats failing) the order falls back to QoS and priority. */
+  private async memoryStats(): Promise<PodStats[] | undefined> {
+    try {
+      return await (this.o.podStats ?? (() => podStats(this.o.runtime)))();
+    } catch (e) {
+      this.log.warn('pod stats for eviction ranking failed', { error: (e as Error).message });
+      return undefined;
+    }
+  }
+
+  private async evict(pod: Pod, message: string, graceSeconds: number): Promise<void> {
+    this.log.info('evicting pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, message, gracePeriod: graceSeconds });
     this.evicted.add(pod.metadata.uid as string);
     this.recorder.event(pod, 'Warning', 'Evicted', message);
-    await this.terminateByKubelet(pod, 0, 'Evicted', message);
+    await this.terminateByKubelet(pod, graceSeconds, 'Evicted', message);
   }
 
   /** Marks the pod Failed with the reason and a DisruptionTarget condition, and has its
@@ -511,4 +542,13 @@ export class Kubelet {
     for (const uid of this.known.keys()) this.probes.removePod(uid);
     this.tokens.stop();
   }
+}
+
+/** Each container's memory usage against its request, for the eviction message. */
+function containerUsage(pod: Pod, stats: PodStats | undefined): ContainerUsage[] {
+  return (pod.spec?.containers ?? []).map((c) => ({
+    name: c.name,
+    usageBytes: stats?.containers.find((x) => x.name === c.name)?.memory?.workingSetBytes ?? 0,
+    requestBytes: c.resources?.requests?.memory !== undefined ? value(String(c.resources.requests.memory)) : 0,
+  }));
 }
