@@ -107,8 +107,10 @@ ${table(['call', ...runs.map(([n]) => n)], callRows)}
 
 With the events a pod is synced when its container exits (three wake-ups: at once, 200 ms and
 1 s later, because containerd's CRI plugin may not have recorded the exit yet), so exits are
-seen in about a second instead of at the next resync; the resyncs themselves are unchanged, so
-the events add those few syncs' List calls rather than replace polling.
+seen in about a second instead of at the next resync. While the stream is up the resyncs read
+one node-wide List kept up to 300 s (dropped by each exit and by the kubelet's own changes),
+so the Lists follow the exits rather than the resync period; \`steady\` (containers that keep
+running) shows the resync-only polling alone.
 `);
 }
 

@@ -44,7 +44,7 @@ const UNIT = [
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',
-  'test/kubelet/restarts', 'test/kubelet/metrics', 'test/kubelet/service-env', 'test/kubelet/image-gc', 'test/kubelet/credentials', 'test/kubelet/ephemeral', 'test/kubelet/podlife-units', 'test/kubelet/node-shutdown-units',
+  'test/kubelet/restarts', 'test/kubelet/metrics', 'test/kubelet/service-env', 'test/kubelet/image-gc', 'test/kubelet/credentials', 'test/kubelet/ephemeral', 'test/kubelet/podlife-units', 'test/kubelet/node-shutdown-units', 'test/kubelet/soft-eviction-units', 'test/kubelet/relist-units',
   'test/log/fallback',
   'test/native/nft-vocabulary',
   'test/network-routes/desired',
