@@ -28,7 +28,7 @@ function testFiles(dir) {
 const UNIT = [
   'test/apiserver/authn', 'test/apiserver/authz',
   'test/apiserver/encryption', 'test/apiextensions', 'test/apiserver/admission', 'test/apiserver/cel',
-  'test/cli/authn-flags',
+  'test/cli/authn-flags', 'test/cli/image-socket',
   'test/client/fake', 'test/client/leaderelection', 'test/client/workqueue',
   'test/cni/ipam',
   'test/controllers/deployment', 'test/controllers/endpoints', 'test/controllers/endpointslice',
@@ -44,7 +44,7 @@ const UNIT = [
   'test/dns/zone',
   'test/fieldmanager/fields-v1',
   'test/hollow/routes',
-  'test/labview', 'test/kubelet/restarts', 'test/kubelet/metrics', 'test/kubelet/service-env', 'test/kubelet/image-gc', 'test/kubelet/credentials', 'test/kubelet/ephemeral', 'test/kubelet/podlife-units',
+  'test/labview', 'test/kubelet/restarts', 'test/kubelet/metrics', 'test/kubelet/service-env', 'test/kubelet/image-gc', 'test/kubelet/credentials', 'test/kubelet/ephemeral', 'test/kubelet/podlife-units', 'test/kubelet/node-shutdown-units', 'test/kubelet/soft-eviction-units', 'test/kubelet/relist-units',
   'test/log/fallback',
   'test/native/nft-vocabulary',
   'test/network-routes/desired',

@@ -13,7 +13,7 @@ import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/in
 import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
 import { summaryProvider } from '../kubelet/stats/index.js';
-import { parseThresholds } from '../kubelet/eviction.js';
+import { parseSoftThresholds, parseThresholds } from '../kubelet/eviction.js';
 import { logger } from '../log/index.js';
 import { bindFallbacks } from '../log/fallback.js';
 import { parseDuration } from '../util/index.js';
@@ -48,6 +48,9 @@ export const kubeletFlags = {
   'sync-frequency': { type: 'string', default: '10s' },
   'pod-manifest-path': { type: 'string' },
   'eviction-hard': { type: 'string', default: 'memory.available<100Mi,nodefs.available<10%,imagefs.available<15%,nodefs.inodesFree<5%' },
+  'eviction-soft': { type: 'string', default: '' },
+  'eviction-soft-grace-period': { type: 'string', default: '' },
+  'eviction-max-pod-grace-period': { type: 'string', default: '0' },
   // capstan's: upstream checks every 10 s; tests shorten it.
   'eviction-monitoring-period': { type: 'string', default: '10s' },
   // capstan's: container exits from containerd's task events (false: only resyncs see them).
@@ -77,6 +80,10 @@ export const kubeletFlags = {
   'image-gc-low-threshold': { type: 'string', default: '80' },
   'minimum-image-ttl-duration': { type: 'string', default: '2m' },
   'pod-infra-container-image': { type: 'string' },
+  // Graceful node shutdown (KubeletConfiguration shutdownGracePeriod, shutdownGracePeriodCriticalPods):
+  // with a period set, the SIGTERM the kubelet gets is the node's shutdown (src/kubelet/node-shutdown.ts).
+  'shutdown-grace-period': { type: 'string', default: '0s' },
+  'shutdown-grace-period-critical-pods': { type: 'string', default: '0s' },
 } as const;
 
 export async function startKubelet(argv: string[], extras: KubeletExtras = {}): Promise<KubeletHandle> {
@@ -115,10 +122,15 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
       minAgeMs: parseDuration(values['minimum-image-ttl-duration']),
     },
     podInfraImage: values['pod-infra-container-image'],
-    evictionHard: parseThresholds(values['eviction-hard']), evictionIntervalMs: parseDuration(values['eviction-monitoring-period']),
+    evictionHard: parseThresholds(values['eviction-hard']),
+    evictionSoft: parseSoftThresholds(values['eviction-soft'], values['eviction-soft-grace-period'], parseDuration),
+    evictionMaxPodGracePeriodSeconds: Number(values['eviction-max-pod-grace-period']),
+    evictionIntervalMs: parseDuration(values['eviction-monitoring-period']),
     eventsSocket: values['container-events'] === 'true' ? socket : undefined,
     podManifestPath: values['pod-manifest-path'] ? resolve(values['pod-manifest-path']) : undefined,
     fileCheckFrequencyMs: parseDuration(values['file-check-frequency']),
+    shutdownGracePeriodSeconds: Math.floor(parseDuration(values['shutdown-grace-period']) / 1000),
+    shutdownGracePeriodCriticalPodsSeconds: Math.floor(parseDuration(values['shutdown-grace-period-critical-pods']) / 1000),
   });
   let server: KubeletServer | undefined;
   let health: Server | undefined;
@@ -174,7 +186,9 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
 export async function run(argv: string[]): Promise<number> {
   const k = await startKubelet(argv);
   process.stdout.write(`capstan kubelet running: node ${k.kubelet.nodeName}\n`);
-  await untilSignal();
+  // SIGTERM with a shutdown grace period: the node is going down, its pods stop first.
+  // Without one (and on SIGINT) pods keep running, for the next kubelet to adopt.
+  if (await untilSignal() === 'SIGTERM') await k.kubelet.shutdownNode();
   await k.stop();
   return 0;
 }

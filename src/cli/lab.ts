@@ -9,6 +9,7 @@ import { untilSignal } from './signals.js';
 const DEFAULT_DIR = '.capstan-lab';
 const help = `usage:
   capstan lab up [--nodes N] [--subnets S] [--dir D]   build the lab, wait for all nodes Ready
+      [--metric-resolution 15s] [--horizontal-pod-autoscaler-sync-period 15s]   passed to the control plane
   capstan lab down [--dir D]                           remove everything the lab created
   capstan lab kubectl [--dir D] -- ARGS...             kubectl with the lab's admin kubeconfig
   capstan lab view [--dir D | --kubeconfig F] [--port P]
@@ -22,9 +23,12 @@ export async function run(argv: string[]): Promise<number> {
     const { values } = parseArgs({ args: rest, strict: true, options: {
       dir: { type: 'string', default: DEFAULT_DIR }, nodes: { type: 'string', default: '3' }, subnets: { type: 'string', default: '2' },
       'ready-timeout': { type: 'string', default: '240' },
+      'metric-resolution': { type: 'string' }, 'horizontal-pod-autoscaler-sync-period': { type: 'string' },
     } });
+    const controlPlaneArgs = (['metric-resolution', 'horizontal-pod-autoscaler-sync-period'] as const)
+      .flatMap((f) => values[f] === undefined ? [] : [`--${f}`, values[f]!]);
     const state = await labUp({ dir: values.dir, nodes: Number(values.nodes), subnets: Number(values.subnets),
-      readyTimeoutMs: Number(values['ready-timeout']) * 1000, log: (s) => err(`capstan lab: ${s}`) });
+      readyTimeoutMs: Number(values['ready-timeout']) * 1000, controlPlaneArgs, log: (s) => err(`capstan lab: ${s}`) });
     process.stdout.write(usage(state));
     return 0;
   }

@@ -3,12 +3,14 @@
 // namespace; containerd 1.6 has no CRI GetContainerEvents) and wakes the pod the container
 // belongs to. While the stream is down it relists instead — one ListContainers per second,
 // waking pods whose containers changed state — and resubscribes with backoff; after a
-// reconnect every pod is woken once, for what happened in between.
+// reconnect every pod is woken once, for what happened in between. While the stream is up
+// the pods' runtime reads share one node-wide List kept up to 300 s (the slow relist of
+// upstream's evented PLEG), dropped on every exit; while it is down each read lists again.
 import { subscribeEvents, type EventStream } from './containerd/index.js';
 import type { Clock } from '../client/index.js';
 import type { Logger } from '../log/index.js';
 import { Backoff } from '../util/index.js';
-import type { RuntimeStateReader } from './runtime-state.js';
+import { SLOW_RELIST_MS, type RuntimeStateReader } from './runtime-state.js';
 
 export const CRI_NAMESPACE = 'k8s.io';
 const RELIST_MS = 1_000;
@@ -46,6 +48,7 @@ export class ContainerEvents {
 
   stop(): void {
     this.stopped = true;
+    this.o.reader.setRelistPeriod(0);
     this.stream?.close();
     this.o.clock.clearTimeout(this.relistTimer);
     this.o.clock.clearTimeout(this.retryTimer);
@@ -66,6 +69,7 @@ export class ContainerEvents {
     const wasDown = this.relisting;
     this.connected = true;
     this.relisting = false;
+    this.o.reader.setRelistPeriod(SLOW_RELIST_MS);
     this.o.clock.clearTimeout(this.relistTimer);
     if (wasDown) this.o.wakeAll();
   }
@@ -75,14 +79,19 @@ export class ContainerEvents {
   /** containerd's CRI plugin handles the same event on its own: its ContainerStatus may
    *  still say running for a moment. Wake the pod now and once more a little later. */
   private exited(uid: string): void {
-    this.o.wake(uid);
-    for (const ms of AFTER_EXIT_MS) this.o.clock.setTimeout(() => { if (!this.stopped) this.o.wake(uid); }, ms);
+    const wake = () => {
+      this.o.reader.invalidate();
+      this.o.wake(uid);
+    };
+    wake();
+    for (const ms of AFTER_EXIT_MS) this.o.clock.setTimeout(() => { if (!this.stopped) wake(); }, ms);
   }
 
   private down(err?: Error): void {
     if (this.stopped) return;
     this.connected = false;
     this.stream = undefined;
+    this.o.reader.setRelistPeriod(0);
     this.o.log.warn('container event stream ended; relisting until it is back', { error: err?.message });
     if (!this.relisting) {
       this.relisting = true;

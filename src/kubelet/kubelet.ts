@@ -22,18 +22,26 @@ import { PodSyncer, type PodMemory, type SyncSettings } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import { ProbeManager } from './probe-manager.js';
 import { defaultProbeRunner, type ProbeRunner } from './prober.js';
-import { RuntimeStateReader } from './runtime-state.js';
+import { RuntimeStateReader, invalidatingRuntime } from './runtime-state.js';
 import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Node, Pod, Service } from '../api/kinds.js';
 import type { ObjectBase } from '../api/object.js';
 import { admitPod } from './admission.js';
-import { DEFAULT_EVICTION_HARD, crossedThresholds, evictionMessage, parseThresholds, rankForEviction, type Threshold } from './eviction.js';
+import {
+  DEFAULT_EVICTION_HARD, ThresholdTracker, crossedThresholds, evictionGrace, evictionMessage, parseThresholds, rankForEviction, type ContainerUsage, type Threshold,
+} from './eviction.js';
+import { podStats } from './stats/index.js';
+import type { PodStats } from '../api/stats/summary.js';
+import { value } from '../util/index.js';
 import { rfc3339 } from '../api/time.js';
 import { ContainerEvents } from './container-events.js';
 import { CONFIG_HASH, CONFIG_MIRROR, StaticPodSource, isMirrorPod, mirrorPodFor } from './static-pods.js';
 import { ensurePodCgroup, type CgroupResources } from './pod-cgroups.js';
 import { qosClass } from './pod-spec.js';
+import {
+  NODE_SHUTDOWN_MESSAGE, NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE, NODE_SHUTDOWN_NOT_ADMITTED_REASON, NODE_SHUTDOWN_REASON, NodeShutdownManager, shutdownGroups,
+} from './node-shutdown.js';
 
 export interface KubeletOptions {
   nodeName: string;
@@ -76,6 +84,12 @@ export interface KubeletOptions {
   eventsSocket?: string;
   /** Hard eviction thresholds (--eviction-hard; default upstream's). */
   evictionHard?: Threshold[];
+  /** Soft eviction thresholds, each with its grace period (--eviction-soft, --eviction-soft-grace-period). */
+  evictionSoft?: Threshold[];
+  /** The most grace a pod evicted for a soft threshold gets (--eviction-max-pod-grace-period). */
+  evictionMaxPodGracePeriodSeconds?: number;
+  /** Pods' memory usage for ranking (default: CRI container stats). */
+  podStats?: () => Promise<PodStats[]>;
   /** How often pressure is checked for eviction (upstream's 10 s). */
   evictionIntervalMs?: number;
   /** Static pod manifests (upstream's --pod-manifest-path): run here, mirrored to the API. */
@@ -90,6 +104,9 @@ export interface KubeletOptions {
   imageGCPeriodMs?: number;
   /** The runtime's sandbox image, which image GC keeps. */
   podInfraImage?: string;
+  /** Graceful node shutdown (upstream's shutdownGracePeriod / shutdownGracePeriodCriticalPods); 0: off. */
+  shutdownGracePeriodSeconds?: number;
+  shutdownGracePeriodCriticalPodsSeconds?: number;
 }
 
 /** Whether two versions of a pod ask the same of the kubelet: a status-only change (often its own write) does not. */
@@ -150,9 +167,13 @@ export class Kubelet {
   private staticGone = new Map<string, Pod>();
   private staticSource?: StaticPodSource;
   private events?: ContainerEvents;
-  /** Pods evicted by this kubelet: their containers are killed without a grace period. */
+  /** Pods evicted by this kubelet. */
   private evicted = new Set<string>();
+  /** Pods this kubelet stops with a grace period of its own (eviction: 0; node shutdown: the group's). */
+  private graceOverride = new Map<string, number>();
+  readonly shutdownManager: NodeShutdownManager;
   private evictionTimer: unknown;
+  private thresholds = new ThresholdTracker();
   private clock: Clock;
   private log: Logger;
   private housekeepingTimer: unknown;
@@ -167,7 +188,9 @@ export class Kubelet {
     this.log = o.log ?? logger('kubelet', { node: o.nodeName });
     this.logRoot = o.logRoot ?? (o.rootDir === '/var/lib/kubelet' ? '/var/log/pods' : join(o.rootDir, 'logs', 'pods'));
     this.recorder = new EventRecorder(o.clients.resource(resources.events), { component: 'kubelet', host: o.nodeName }, this.clock, this.log);
-    this.reader = new RuntimeStateReader(o.runtime);
+    this.reader = new RuntimeStateReader(o.runtime, () => this.clock.now());
+    // The kubelet's own changes drop the reader's node-wide List (kept while the events flow).
+    const runtime = invalidatingRuntime(o.runtime, () => this.reader.invalidate());
     const runner = o.probeRunner ?? defaultProbeRunner(o.runtime);
     this.probes = new ProbeManager(runner, this.clock, (uid) => this.workers.enqueue(uid), this.recorder);
     const machine = o.machine;
@@ -180,7 +203,7 @@ export class Kubelet {
     const objects = apiObjects(o.clients);
     this.tokens = new TokenManager(requestToken(o.clients), { clock: this.clock, log: this.log, maxTTLMs: o.tokenMaxTTLMs });
     this.syncer = new PodSyncer({
-      runtime: o.runtime, reader: this.reader, probes: this.probes, runner,
+      runtime, reader: this.reader, probes: this.probes, runner,
       images: new ImageManager(o.runtime, this.recorder, () => this.clock.now(), objects.secret),
       clients: o.clients, objects, services: (ns) => [this.services.lister.get('default', 'kubernetes'), ...this.services.lister.list(ns)].filter((x): x is Service => !!x), tokens: this.tokens, recorder: this.recorder, clock: this.clock, log: this.log,
       removeCgroup: o.removeCgroup ?? ((p) => { removeCgroup(p); }),
@@ -198,6 +221,14 @@ export class Kubelet {
     this.services = new SharedInformer(o.clients.resource(resources.services), { log: this.log, clock: this.clock });
     this.informer = new SharedInformer(o.clients.resource(resources.pods), { fieldSelector: `spec.nodeName=${o.nodeName}`, log: this.log, clock: this.clock });
     this.nodes = new SharedInformer(o.clients.resource(resources.nodes), { fieldSelector: `metadata.name=${o.nodeName}`, log: this.log, clock: this.clock });
+    this.shutdownManager = new NodeShutdownManager({
+      groups: shutdownGroups(o.shutdownGracePeriodSeconds ?? 0, o.shutdownGracePeriodCriticalPodsSeconds ?? 0),
+      clock: this.clock, log: this.log,
+      activePods: () => this.activePods(''),
+      killPod: (pod, grace) => this.killForShutdown(pod, grace),
+      syncNodeStatus: async () => { await this.agent?.syncStatus(); },
+      nodeEvent: (message) => this.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: this.nodeName, uid: this.nodeName } }, 'Normal', 'NodeShutdown', message),
+    });
     this.informer.addEventHandler({
       onAdd: (p) => this.observe(p),
       onUpdate: (old, p) => this.observe(p, !sameDesiredState(old, p)),
@@ -295,8 +326,9 @@ export class Kubelet {
       pod = { ...staticPod, status: current?.status ?? staticPod.status };
     }
     if (pod && !pod.metadata.deletionTimestamp && !(await this.admit(pod))) return {};
-    // Hard eviction kills at once, whatever the pod's own grace period.
-    if (pod && this.evicted.has(uid)) pod = { ...pod, spec: { ...pod.spec!, terminationGracePeriodSeconds: 0 } };
+    // Hard eviction kills at once, node shutdown within its group's time, whatever the pod's own grace period.
+    const override = this.graceOverride.get(uid);
+    if (pod && override !== undefined) pod = { ...pod, spec: { ...pod.spec!, terminationGracePeriodSeconds: override } };
     const result = await this.syncer.sync(uid, pod, mem);
     if (result.done) {
       const gone = this.staticGone.get(uid);
@@ -309,6 +341,7 @@ export class Kubelet {
       this.known.delete(uid);
       this.admitted.delete(uid);
       this.evicted.delete(uid);
+      this.graceOverride.delete(uid);
     }
     return result;
   }
@@ -334,7 +367,9 @@ export class Kubelet {
     if (!this.informer.hasSynced()) await this.informer.waitForSync();
     const node = this.nodes.lister.get(undefined, this.nodeName) ?? this.agent?.nodeObject;
     // Decided and recorded without awaiting, so two new pods never both take the last room.
-    const verdict = started || !node ? { admit: true as const } : admitPod(pod, node, this.activePods(uid));
+    const verdict = this.shutdownManager.status() && !started
+      ? { admit: false as const, reason: NODE_SHUTDOWN_NOT_ADMITTED_REASON, message: NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE }
+      : started || !node ? { admit: true as const } : admitPod(pod, node, this.activePods(uid));
     if (verdict.admit) {
       this.admitted.add(uid);
       return true;
@@ -358,7 +393,8 @@ export class Kubelet {
       pressure: this.o.pressure ?? (() => pressureSample(this.o.rootDir)),
       runtimeVersion: `${version.runtime_name}://${version.runtime_version}`,
       maxPods: this.o.maxPods, intervalMs: this.o.nodeStatusIntervalMs, kubeletPort: this.o.kubeletPort, localPathDir: join(this.o.rootDir, 'local-path'),
-      evictionHard: this.o.evictionHard,
+      evictionHard: this.o.evictionSoft?.length ? [...(this.o.evictionHard ?? parseThresholds(DEFAULT_EVICTION_HARD)), ...this.o.evictionSoft] : this.o.evictionHard,
+      shutdownStatus: () => this.shutdownManager.status(),
       onPodCIDR: async (cidr) => {
         this.log.info('node podCIDR', { podCIDR: cidr });
         if (this.o.cniConfDir && writePtpConfig(this.o.cniConfDir, cidr, join(this.o.rootDir, 'cni', 'ipam'))) {
@@ -405,16 +441,22 @@ export class Kubelet {
     }, this.o.imageGCPeriodMs ?? 300_000);
   }
 
-  /** One eviction round: while a hard threshold is crossed, the first pod in eviction order goes. */
+  /** One eviction round: while a hard threshold is crossed (or a soft one for its grace period), the first pod in eviction order goes. */
   async checkEviction(): Promise<void> {
     try {
       const sample = await (this.o.pressure ?? (() => pressureSample(this.o.rootDir)))();
-      const [crossing] = crossedThresholds(this.o.evictionHard ?? parseThresholds(DEFAULT_EVICTION_HARD), sample);
+      const thresholds = [...(this.o.evictionHard ?? parseThresholds(DEFAULT_EVICTION_HARD)), ...(this.o.evictionSoft ?? [])];
+      const met = this.thresholds.met(crossedThresholds(thresholds, sample), this.clock.now());
+      const crossing = met.find((c) => c.threshold.gracePeriodMs === undefined) ?? met[0];
       if (crossing) {
         // Static pods are the node's own (upstream treats them as critical); mirrors are not pods here.
         const candidates = this.activePods('').filter((p) => !this.evicted.has(p.metadata.uid as string) && !this.staticPods.has(p.metadata.uid as string));
-        const [victim] = rankForEviction(candidates);
-        if (victim) await this.evict(victim, evictionMessage(crossing));
+        const stats = crossing.resource === 'memory' ? await this.memoryStats() : undefined;
+        const [victim] = rankForEviction(candidates, stats && new Map(stats.map((p) => [p.podRef.uid, p.memory?.workingSetBytes ?? 0])));
+        if (victim) {
+          const message = evictionMessage(crossing, containerUsage(victim, stats?.find((p) => p.podRef.uid === victim.metadata.uid)));
+          await this.evict(victim, message, evictionGrace(victim, crossing.threshold, this.o.evictionMaxPodGracePeriodSeconds ?? 0));
+        }
       }
     } catch (e) {
       this.log.warn('eviction check failed', { error: (e as Error).message });
@@ -422,20 +464,54 @@ export class Kubelet {
     if (!this.stopped) this.evictionTimer = this.clock.setTimeout(() => void this.checkEviction(), this.o.evictionIntervalMs ?? 10_000);
   }
 
-  private async evict(pod: Pod, message: string): Promise<void> {
-    const uid = pod.metadata.uid as string;
-    this.log.info('evicting pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, message });
-    this.evicted.add(uid);
+  /** Pods' memory for ranking; without it (stats failing) the order falls back to QoS and priority. */
+  private async memoryStats(): Promise<PodStats[] | undefined> {
+    try {
+      return await (this.o.podStats ?? (() => podStats(this.o.runtime)))();
+    } catch (e) {
+      this.log.warn('pod stats for eviction ranking failed', { error: (e as Error).message });
+      return undefined;
+    }
+  }
+
+  private async evict(pod: Pod, message: string, graceSeconds: number): Promise<void> {
+    this.log.info('evicting pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, message, gracePeriod: graceSeconds });
+    this.evicted.add(pod.metadata.uid as string);
     this.recorder.event(pod, 'Warning', 'Evicted', message);
+    await this.terminateByKubelet(pod, graceSeconds, 'Evicted', message);
+  }
+
+  /** Marks the pod Failed with the reason and a DisruptionTarget condition, and has its
+   *  worker stop it within `graceSeconds` (as upstream's killPodFunc with a status function). */
+  private async terminateByKubelet(pod: Pod, graceSeconds: number, reason: string, message: string): Promise<void> {
+    const uid = pod.metadata.uid as string;
+    this.graceOverride.set(uid, graceSeconds);
     const now = rfc3339(new Date(this.clock.now()));
     const conditions = [
       ...(pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),
       { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message, lastProbeTime: null, lastTransitionTime: now },
     ];
     await this.o.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', {
-      status: { phase: 'Failed', reason: 'Evicted', message, conditions },
+      status: { phase: pod.status?.phase === 'Succeeded' ? 'Succeeded' : 'Failed', reason, message, conditions },
     }, 'status');
     this.workers.enqueue(uid);
+  }
+
+  /** Node shutdown's kill: resolves once none of the pod's containers runs. */
+  private async killForShutdown(pod: Pod, graceSeconds: number): Promise<void> {
+    const uid = pod.metadata.uid as string;
+    this.log.info('shutdown manager killing pod', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, gracePeriod: graceSeconds });
+    await this.terminateByKubelet(pod, graceSeconds, NODE_SHUTDOWN_REASON, NODE_SHUTDOWN_MESSAGE);
+    for (;;) {
+      const rs = await this.reader.read(uid);
+      if (!rs.containers.some((c) => c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED')) return;
+      await new Promise((r) => this.clock.setTimeout(() => r(undefined), 200));
+    }
+  }
+
+  /** Graceful node shutdown (when configured): every pod stopped, regular before critical. */
+  async shutdownNode(): Promise<void> {
+    await this.shutdownManager.shutdown();
   }
 
   /** Runtime pods the API no longer has go to a worker, which removes them. */
@@ -466,4 +542,13 @@ export class Kubelet {
     for (const uid of this.known.keys()) this.probes.removePod(uid);
     this.tokens.stop();
   }
+}
+
+/** Each container's memory usage against its request, for the eviction message. */
+function containerUsage(pod: Pod, stats: PodStats | undefined): ContainerUsage[] {
+  return (pod.spec?.containers ?? []).map((c) => ({
+    name: c.name,
+    usageBytes: stats?.containers.find((x) => x.name === c.name)?.memory?.workingSetBytes ?? 0,
+    requestBytes: c.resources?.requests?.memory !== undefined ? value(String(c.resources.requests.memory)) : 0,
+  }));
 }

@@ -35,6 +35,8 @@ export interface NodeAgentOptions {
   kubeletPort?: number;
   /** Hard eviction thresholds: MemoryPressure / DiskPressure (default upstream's). */
   evictionHard?: Threshold[];
+  /** While the node shuts down: why it is not Ready (upstream's ShutdownStatus). */
+  shutdownStatus?: () => string | undefined;
   /** Called once the Node has a podCIDR (and again if it changes). */
   onPodCIDR?: (cidr: string) => void | Promise<void>;
   /** Published on the Node (capstan.io/local-path-dir): where the local-path provisioner puts this node's volumes. */
@@ -109,7 +111,9 @@ export class NodeAgent {
   }
 
   async status(previous: NodeCondition[]): Promise<NodeStatus> {
-    const [health, pressure] = await Promise.all([runtimeHealth(this.o.runtime), this.o.pressure()]);
+    const [runtime, pressure] = await Promise.all([runtimeHealth(this.o.runtime), this.o.pressure()]);
+    const shutdown = this.o.shutdownStatus?.();
+    const health = shutdown ? { ready: false, message: [runtime.message, shutdown].filter(Boolean).join(',') } : runtime;
     const m = this.o.machine;
     const res = this.resources();
     return {

@@ -2,6 +2,10 @@
 // kubelet's only record of "actual": after a restart it is rebuilt from here alone.
 // ContainerStatus/PodSandboxStatus answers are cached per object and state, because an
 // exited container never changes and a running one changes only by leaving that state.
+// While containerd's task events flow (container-events.ts) reads come from one node-wide
+// List kept for up to the slow relist period (upstream's evented PLEG relists every 300 s),
+// dropped on every exit event and on every change the kubelet makes itself (the runtime it
+// uses is wrapped by `invalidatingRuntime`); without the events every read lists that pod.
 import type { CRIRuntime, ContainerStatus, PodSandbox, PodSandboxStatus, Container } from '../../cri/index.js';
 import { isNotFound } from '../../cri/index.js';
 import {
@@ -50,20 +54,73 @@ export interface RuntimePodRef { uid: string; namespace: string; name: string }
 
 const ms = (nanos: string | number) => Number(BigInt(nanos || 0) / 1_000_000n);
 
+/** The relist period while the event stream is healthy (upstream's evented PLEG: 300 s). */
+export const SLOW_RELIST_MS = 300_000;
+
+interface Snapshot { generation: number; at: number; sandboxes: PodSandbox[]; containers: Container[] }
+
 export class RuntimeStateReader {
+  /** 0: every read lists (no events, or their stream is down). */
+  private relistMs = 0;
+  private generation = 0;
+  private snapshot?: Snapshot;
+  private fetching?: Promise<Snapshot>;
   private containerCache = new Map<string, ContainerState>();
   private sandboxCache = new Map<string, SandboxState>();
   /** Pod uid of every container and sandbox id seen in a List (task events name only the id). */
   private owners = new Map<string, string>();
 
-  constructor(private runtime: CRIRuntime) {}
+  constructor(private runtime: CRIRuntime, private now: () => number = Date.now) {}
 
-  async read(uid: string): Promise<PodRuntimeState> {
+  /** Reads from a node-wide List kept up to `ms` (the events are healthy), or 0: list every read. */
+  setRelistPeriod(ms: number): void {
+    if (ms === this.relistMs) return;
+    this.relistMs = ms;
+    this.invalidate();
+  }
+
+  get relistPeriodMs(): number {
+    return this.relistMs;
+  }
+
+  /** The runtime changed (an exit event, the kubelet's own call): the next read lists again. */
+  invalidate(): void {
+    this.generation++;
+    this.snapshot = undefined;
+    this.fetching = undefined;
+  }
+
+  private async nodeWide(): Promise<Snapshot> {
+    const s = this.snapshot;
+    if (s && s.generation === this.generation && this.now() - s.at < this.relistMs) return s;
+    if (this.fetching) return this.fetching;
+    const generation = this.generation;
+    const at = this.now();
+    const fetching = Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]).then(([sandboxes, containers]) => {
+      const snap = { generation, at, sandboxes, containers };
+      // A change made while listing: the answer may predate it, so it is used once, not kept.
+      if (this.generation === generation) this.snapshot = snap;
+      return snap;
+    }).finally(() => { if (this.fetching === fetching) this.fetching = undefined; });
+    this.fetching = fetching;
+    return fetching;
+  }
+
+  private async listed(uid: string): Promise<[PodSandbox[], Container[]]> {
+    if (this.relistMs > 0) {
+      const s = await this.nodeWide();
+      const mine = <T extends { labels: { [k: string]: string } }>(xs: T[]) => xs.filter((x) => x.labels[POD_UID_LABEL] === uid);
+      return [mine(s.sandboxes), mine(s.containers)];
+    }
     const selector = { [POD_UID_LABEL]: uid };
-    const [sandboxes, containers] = await Promise.all([
+    return Promise.all([
       this.runtime.listPodSandbox({ label_selector: selector }),
       this.runtime.listContainers({ label_selector: selector }),
     ]);
+  }
+
+  async read(uid: string): Promise<PodRuntimeState> {
+    const [sandboxes, containers] = await this.listed(uid);
     for (const o of [...sandboxes, ...containers]) this.owners.set(o.id, uid);
     const sb = (await Promise.all(sandboxes.map((s) => this.sandbox(s)))).filter((s): s is SandboxState => !!s);
     const cs = (await Promise.all(containers.map((c) => this.container(c)))).filter((c): c is ContainerState => !!c);
@@ -76,7 +133,9 @@ export class RuntimeStateReader {
 
   /** Every pod the runtime has sandboxes or containers for (garbage collection, restart). */
   async pods(): Promise<RuntimePodRef[]> {
-    const [sandboxes, containers] = await Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]);
+    const [sandboxes, containers] = this.relistMs > 0
+      ? await this.nodeWide().then((s) => [s.sandboxes, s.containers] as const)
+      : await Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]);
     const out = new Map<string, RuntimePodRef>();
     for (const o of [...sandboxes, ...containers]) {
       const uid = o.labels[POD_UID_LABEL];
@@ -167,4 +226,25 @@ export function latestByName(state: PodRuntimeState, init: boolean): Map<string,
 /** The second-newest instance of a container: its lastState. */
 export function previousInstance(state: PodRuntimeState, name: string, init: boolean): ContainerState | undefined {
   return state.containers.filter((c) => c.name === name && c.init === init)[1];
+}
+
+const MUTATIONS = new Set<string>([
+  'runPodSandbox', 'stopPodSandbox', 'removePodSandbox', 'createContainer', 'startContainer', 'stopContainer', 'removeContainer',
+]);
+
+/** The runtime with every call that changes containers or sandboxes dropping the reader's List when it settles. */
+export function invalidatingRuntime(runtime: CRIRuntime, invalidate: () => void): CRIRuntime {
+  return new Proxy(runtime, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof prop !== 'string' || !MUTATIONS.has(prop) || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v;
+      return async (...args: unknown[]) => {
+        try {
+          return await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        } finally {
+          invalidate();
+        }
+      };
+    },
+  });
 }

@@ -18,6 +18,8 @@ export interface LabUpOptions {
   nodes: number;
   subnets: number;
   readyTimeoutMs?: number;
+  /** Passed to the control plane's `capstan up` as they are (e.g. --metric-resolution, --horizontal-pod-autoscaler-sync-period). */
+  controlPlaneArgs?: string[];
   log?: (s: string) => void;
 }
 
@@ -86,7 +88,7 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
   let cpPid: number;
   try {
     cpPid = spawnInNetns(t.controlPlane.netns, ['up', '--no-node', '--data-dir', cpDir, '--bind-address', t.controlPlane.ip, '--port', String(t.apiPort),
-      '--extra-listen-fd', '3'], cpLog, [host.fd]);
+      '--extra-listen-fd', '3', ...(o.controlPlaneArgs ?? [])], cpLog, [host.fd]);
   } finally {
     host.close();
   }

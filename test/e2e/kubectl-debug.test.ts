@@ -79,4 +79,28 @@ spec:
     }));
     t.match(create.stderr, 'spec.ephemeralContainers: Forbidden: cannot be set on create');
   });
+
+  // Upstream keeps pods/ephemeralcontainers out of admin and edit on purpose (admission policies
+  // written before the subresource existed would be bypassed; kubernetes#109332, #121217): an
+  // administrator grants it with a ClusterRole aggregated into them.
+  await t.test('a namespace admin may debug once a ClusterRole aggregates the permission into admin', async (t) => {
+    await k.ok(['create', 'rolebinding', 'alice-admin', '--clusterrole=admin', '--user=alice']);
+    const debug = ['debug', 'app', '--image=localhost/capstan/busybox:1', '--target=main', '-c', 'alice-dbg', '--as=alice', '--', 'sleep', '600'];
+    // (`can-i VERB pods/NAME` names a pod: a subresource goes in --subresource.)
+    const canDebug = async () => (await k(['auth', 'can-i', 'patch', 'pods', '--subresource=ephemeralcontainers', '--as=alice'])).stdout.trim();
+    await eventually(async () => (await k(['auth', 'can-i', 'create', 'pods', '--subresource=exec', '--as=alice'])).stdout.trim() === 'yes', 30_000, 'alice is admin of default');
+    t.equal(await canDebug(), 'no', 'not in the default admin role');
+    const denied = await k(debug);
+    t.not(denied.code, 0);
+    t.match(denied.stderr, 'pods "app" is forbidden: User "alice" cannot patch resource "pods/ephemeralcontainers" in API group "" in the namespace "default"');
+    await k.ok(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
+      metadata: { name: 'debug-ephemeral-containers', labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } },
+      rules: [{ apiGroups: [''], resources: ['pods/ephemeralcontainers'], verbs: ['patch', 'update'] }],
+    }));
+    await eventually(async () => await canDebug() === 'yes', 30_000, 'aggregated into edit, and so admin');
+    await k.ok(debug);
+    await eventually(async () => (await pod()).status.ephemeralContainerStatuses?.some((s: { name: string; state: { running?: object } }) => s.name === 'alice-dbg' && s.state.running), 90_000, 'alice\'s debug container runs');
+    t.pass('kubectl debug as the namespace admin started its container');
+  });
 });

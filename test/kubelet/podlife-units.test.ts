@@ -98,7 +98,9 @@ t.test('container events: wake on exit; relist while the stream is down; wake al
   const woken: string[] = [];
   let all = 0;
   let states = new Map<string, [string, string]>([['c1', ['pod-a', 'CONTAINER_RUNNING']]]);
-  const reader = { podOf: (id: string) => (id === 'c1' ? 'pod-a' : undefined), containerStates: async () => states } as unknown as RuntimeStateReader;
+  const reader = {
+    podOf: (id: string) => (id === 'c1' ? 'pod-a' : undefined), containerStates: async () => states, setRelistPeriod: () => undefined, invalidate: () => undefined,
+  } as unknown as RuntimeStateReader;
   const streams: { event: (id: string) => void; end: (e?: Error) => void }[] = [];
   const ev = new ContainerEvents({
     socket: 'x', reader, clock, log: logger('t', {}, () => undefined), wake: (u) => woken.push(u), wakeAll: () => { all++; },

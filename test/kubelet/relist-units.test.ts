@@ -1,0 +1,83 @@
+// The relist period follows the event stream, on FakeRuntime and a FakeClock: while containerd's
+// task events flow, pod reads share one node-wide List kept up to 300 s (dropped by an exit
+// event and by the kubelet's own runtime calls); when the stream breaks every read lists again
+// (and the 1 s relist runs), until it is back.
+import t from 'tap';
+import { FakeRuntime } from '../../cri/index.js';
+import { FakeClock } from '../../src/client/index.js';
+import { ContainerEvents } from '../../src/kubelet/container-events.js';
+import { CONTAINER_NAME_LABEL, POD_UID_LABEL } from '../../src/kubelet/labels.js';
+import { RuntimeStateReader, SLOW_RELIST_MS, invalidatingRuntime } from '../../src/kubelet/runtime-state.js';
+import { logger } from '../../src/log/index.js';
+import type { ContainerConfig, PodSandboxConfig } from '../../cri/index.js';
+
+t.test('slow relist while the events flow, per-read lists when the stream is down', async (t) => {
+  const clock = new FakeClock();
+  const fake = new FakeRuntime({ images: ['img'], now: () => clock.now() });
+  const reader = new RuntimeStateReader(fake, () => clock.now());
+  const runtime = invalidatingRuntime(fake, () => reader.invalidate());
+  const sandboxConfig = { metadata: { name: 'a', uid: 'pod-a', namespace: 'default', attempt: 0 }, labels: { [POD_UID_LABEL]: 'pod-a' } } as unknown as PodSandboxConfig;
+  const sandbox = await runtime.runPodSandbox(sandboxConfig);
+  const container = await runtime.createContainer(sandbox, {
+    metadata: { name: 'main', attempt: 0 }, image: { image: 'img' }, labels: { [POD_UID_LABEL]: 'pod-a', [CONTAINER_NAME_LABEL]: 'main' },
+  } as unknown as ContainerConfig, sandboxConfig);
+  await runtime.startContainer(container);
+  const lists = () => fake.calls.filter((c) => c.method === 'ListContainers' || c.method === 'ListPodSandbox').length;
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  const streams: { event: (id: string) => void; end: (e?: Error) => void }[] = [];
+  const woken: string[] = [];
+  const events = new ContainerEvents({
+    socket: 'x', reader, clock, log: logger('t', {}, () => undefined), wake: (u) => woken.push(u), wakeAll: () => undefined,
+    subscribe: (_s, _f, onEvent, onEnd) => {
+      streams.push({ event: (id) => onEvent({ topic: '/tasks/exit', namespace: 'k8s.io', containerId: id }), end: onEnd });
+      return { close: () => undefined };
+    },
+  });
+  t.equal(reader.relistPeriodMs, 0, 'before the events: every read lists');
+  events.start();
+  t.teardown(() => events.stop());
+  t.equal(reader.relistPeriodMs, SLOW_RELIST_MS, 'the stream is up: the slow relist');
+
+  let before = lists();
+  await Promise.all([reader.read('pod-a'), reader.read('pod-a'), reader.read('pod-b')]);
+  for (let i = 0; i < 10; i++) {
+    clock.step(10_000);
+    t.equal((await reader.read('pod-a')).containers[0]?.state, 'CONTAINER_RUNNING');
+  }
+  t.equal(lists() - before, 2, 'three pods\' reads and ten resyncs over 100 s: one node-wide List');
+
+  // The container exits; the event drops the List, so the worker woken for it sees the exit.
+  fake.exitContainer(container, 1);
+  streams[0]!.event(container);
+  t.same(woken, ['pod-a']);
+  t.equal((await reader.read('pod-a')).containers[0]?.state, 'CONTAINER_EXITED', 'read after the event: listed again');
+  before = lists();
+  await runtime.removeContainer(container);
+  t.same((await reader.read('pod-a')).containers, [], 'the kubelet\'s own change drops the List too');
+  t.equal(lists() - before, 2);
+  clock.step(SLOW_RELIST_MS);
+  before = lists();
+  await reader.read('pod-a');
+  t.equal(lists() - before, 2, 'and it is listed again after 300 s at the latest');
+
+  // The stream breaks: fallback to the 1 s relist and to listing on every read.
+  const unfiltered = () => fake.calls.filter((c) => c.method === 'ListContainers' && !(c.request as { filter?: object }).filter).length;
+  const relists = unfiltered();
+  streams[0]!.end(new Error('containerd restarted'));
+  await settle();
+  t.equal(reader.relistPeriodMs, 0, 'the stream is down: the fast relist');
+  t.equal(unfiltered() - relists, 1, 'the relist runs at once');
+  before = lists();
+  await reader.read('pod-a');
+  await reader.read('pod-a');
+  t.equal(lists() - before, 4, 'each read lists');
+  t.ok(fake.calls.slice(-4).every((c) => (c.request as { filter?: { label_selector?: Record<string, string> } }).filter?.label_selector?.[POD_UID_LABEL] === 'pod-a'), 'per-pod Lists');
+  clock.step(500); // the backoff: resubscribed
+  t.equal(streams.length, 2, 'resubscribed');
+  t.equal(reader.relistPeriodMs, SLOW_RELIST_MS, 'back to the slow relist');
+  before = lists();
+  await reader.read('pod-a');
+  await reader.read('pod-a');
+  t.equal(lists() - before, 2, 'one node-wide List again');
+});
