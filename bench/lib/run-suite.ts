@@ -21,7 +21,7 @@ async function main(): Promise<ChildResult> {
   const params = applyOverrides(mode === 'quick' ? suite.params.quick : suite.params.full, JSON.parse(overridesJSON ?? '{}') as Record<string, string>);
   const base = { name: suite.name, title: suite.title, parameters: params, metrics: [], ratios: [] };
   send({ type: 'progress', phase: 'checking prerequisites' });
-  const missing = await missingRequirements(suite);
+  const missing = await missingRequirements(suite, params);
   if (missing.length) return { ...base, status: 'skipped', reason: missing.join('; ') };
   setReportTarget(reportDir!, true);
   try {

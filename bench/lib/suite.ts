@@ -11,7 +11,7 @@ export type Params = Record<string, ParamValue>;
 /** Tells the harness which phase the suite is in ("sqlite: create c=16"). */
 export type Progress = (phase: string) => void;
 /** Resolves to why the suite cannot run here (a missing tool, not root), or undefined. */
-export type Requirement = () => string | undefined | Promise<string | undefined>;
+export type Requirement<P extends Params = Params> = (params: P) => string | undefined | Promise<string | undefined>;
 
 export interface SuiteOutput {
   metrics: Metric[];
@@ -24,7 +24,7 @@ export interface Suite<P extends Params = Params> {
   name: string;
   title: string;
   params: { full: P; quick: P };
-  requires?: Requirement[];
+  requires?: Requirement<P>[];
   /** The parameters from the script's own command line, for `node dist/bench/<name>.js ARGS`. */
   fromArgv?: (argv: string[], full: P) => P;
   run(params: P, progress: Progress): Promise<SuiteOutput>;
@@ -108,11 +108,11 @@ export class Recorder {
   }
 }
 
-export async function missingRequirements(suite: Suite): Promise<string[]> {
+export async function missingRequirements<P extends Params>(suite: Suite<P>, params: P): Promise<string[]> {
   const out: string[] = [];
   for (const req of suite.requires ?? []) {
     try {
-      const why = await req();
+      const why = await req(params);
       if (why) out.push(why);
     } catch (e) {
       out.push((e as Error).message);
@@ -125,12 +125,12 @@ export async function missingRequirements(suite: Suite): Promise<string[]> {
 export function runIfMain<P extends Params>(moduleURL: string, suite: Suite<P>): void {
   if (!process.argv[1] || resolve(process.argv[1]) !== fileURLToPath(moduleURL)) return;
   void (async () => {
-    const missing = await missingRequirements(suite as unknown as Suite);
+    const params = suite.fromArgv ? suite.fromArgv(process.argv.slice(2), suite.params.full) : suite.params.full;
+    const missing = await missingRequirements(suite, params);
     if (missing.length) {
       console.error(`${suite.name}: skipped: ${missing.join('; ')}`);
       process.exit(2);
     }
-    const params = suite.fromArgv ? suite.fromArgv(process.argv.slice(2), suite.params.full) : suite.params.full;
     await suite.run(params, (phase) => console.error(`[${suite.name}] ${phase}`));
   })().then(() => process.exit(0), (e) => {
     console.error(e instanceof Error ? e.stack : e);
