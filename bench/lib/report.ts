@@ -16,11 +16,13 @@ export function table(header: string[], rows: (string | number)[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-let target: { dir: string; quiet: boolean } | undefined;
+// A suite that re-runs itself in another namespace hands the harness's target on through the environment.
+let target: { dir: string; quiet: boolean } | undefined = process.env.CAPSTAN_BENCH_REPORT_DIR ? { dir: process.env.CAPSTAN_BENCH_REPORT_DIR, quiet: true } : undefined;
 
 /** Where reports go instead of bench/reports (the harness: <out>/reports for --quick runs), and no echo. */
 export function setReportTarget(dir: string, quiet: boolean): void {
   target = { dir, quiet };
+  process.env.CAPSTAN_BENCH_REPORT_DIR = dir;
 }
 
 export function writeReport(name: string, title: string, body: string): string {
