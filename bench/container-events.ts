@@ -16,8 +16,10 @@ import { logger } from '../src/log/index.js';
 import { startBenchNode } from './lib/node-env.js';
 import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { containerd } from './lib/prereq.js';
 
-const SECONDS = Number(process.argv[2] ?? 60);
+let SECONDS = 60;
 const PODS = 10;
 const NODE = 'events-node';
 
@@ -77,8 +79,11 @@ async function runOnce(events: boolean): Promise<{ lag: number[]; calls: Map<CRI
   return { lag, calls };
 }
 
-async function main() {
-  const runs = [['events', await runOnce(true)], ['resync only (10 s)', await runOnce(false)]] as const;
+async function main(progress: Progress) {
+  progress(`with task events, ${SECONDS} s`);
+  const withEvents = await runOnce(true);
+  progress(`resync only, ${SECONDS} s`);
+  const runs = [['events', withEvents], ['resync only (10 s)', await runOnce(false)]] as const;
   const methods = [...new Set(runs.flatMap(([, r]) => [...r.calls.keys()]))].sort();
   const lagRows = runs.map(([name, r]) => {
     const s = summarize(r.lag);
@@ -86,7 +91,7 @@ async function main() {
   });
   const callRows: (string | number)[][] = methods.map((m) => [m, ...runs.map(([, r]) => r.calls.get(m) ?? 0)]);
   callRows.push(['total', ...runs.map(([, r]) => [...r.calls.values()].reduce((a, b) => a + b, 0))]);
-  writeReport('container-events', 'Container exits: containerd task events vs resync only', `${PODS} pods whose busybox container sleeps 3–6 s and exits (restartPolicy Always, so it restarts after
+  const report = writeReport('container-events', 'Container exits: containerd task events vs resync only', `${PODS} pods whose busybox container sleeps 3–6 s and exits (restartPolicy Always, so it restarts after
 the backoff), one kubelet in this process, ${SECONDS} s measured after a 10 s warm-up; the kubelet's
 default --sync-frequency (10 s). Load average ${loadavg()[0]!.toFixed(1)} at the end (shared 2-core VM).
 
@@ -104,6 +109,18 @@ With the events a pod is synced when its container exits (three wake-ups: at onc
 seen in about a second instead of at the next resync; the resyncs themselves are unchanged, so
 the events add those few syncs' List calls rather than replace polling.
 `);
+  const rec = new Recorder();
+  const ev = rec.metric({ figure: 'container exit → API', system: 'capstan kubelet with task events', unit: 'ms', samples: runs[0][1].lag });
+  rec.ratio(ev, rec.metric({ figure: 'container exit → API', system: 'resync only (10 s)', baseline: true, unit: 'ms', samples: runs[1][1].lag }), 'p50');
+  return rec.output(report);
 }
 
-await main();
+export const suite = defineSuite({
+  name: 'container-events',
+  title: 'Container exits: containerd task events vs resync only',
+  params: { full: { seconds: SECONDS }, quick: { seconds: 15 } },
+  requires: [containerd],
+  fromArgv: (argv, full) => ({ seconds: Number(argv[0] ?? full.seconds) }),
+  run: (p, progress) => { SECONDS = p.seconds; return main(progress); },
+});
+runIfMain(import.meta.url, suite);
