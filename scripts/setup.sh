@@ -11,7 +11,7 @@ PACKAGES="iproute2 nftables iptables libmnl-dev libnftnl-dev etcd-server etcd-cl
   iputils-ping conntrack g++ make python3 python3-kubernetes openssl systemd
   containerd runc containernetworking-plugins busybox-static gcc libc6-dev
   dnsutils dnsperf dnsmasq-base iperf3 ethtool file
-  docker-registry skopeo apache2-utils"
+  docker-registry skopeo apache2-utils chromium"
 
 missing=""
 for p in $PACKAGES; do
