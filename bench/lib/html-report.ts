@@ -6,6 +6,7 @@ import { cdfCharts, scalingCharts, timelineCharts } from './plots.js';
 import { esc, fmtNum } from './svg.js';
 
 const num = (v: number | null | undefined) => (v == null ? '—' : fmtNum(v));
+const ratio = (v: number) => `${v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toPrecision(2)}×`;
 const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
 
 function metricsTable(s: SuiteResult): string {
@@ -16,10 +17,12 @@ function metricsTable(s: SuiteResult): string {
 function ratiosTable(run: BenchRun): string {
   const rows = run.suites.flatMap((s) => s.ratios.map((r) => {
     const good = r.better === 'lower' ? r.value <= 1 : r.value >= 1;
-    return `<tr class="ratio" data-suite="${esc(s.name)}" data-capstan="${esc(r.capstan)}" data-anchor="${esc(r.anchor)}" data-ratio="${r.value}"><td>${esc(s.name)}</td><td>${esc(r.figure)}</td><td>${r.stat}</td><td>${esc(r.anchorName)}</td><td class="${good ? 'good' : 'bad'}">${r.value.toFixed(r.value < 10 ? 2 : 1)}×</td><td>${r.better} is better</td></tr>`;
+    const c = s.metrics.find((m) => m.id === r.capstan);
+    const at = c?.x ? `${c.x.value} ${c.x.name}` : '';
+    return `<tr class="ratio" data-suite="${esc(s.name)}" data-capstan="${esc(r.capstan)}" data-anchor="${esc(r.anchor)}" data-stat="${r.stat}" data-ratio="${r.value}"><td>${esc(s.name)}</td><td>${esc(r.figure)}</td><td>${esc(at)}</td><td>${r.stat}</td><td>${esc(c?.system ?? '')}</td><td>${esc(r.anchorName)}</td><td class="${good ? 'good' : 'bad'}">${ratio(r.value)}</td><td>${r.better} is better</td></tr>`;
   }));
   if (!rows.length) return '<p>No ratios in this run.</p>';
-  return `<table id="ratios"><tr><th>suite</th><th>figure</th><th>stat</th><th>anchor</th><th>capstan ÷ anchor</th><th></th></tr>${rows.join('')}</table>`;
+  return `<table id="ratios"><tr><th>suite</th><th>figure</th><th>at</th><th>stat</th><th>capstan</th><th>anchor</th><th>capstan ÷ anchor</th><th></th></tr>${rows.join('')}</table>`;
 }
 
 function suiteSection(s: SuiteResult): string {

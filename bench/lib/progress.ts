@@ -41,7 +41,7 @@ class LiveLine implements ProgressDisplay {
     if (!this.current) return;
     const { suite, phase, since } = this.current;
     const text = `${SPIN[this.frame++ % SPIN.length]} ${suite.padEnd(18)} ${secs((Date.now() - since) / 1000).padStart(8)}  ${phase}`;
-    this.out.write(`\r\x1b[2K${text.slice(0, Math.max(20, (this.out.columns ?? 100) - 1))}`);
+    this.out.write(`\r\x1b[2K${text.slice(0, Math.max(40, (this.out.columns || 100) - 1))}`);
   }
 
   start(suite: string) {

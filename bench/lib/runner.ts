@@ -42,7 +42,8 @@ export async function runBench(opts: RunOptions): Promise<{ run: BenchRun; resul
       const t0 = performance.now();
       const r = await runOne(join(here, '..', entry.file), entry.name, opts.quick, opts.overrides?.[entry.name] ?? {}, out, reportDir, (phase) => display.phase(entry.name, phase));
       const result: SuiteResult = { ...r, seconds: (performance.now() - t0) / 1000 };
-      if (result.report && !isAbsolute(relative(out, result.report)) && !relative(out, result.report).startsWith('..')) result.report = relative(out, result.report);
+      const inOut = result.report && relative(out, result.report);
+      if (inOut && !inOut.startsWith('..') && !isAbsolute(inOut)) result.report = inOut;
       suites.push(result);
       display.end(entry.name, result.status, result.seconds, result.reason);
     }

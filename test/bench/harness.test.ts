@@ -97,8 +97,8 @@ t.test('report.html in headless Chromium carries the numbers of results.json', a
       t.equal(counts.reduce((a, b) => a + b, 0), m.times!.length, `${m.id}: every pod in a bucket`);
     }
     for (const r of s.ratios) {
-      const row = dom.find((e) => e.tag === 'tr' && e.attrs['data-capstan'] === r.capstan && e.attrs['data-anchor'] === r.anchor);
-      t.equal(row?.attrs['data-ratio'], String(r.value), `ratio ${r.capstan} ÷ ${r.anchor}`);
+      const row = dom.find((e) => e.tag === 'tr' && e.attrs['data-capstan'] === r.capstan && e.attrs['data-anchor'] === r.anchor && e.attrs['data-stat'] === r.stat);
+      t.equal(row?.attrs['data-ratio'], String(r.value), `${r.stat} ratio ${r.capstan} ÷ ${r.anchor}`);
     }
   }
   const plots = new Set(svgs.map((s) => s.attrs['data-plot']));
