@@ -26,7 +26,7 @@ export function compareRuns(a: BenchRun, b: BenchRun): { metrics: CompareRow[]; 
       const stat = headline(ref).stat;
       const pick = (m?: Metric) => (m ? (stat === 'rate' ? m.summary.rate ?? null : stat === 'p50' ? m.summary.p50 : m.summary.mean) : null);
       const va = pick(ma), vb = pick(mb);
-      metrics.push({ suite: name, figure: `${ref.figure}${ref.x ? ` @${ref.x.value} ${ref.x.name}` : ''}`, system: ref.system, stat, unit: ref.unit, a: va, b: vb, change: change(va, vb) });
+      metrics.push({ suite: name, figure: `${ref.figure}${ref.x ? ` @${ref.x.value} ${ref.x.name}` : ''}`, system: ref.system, stat, unit: stat === 'rate' ? '/s' : ref.unit, a: va, b: vb, change: change(va, vb) });
     }
     const key = (r: Ratio) => `${r.capstan}|${r.anchor}|${r.stat}`;
     const keys = [...new Set([...(sa?.ratios ?? []), ...(sb?.ratios ?? [])].map(key))];
