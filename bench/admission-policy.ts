@@ -10,14 +10,15 @@ import { APIClient } from '../test/helpers/api.js';
 import { timeOps } from './lib/latency.js';
 import { percentile } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
 
-const { values } = parseArgs({ options: { ops: { type: 'string', default: '300' }, rounds: { type: 'string', default: '6' } } });
-const ops = Number(values.ops);
-const rounds = Number(values.rounds);
+let ops = 300;
+let rounds = 6;
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 const GROUP = '/apis/admissionregistration.k8s.io/v1';
 
+async function main(progress: Progress) {
 try {
   const server = await startAPIServerProcess(t);
   const api = new APIClient(server.port, { ca: server.pki.ca.certPem, cert: server.pki.admin.certPem, key: server.pki.admin.keyPem }, new Agent({ keepAlive: true, maxSockets: 1 }));
@@ -49,6 +50,7 @@ try {
   const samples: Record<'with' | 'without', number[]> = { with: [], without: [] };
   let n = 0;
   for (let r = 0; r < rounds; r++) {
+    progress(`round ${r + 1}/${rounds}`);
     for (const kind of (r % 2 ? ['without', 'with'] : ['with', 'without']) as ('with' | 'without')[]) {
       const labels = kind === 'with' ? { bench: 'policed' } : { bench: 'plain' };
       const lat: number[] = [];
@@ -64,7 +66,7 @@ try {
   const row = (kind: 'with' | 'without') => [kind === 'with' ? 'ValidatingAdmissionPolicy (4 validations)' : 'no policy', samples[kind].length,
     percentile(samples[kind], 50).toFixed(2), percentile(samples[kind], 99).toFixed(2)];
   const extra = percentile(samples.with, 50) - percentile(samples.without, 50);
-  writeReport('admission-policy', 'ValidatingAdmissionPolicy cost per request', `
+  const report = writeReport('admission-policy', 'ValidatingAdmissionPolicy cost per request', `
 ConfigMap creates one at a time over one kept-alive client connection to \`capstan apiserver\`
 (SQLite); a ValidatingAdmissionPolicy with a variable and four validations (a size, a regex,
 an \`all\` macro over the data keys, a quantity comparison) applies to the creates labelled
@@ -75,6 +77,29 @@ ${table(['creates', 'n', 'p50 ms', 'p99 ms'], [row('with'), row('without')])}
 
 The policy adds ${extra.toFixed(2)} ms at p50 (programs are compiled once and cached by expression text).
 `);
+  const rec = new Recorder();
+  const figure = 'ConfigMap create, one at a time';
+  const withIt = rec.metric({ figure, system: 'capstan with ValidatingAdmissionPolicy (4 validations)', unit: 'ms', samples: samples.with });
+  const without = rec.metric({ figure, system: 'no policy', baseline: true, unit: 'ms', samples: samples.without });
+  rec.ratio(withIt, without, 'p50');
+  rec.ratio(withIt, without, 'p99');
+  return rec.output(report);
 } finally {
   for (const fn of teardowns.reverse()) await fn();
 }
+}
+
+export const suite = defineSuite({
+  name: 'admission-policy',
+  title: 'ValidatingAdmissionPolicy cost per request',
+  params: { full: { ops, rounds }, quick: { ops: 40, rounds: 2 } },
+  fromArgv: (argv, full) => {
+    const v = parseArgs({ args: argv, options: { ops: { type: 'string', default: String(full.ops) }, rounds: { type: 'string', default: String(full.rounds) } } }).values;
+    return { ops: Number(v.ops), rounds: Number(v.rounds) };
+  },
+  run: (p, progress) => {
+    [ops, rounds] = [p.ops, p.rounds];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

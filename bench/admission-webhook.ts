@@ -11,13 +11,14 @@ import { startWebhookServer } from '../test/helpers/webhook-server.js';
 import { timeOps } from './lib/latency.js';
 import { percentile } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
 
-const { values } = parseArgs({ options: { ops: { type: 'string', default: '300' }, rounds: { type: 'string', default: '6' } } });
-const ops = Number(values.ops);
-const rounds = Number(values.rounds);
+let ops = 300;
+let rounds = 6;
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 
+async function main(progress: Progress) {
 try {
   const server = await startAPIServerProcess(t);
   const api = new APIClient(server.port, { ca: server.pki.ca.certPem, cert: server.pki.admin.certPem, key: server.pki.admin.keyPem }, new Agent({ keepAlive: true, maxSockets: 1 }));
@@ -39,6 +40,7 @@ try {
   const samples: Record<'with' | 'without', number[]> = { with: [], without: [] };
   let n = 0;
   for (let r = 0; r < rounds; r++) {
+    progress(`round ${r + 1}/${rounds}`);
     for (const kind of (r % 2 ? ['without', 'with'] : ['with', 'without']) as ('with' | 'without')[]) {
       const labels = kind === 'with' ? { bench: 'hooked' } : { bench: 'plain' };
       const lat: number[] = [];
@@ -54,7 +56,7 @@ try {
   const row = (kind: 'with' | 'without') => [kind === 'with' ? 'validating webhook (allow)' : 'no webhook', samples[kind].length,
     percentile(samples[kind], 50).toFixed(2), percentile(samples[kind], 99).toFixed(2)];
   const extra = percentile(samples.with, 50) - percentile(samples.without, 50);
-  writeReport('admission-webhook', 'Admission webhook round trip on loopback', `
+  const report = writeReport('admission-webhook', 'Admission webhook round trip on loopback', `
 ConfigMap creates one at a time over one kept-alive client connection to \`capstan apiserver\`
 (SQLite); a validating webhook (HTTPS on 127.0.0.1, allow-all, caBundle) is sent the creates
 labelled \`bench=hooked\`, its objectSelector leaves the others out. ${rounds} alternating rounds of ${ops}.
@@ -65,6 +67,29 @@ The webhook adds ${extra.toFixed(2)} ms at p50. The webhook server saw ${hook.co
 ${hook.reviews.length} reviews: the API server keeps its connection to the webhook alive (a new one
 after each round without the webhook, longer than the test server's 5 s idle timeout).
 `);
+  const rec = new Recorder();
+  const figure = 'ConfigMap create, one at a time';
+  const withIt = rec.metric({ figure, system: 'capstan with validating webhook (allow)', unit: 'ms', samples: samples.with });
+  const without = rec.metric({ figure, system: 'no webhook', baseline: true, unit: 'ms', samples: samples.without });
+  rec.ratio(withIt, without, 'p50');
+  rec.ratio(withIt, without, 'p99');
+  return rec.output(report);
 } finally {
   for (const fn of teardowns.reverse()) await fn();
 }
+}
+
+export const suite = defineSuite({
+  name: 'admission-webhook',
+  title: 'Admission webhook round trip on loopback',
+  params: { full: { ops, rounds }, quick: { ops: 40, rounds: 2 } },
+  fromArgv: (argv, full) => {
+    const v = parseArgs({ args: argv, options: { ops: { type: 'string', default: String(full.ops) }, rounds: { type: 'string', default: String(full.rounds) } } }).values;
+    return { ops: Number(v.ops), rounds: Number(v.rounds) };
+  },
+  run: (p, progress) => {
+    [ops, rounds] = [p.ops, p.rounds];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

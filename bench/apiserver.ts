@@ -15,9 +15,13 @@ import { benchRawEtcd, benchRawSqlite } from './lib/raw-store.js';
 import { timeOps, type BenchResult } from './lib/latency.js';
 import { summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, runIfMain, type Progress } from './lib/suite.js';
+import { emitRows } from './lib/apiserver-results.js';
+import { command } from './lib/prereq.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '2000' }, backends: { type: 'string', default: 'sqlite,etcd' } } });
-const count = Number(values.count);
+let values = { count: '2000', backends: 'sqlite,etcd' };
+let count = Number(values.count);
+let progress: Progress = () => undefined;
 const payload = 'v'.repeat(1024);
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
@@ -107,17 +111,40 @@ async function benchBackend(name: 'sqlite' | 'etcd'): Promise<Row[]> {
 const fmt = (v: number | undefined, d = 0) => (v === undefined ? '—' : v.toFixed(d));
 const ratio = (a: number | undefined, b: number | undefined) => (a && b ? `${(a / b).toFixed(2)}×` : '—');
 
+async function main() {
+const rowsByBackend: [string, Row[]][] = [];
 try {
   let body = `Each row is measured side by side in one run: the API server (a \`capstan apiserver\` process, HTTPS, client-certificate auth, JSON) against the raw store doing the same work. 1 KB ConfigMaps, ${count} operations per row. Ratios are API ÷ raw: throughput below 1× and latency above 1× are the API server's overhead.\n\n`;
   for (const backend of values.backends.split(',') as ('sqlite' | 'etcd')[]) {
+    progress(backend);
     const rows = await benchBackend(backend);
+    rowsByBackend.push([backend, rows]);
     body += `## ${backend === 'sqlite' ? 'SQLite (embedded default)' : 'etcd 3.4, one member'}\n\n`;
     body += table(['operation', 'baseline', 'API ops/s', 'raw ops/s', 'throughput ratio', 'API p50 ms', 'raw p50 ms', 'API p99 ms', 'raw p99 ms', 'p50 ratio', 'p99 ratio'],
       rows.map((r) => [r.what, r.rawName, fmt(r.api.opsPerSec), fmt(r.raw.opsPerSec), ratio(r.api.opsPerSec, r.raw.opsPerSec),
         fmt(r.api.p50Ms, 2), fmt(r.raw.p50Ms, 2), fmt(r.api.p99Ms, 2), fmt(r.raw.p99Ms, 2), ratio(r.api.p50Ms, r.raw.p50Ms), ratio(r.api.p99Ms, r.raw.p99Ms)]));
     body += '\n\n';
   }
-  writeReport('apiserver', 'API server vs raw store', body);
+  return emitRows(rowsByBackend, writeReport('apiserver', 'API server vs raw store', body));
 } finally {
   for (const fn of teardowns.reverse()) await fn();
 }
+}
+
+export const suite = defineSuite({
+  name: 'apiserver',
+  title: 'API server vs raw store',
+  params: { full: { count: 2000, backends: ['sqlite', 'etcd'] }, quick: { count: 200, backends: ['sqlite'] } },
+  requires: [(p) => (p.backends.includes('etcd') ? command('etcd', 'etcd-server')(p) : undefined)],
+  fromArgv: (argv, full) => {
+    const v = parseArgs({ args: argv, options: { count: { type: 'string', default: String(full.count) }, backends: { type: 'string', default: full.backends.join(',') } } }).values;
+    return { count: Number(v.count), backends: v.backends.split(',') };
+  },
+  run: (p, report) => {
+    values = { count: String(p.count), backends: p.backends.join(',') };
+    count = p.count;
+    progress = report;
+    return main();
+  },
+});
+runIfMain(import.meta.url, suite);

@@ -5,7 +5,7 @@
 // two plugins alternates per pod so drift hits both alike.
 //   node dist/bench/cni.js [pods=100]
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +14,10 @@ import { CONFLIST_NAME } from '../src/network/index.js';
 import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
 import { fmtMs, fmtRatio, summarize, type Summary } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress, type SuiteOutput } from './lib/suite.js';
+import { command, root as needRoot } from './lib/prereq.js';
 
-const PODS = Number(process.argv[2] ?? 100);
+let PODS = 100;
 const CONCURRENT = 10;
 const REF_BIN = ['/usr/lib/cni', '/opt/cni/bin'].find((d) => existsSync(join(d, 'ptp')))!;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -62,7 +64,7 @@ function pluginConf(confDir: string): string {
   return JSON.stringify({ ...list.plugins[0], name: list.name, cniVersion: list.cniVersion });
 }
 
-async function inNode(): Promise<void> {
+async function inNode(): Promise<SuiteOutput> {
   const dir = mkdtempSync('/tmp/ccnib-');
   const agent = await startAgent(dir);
   const plugins: Plugin[] = [
@@ -128,14 +130,31 @@ ${table(['call', 'p50', 'p99', 'mean', 'max'], [
     ratio('concurrent wall ratio', s(wall[r]), s(wall[c])),
   ])}
 `;
-  writeReport('cni', 'CNI ADD/DEL: capstan vs ptp + host-local', body);
+  const rec = new Recorder();
+  const pair = (figure: string, samples: Record<string, number[]>, key = (n: string) => n) => {
+    const cap = rec.metric({ figure, system: 'capstan', unit: 'ms', samples: samples[key(c)] ?? [] });
+    const ref = rec.metric({ figure, system: r, baseline: true, unit: 'ms', samples: samples[key(r)] ?? [] });
+    rec.ratio(cap, ref, 'p50');
+    rec.ratio(cap, ref, 'p99');
+  };
+  pair('ADD', add);
+  pair('DEL', del);
+  pair('DEL again, empty netns', del, (n) => `${n} (2nd DEL, empty netns)`);
+  pair(`${CONCURRENT} concurrent ADDs (wall)`, wall);
+  rec.metric({ figure: 'ADD loopback', system: 'capstan', unit: 'ms', samples: add['capstan loopback'] ?? [] });
+  rec.metric({ figure: 'ADD loopback', system: 'reference loopback', baseline: true, unit: 'ms', samples: add['reference loopback'] ?? [] });
+  const out = rec.output(writeReport('cni', 'CNI ADD/DEL: capstan vs ptp + host-local', body));
+  if (process.env.CAPSTAN_BENCH_RESULT) writeFileSync(process.env.CAPSTAN_BENCH_RESULT, JSON.stringify(out));
+  return out;
 }
 
-async function main(): Promise<void> {
+async function main(progress: Progress): Promise<SuiteOutput> {
   if (process.env.CAPSTAN_BENCH_NODE) return inNode();
   // The plugins act on "their" namespace: run this script again inside a scratch node
   // namespace with a fake uplink (proxy ARP and ptp both want a route out).
   const node = await addNamespace('capstan-bcni-node');
+  const resultDir = mkdtempSync('/tmp/ccnib-result-');
+  const resultFile = join(resultDir, 'result.json');
   try {
     const ip = (...a: string[]) => execa('ip', ['-n', node.name, ...a]);
     await ip('link', 'set', 'lo', 'up');
@@ -144,10 +163,21 @@ async function main(): Promise<void> {
     await ip('link', 'set', 'up1', 'up');
     await ip('addr', 'add', '192.0.2.1/24', 'dev', 'up0');
     await ip('route', 'add', 'default', 'via', '192.0.2.254', 'dev', 'up0', 'onlink');
-    await execa('nsenter', [`--net=${node.path}`, process.execPath, fileURLToPath(import.meta.url), String(PODS)], { stdio: 'inherit', env: { CAPSTAN_BENCH_NODE: node.name } });
+    progress(`${PODS} pods per plugin, in node namespace ${node.name}`);
+    await execa('nsenter', [`--net=${node.path}`, process.execPath, fileURLToPath(import.meta.url), String(PODS)], { stdio: 'inherit', env: { ...process.env, CAPSTAN_BENCH_NODE: node.name, CAPSTAN_BENCH_RESULT: resultFile } });
+    return JSON.parse(readFileSync(resultFile, 'utf8')) as SuiteOutput;
   } finally {
     await removeNamespace(node);
+    rmSync(resultDir, { recursive: true, force: true });
   }
 }
 
-await main();
+export const suite = defineSuite({
+  name: 'cni',
+  title: 'CNI ADD/DEL: capstan vs ptp + host-local',
+  params: { full: { pods: PODS }, quick: { pods: 10 } },
+  requires: [needRoot, () => (REF_BIN ? undefined : 'the reference CNI plugins are missing (Debian: apt-get install containernetworking-plugins)'), command('nsenter', 'util-linux')],
+  fromArgv: (argv, full) => ({ pods: Number(argv[0] ?? full.pods) }),
+  run: (p, progress) => { PODS = p.pods; return main(progress); },
+});
+runIfMain(import.meta.url, suite);

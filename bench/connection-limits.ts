@@ -13,11 +13,12 @@ import { startAPIServerProcess, type APIServerProcess } from '../test/helpers/ap
 import { APIClient } from '../test/helpers/api.js';
 import { summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
 
-const { values } = parseArgs({ options: { idle: { type: 'string', default: '1000,3000' }, requests: { type: 'string', default: '200' }, rounds: { type: 'string', default: '3' } } });
-const idleCounts = values.idle.split(',').map(Number);
-const requests = Number(values.requests);
-const rounds = Number(values.rounds);
+const options = { idle: { type: 'string', default: '1000,3000' }, requests: { type: 'string', default: '200' }, rounds: { type: 'string', default: '3' } } as const;
+let idleCounts = [1000, 3000];
+let requests = 200;
+let rounds = 3;
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 
@@ -49,7 +50,7 @@ async function timeRequests(client: APIClient, n: number): Promise<number[]> {
   return samples;
 }
 
-async function main(): Promise<void> {
+async function main(progress: Progress) {
   const server = await startAPIServerProcess(t);
   const creds = { ca: server.pki.ca.certPem, cert: server.pki.admin.certPem, key: server.pki.admin.keyPem };
   const fresh = new APIClient(server.port, creds);
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
   await timeRequests(kept, 50); // warm-up
   const loadBefore = loadavg()[0];
   for (let round = 0; round < rounds; round++) {
+    progress(`round ${round + 1}/${rounds}`);
     none.fresh.push(...await timeRequests(fresh, requests));
     none.kept.push(...await timeRequests(kept, requests));
     for (const l of loaded) {
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
       rows.push([label, `${l.n} idle`, b.n, b.p50.toFixed(2), b.p99.toFixed(2), (b.p99 / a.p99).toFixed(2)]);
     }
   }
-  writeReport('connection-limits', 'Admin latency under idle unauthenticated connections', `
+  const report = writeReport('connection-limits', 'Admin latency under idle unauthenticated connections', `
 GET /api/v1/namespaces/default with the admin client certificate against a \`capstan apiserver\` process on SQLite, sequentially, ${requests} requests per client per round, ${rounds} rounds, each measuring "none" and then each loaded figure. The idle connections finished their TLS handshake without a client certificate and sent nothing; they are opened at the start of each loaded round and closed at its end. All traffic on loopback; the API server, the idle sockets and the admin client share the machine's cores.
 
 ${table(['admin client', 'unauthenticated idle connections', 'requests', 'p50 ms', 'p99 ms', 'p99 ratio to none'], rows)}
@@ -89,10 +91,34 @@ ${loaded.map((l) => `* ${l.n} idle: still open at the end of each round ${l.stil
 * Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end (other work shares the 2 cores; single p99s move between runs).
 * The default cap on unauthenticated connections is 1,000, oldest closed first; every new connection counts until its TLS handshake shows a client certificate (or a request on it authenticates), so each admin connection pushes out one idle one. TLS handshake timeout 10 s, headers timeout 60 s.
 `);
+  const rec = new Recorder();
+  for (const kind of ['fresh', 'kept'] as const) {
+    const figure = kind === 'fresh' ? 'admin GET, new TLS connection per request' : 'admin GET, one kept-alive connection';
+    const base = rec.metric({ figure, system: 'no idle connections', baseline: true, unit: 'ms', samples: none[kind] });
+    for (const l of loaded) rec.ratio(rec.metric({ figure, system: `capstan with ${l.n} idle unauthenticated`, unit: 'ms', samples: l[kind] }), base, 'p99');
+  }
+  return rec.output(report);
 }
 
+async function runAll(progress: Progress) {
 try {
-  await main();
+  return await main(progress);
 } finally {
   for (const fn of teardowns.reverse()) await fn();
 }
+}
+
+export const suite = defineSuite({
+  name: 'connection-limits',
+  title: 'Admin latency under idle unauthenticated connections',
+  params: { full: { idle: idleCounts, requests, rounds }, quick: { idle: [1000], requests: 50, rounds: 1 } },
+  fromArgv: (argv) => {
+    const v = parseArgs({ args: argv, options }).values;
+    return { idle: v.idle.split(',').map(Number), requests: Number(v.requests), rounds: Number(v.rounds) };
+  },
+  run: (p, progress) => {
+    [idleCounts, requests, rounds] = [p.idle, p.requests, p.rounds];
+    return runAll(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

@@ -17,9 +17,12 @@ import { logger } from '../src/log/index.js';
 import { startBenchNode } from './lib/node-env.js';
 import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { containerd } from './lib/prereq.js';
 
-const SECONDS = Number(process.argv[2] ?? 60);
-const STEADY = process.argv[3] === 'steady';
+let SECONDS = 60;
+/** `steady`: containers that keep running, to count the resync-only polling alone. */
+let STEADY = false;
 const PODS = 10;
 const NODE = 'events-node';
 
@@ -79,8 +82,11 @@ async function runOnce(events: boolean): Promise<{ lag: number[]; calls: Map<CRI
   return { lag, calls };
 }
 
-async function main() {
-  const runs = [['events', await runOnce(true)], ['resync only (10 s)', await runOnce(false)]] as const;
+async function main(progress: Progress) {
+  progress(`with task events, ${SECONDS} s`);
+  const withEvents = await runOnce(true);
+  progress(`resync only, ${SECONDS} s`);
+  const runs = [['events', withEvents], ['resync only (10 s)', await runOnce(false)]] as const;
   const methods = [...new Set(runs.flatMap(([, r]) => [...r.calls.keys()]))].sort();
   const lagRows = runs.map(([name, r]) => {
     const s = summarize(r.lag);
@@ -90,9 +96,9 @@ async function main() {
   callRows.push(['total', ...runs.map(([, r]) => [...r.calls.values()].reduce((a, b) => a + b, 0))]);
   if (STEADY) {
     process.stdout.write(`steady ${PODS} pods, ${SECONDS} s: CRI calls\n${table(['call', ...runs.map(([n]) => n)], callRows)}\n`);
-    return;
+    return new Recorder().output();
   }
-  writeReport('container-events', 'Container exits: containerd task events vs resync only', `${PODS} pods whose busybox container sleeps 3–6 s and exits (restartPolicy Always, so it restarts after
+  const report = writeReport('container-events', 'Container exits: containerd task events vs resync only', `${PODS} pods whose busybox container sleeps 3–6 s and exits (restartPolicy Always, so it restarts after
 the backoff), one kubelet in this process, ${SECONDS} s measured after a 10 s warm-up; the kubelet's
 default --sync-frequency (10 s). Load average ${loadavg()[0]!.toFixed(1)} at the end (shared 2-core VM).
 
@@ -112,6 +118,18 @@ one node-wide List kept up to 300 s (dropped by each exit and by the kubelet's o
 so the Lists follow the exits rather than the resync period; \`steady\` (containers that keep
 running) shows the resync-only polling alone.
 `);
+  const rec = new Recorder();
+  const ev = rec.metric({ figure: 'container exit → API', system: 'capstan kubelet with task events', unit: 'ms', samples: runs[0][1].lag });
+  rec.ratio(ev, rec.metric({ figure: 'container exit → API', system: 'resync only (10 s)', baseline: true, unit: 'ms', samples: runs[1][1].lag }), 'p50');
+  return rec.output(report);
 }
 
-await main();
+export const suite = defineSuite({
+  name: 'container-events',
+  title: 'Container exits: containerd task events vs resync only',
+  params: { full: { seconds: SECONDS, steady: false }, quick: { seconds: 15, steady: false } },
+  requires: [containerd],
+  fromArgv: (argv, full) => ({ seconds: Number(argv[0] ?? full.seconds), steady: argv[1] === 'steady' }),
+  run: (p, progress) => { SECONDS = p.seconds; STEADY = p.steady; return main(progress); },
+});
+runIfMain(import.meta.url, suite);

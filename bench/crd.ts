@@ -13,10 +13,11 @@ import { startAPIServerProcess } from '../test/helpers/apiserver-process.js';
 import { APIClient } from '../test/helpers/api.js';
 import { timeOps } from './lib/latency.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
 
-const { values } = parseArgs({ options: { counts: { type: 'string', default: '10,100,1000' }, probes: { type: 'string', default: '5' } } });
-const counts = values.counts.split(',').map(Number);
-const probes = Number(values.probes);
+const options = { counts: { type: 'string', default: '10,100,1000' }, probes: { type: 'string', default: '5' } } as const;
+let counts = [10, 100, 1000];
+let probes = 5;
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -46,6 +47,8 @@ async function until(check: () => Promise<boolean>, start: number, limitMs = 120
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+async function main(progress: Progress) {
+const rec = new Recorder();
 try {
   const p = await startAPIServerProcess(t);
   // One connection per request: large POST bodies on kept-alive connections to a `capstan
@@ -57,6 +60,7 @@ try {
   const rows: (string | number)[][] = [];
   let have = 0;
   for (const n of counts) {
+    progress(`${n} CRDs`);
     await timeOps(`create ${n - have} CRDs`, n - have, 4, async (j) => {
       const r = await api.post(CRDS, definition(have + j));
       if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text.slice(0, 200)}`);
@@ -84,11 +88,31 @@ try {
     }
     const perCRD = (rss - baseline) / n;
     console.log(`${n} CRDs: served ${median(served).toFixed(0)} ms, OpenAPI ${median(published).toFixed(0)} ms, RSS ${rss.toFixed(0)} MB (${perCRD.toFixed(2)} MB/CRD)`);
+    const x = { name: 'CRDs installed', value: n };
+    rec.metric({ figure: 'new CRD create → served', system: 'capstan', unit: 'ms', samples: served, x });
+    rec.metric({ figure: 'new CRD create → OpenAPI published', system: 'capstan', unit: 'ms', samples: published, x });
+    rec.metric({ figure: 'server memory per CRD', system: 'capstan', unit: 'bytes', samples: [perCRD * 1e6], x });
     rows.push([n.toLocaleString('en'), median(served).toFixed(0), Math.max(...served).toFixed(0), median(published).toFixed(0), Math.max(...published).toFixed(0), rss.toFixed(0), perCRD.toFixed(2)]);
   }
   const body = `One \`capstan apiserver\` process (SQLite store) with the given number of CustomResourceDefinitions, each cert-manager's Certificate definition (46 KB of YAML, a real-world schema) in a group of its own. At each size, ${probes} more CRDs are created one at a time: *served* is the time from the create request to the first 200 on a list of the new resource; *OpenAPI* is the time until the \`/openapi/v3\` index lists the new group version and its document carries the kind's schema (both polled every 5 ms; each probe is deleted again). Memory is the server's resident set size; per CRD is its growth over the empty server (${baseline.toFixed(0)} MB) divided by the number of CRDs. kube-apiserver is reported to grow by about 13 MB per CRD and to take tens of seconds to minutes to republish OpenAPI with several hundred CRDs.\n\n` +
     table(['CRDs', 'served ms (median)', 'served ms (max)', 'OpenAPI ms (median)', 'OpenAPI ms (max)', 'server RSS MB', 'MB per CRD'], rows);
-  writeReport('crd', 'CustomResourceDefinitions at scale', body);
+  return rec.output(writeReport('crd', 'CustomResourceDefinitions at scale', body));
 } finally {
   for (const fn of teardowns.reverse()) await fn();
 }
+}
+
+export const suite = defineSuite({
+  name: 'crd',
+  title: 'CustomResourceDefinitions at scale',
+  params: { full: { counts, probes }, quick: { counts: [10, 30], probes: 2 } },
+  fromArgv: (argv) => {
+    const v = parseArgs({ args: argv, options }).values;
+    return { counts: v.counts.split(',').map(Number), probes: Number(v.probes) };
+  },
+  run: (p, progress) => {
+    [counts, probes] = [p.counts, p.probes];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

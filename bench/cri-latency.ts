@@ -8,10 +8,11 @@ import { BUSYBOX_IMAGE, ensureBuiltinImages } from '../src/kubelet/images/index.
 import { startRuntimeEnv, runtimeUnavailable } from '../test/cri/runtime-env.js';
 import { fmtMs, summarize, timeMs } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
 
-const PODS = Number(process.argv[2] ?? 10);
+let PODS = 10;
 
-async function main() {
+async function main(progress: Progress) {
   const why = runtimeUnavailable();
   if (why) throw new Error(`cri-latency: ${why}`);
   const teardowns: (() => unknown)[] = [];
@@ -23,6 +24,7 @@ async function main() {
     const cri = env.client;
     env.stats.samples.clear();
     for (let i = 0; i < PODS; i++) {
+      progress(`pod ${i + 1}/${PODS}`);
       const uid = `bench-${i}`;
       const sandbox: PodSandboxConfig = {
         metadata: { name: `p${i}`, uid, namespace: 'bench' },
@@ -73,7 +75,18 @@ ${table(['call', 'n', 'p50', 'p99', 'max'], rows)}
 
 ${table(['instance operation', 'n', 'p50', 'max'], other)}
 `;
-  writeReport('cri-latency', 'CRI call latencies against containerd 1.6', body);
+  const rec = new Recorder();
+  for (const m of order) rec.metric({ figure: 'CRI call', system: m, unit: 'ms', samples: env.stats.samples.get(m) ?? [] });
+  for (const [what, samples] of extra) rec.metric({ figure: what, system: 'containerd', unit: 'ms', samples });
+  return rec.output(writeReport('cri-latency', 'CRI call latencies against containerd 1.6', body));
 }
 
-await main();
+export const suite = defineSuite({
+  name: 'cri-latency',
+  title: 'CRI call latencies against containerd 1.6',
+  params: { full: { pods: PODS }, quick: { pods: 3 } },
+  requires: [() => { const why = runtimeUnavailable(); return why ? `containerd: ${why}` : undefined; }],
+  fromArgv: (argv, full) => ({ pods: Number(argv[0] ?? full.pods) }),
+  run: (p, progress) => { PODS = p.pods; return main(progress); },
+});
+runIfMain(import.meta.url, suite);

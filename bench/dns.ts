@@ -12,10 +12,14 @@ import { FakeClientset, resources } from '../src/client/index.js';
 import { startDNS, type DNSHandle } from '../src/dns/index.js';
 import { logger } from '../src/log/index.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { command } from './lib/prereq.js';
 
-const SERVICES = Number(process.argv[2] ?? 1000);
-const SECONDS = Number(process.argv[3] ?? 8);
-const ROUNDS = Number(process.argv[4] ?? 2);
+let SERVICES = 1000;
+let SECONDS = 8;
+let ROUNDS = 2;
+/** Seconds of each latency round (fixed rate, then flat out). */
+let LATENCY_SECONDS = 4;
 const FIXED_QPS = 5000;
 
 const ip = (i: number) => `10.100.${(i >> 8) & 255}.${(i & 255) + 1 > 254 ? 1 : (i & 255) + 1}`;
@@ -94,7 +98,7 @@ async function dnsmasq(dir: string): Promise<Server> {
   };
 }
 
-interface Row { label: string; qps: number; avgMs: number; lost: number; fixedP50: number; fixedP99: number; satP99: number; ok: boolean }
+interface Row { label: string; qps: number; avgMs: number; lost: number; fixedP50: number; fixedP99: number; satP99: number; ok: boolean; fixed: number[] }
 
 async function measure(servers: Server[], queries: string): Promise<Row[]> {
   for (const s of servers) await throughput(s.port, queries, 2); // warm-up: JIT, caches
@@ -109,12 +113,13 @@ async function measure(servers: Server[], queries: string): Promise<Row[]> {
   }
   // Latency: the median over rounds (again taking turns) of each round's percentile, so one
   // stall caused by another process does not decide a server's p99.
-  const lat = new Map<Server, { p50: number[]; p99: number[]; sat: number[] }>(servers.map((s) => [s, { p50: [], p99: [], sat: [] }]));
+  const lat = new Map<Server, { p50: number[]; p99: number[]; sat: number[]; fixed: number[] }>(servers.map((s) => [s, { p50: [], p99: [], sat: [], fixed: [] }]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const s of servers) {
-      const fixed = (await latencies(s.port, queries, 4, FIXED_QPS)).sort((a, b) => a - b);
-      const sat = (await latencies(s.port, queries, 4)).sort((a, b) => a - b);
+      const fixed = (await latencies(s.port, queries, LATENCY_SECONDS, FIXED_QPS)).sort((a, b) => a - b);
+      const sat = (await latencies(s.port, queries, LATENCY_SECONDS)).sort((a, b) => a - b);
       const l = lat.get(s)!;
+      l.fixed.push(...fixed);
       l.p50.push(pct(fixed, 50));
       l.p99.push(pct(fixed, 99));
       l.sat.push(pct(sat, 99));
@@ -127,12 +132,12 @@ async function measure(servers: Server[], queries: string): Promise<Row[]> {
     return {
       label: s.label, qps: b.qps, avgMs: b.avgMs, lost: b.lost,
       fixedP50: median(l.p50), fixedP99: median(l.p99), satP99: median(l.sat),
-      ok: b.noerror === b.sent - b.lost,
+      ok: b.noerror === b.sent - b.lost, fixed: l.fixed,
     };
   });
 }
 
-async function main(): Promise<void> {
+async function main(progress: Progress) {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-dns-'));
   const queries = join(dir, 'queries.txt');
   const order = Array.from({ length: SERVICES }, (_, i) => i).sort(() => Math.random() - 0.5);
@@ -141,6 +146,7 @@ async function main(): Promise<void> {
   const servers: Server[] = [];
   try {
     servers.push(await dnsmasq(dir), await capstan(10_000, 'capstan dns (prebuilt replies)'), await capstan(0, 'capstan dns (no prebuilt replies)'));
+    progress(`${SERVICES} names, ${ROUNDS} rounds of ${SECONDS} s per server`);
     rows = await measure(servers, queries);
   } finally {
     for (const s of servers) await s.stop();
@@ -152,7 +158,7 @@ async function main(): Promise<void> {
 ${SERVICES} Services (one A record each), queried in random order, all answers cached/in memory.
 Load: dnsperf (Debian) over UDP on loopback, 1 client, 100 queries outstanding; best of ${ROUNDS}
 runs of ${SECONDS} s each, the servers taking turns, after a 2 s warm-up. Latency percentiles from dnsperf -v per-query times, median over ${ROUNDS}
-rounds of 4 s: at a fixed ${FIXED_QPS} queries/s, and flat out (100 outstanding). Load average at the end:
+rounds of ${LATENCY_SECONDS} s: at a fixed ${FIXED_QPS} queries/s, and flat out (100 outstanding). Load average at the end:
 ${loadavg().map((l) => l.toFixed(2)).join(', ')} (the machine is shared: absolute numbers move, the ratio is the point).
 
 ${table(['server', 'queries/s', 'vs dnsmasq', 'avg latency (flat out)', `p50 @${FIXED_QPS}/s`, `p99 @${FIXED_QPS}/s`, 'p99 flat out', 'lost', 'all NOERROR'],
@@ -163,7 +169,28 @@ queries per second (${(ref.qps / rows[1].qps).toFixed(2)}× as long per query); 
 ${f(ref.fixedP99, 3)} ms, p50 ${f(rows[1].fixedP50, 3)} ms vs ${f(ref.fixedP50, 3)} ms. Prebuilt replies are worth
 ${(rows[1].qps / rows[2].qps).toFixed(2)}× over decoding, resolving and encoding every query with dns-packet.
 `;
-  writeReport('dns', 'Cluster DNS: capstan dns vs dnsmasq', body);
+  const rec = new Recorder();
+  const metrics = rows.map((r, i) => ({
+    qps: rec.metric({ figure: 'queries/s flat out (best round)', system: r.label, baseline: i === 0, unit: 'queries/s', rate: r.qps }),
+    lat: rec.metric({ figure: `latency at ${FIXED_QPS} queries/s`, system: r.label, baseline: i === 0, unit: 'ms', samples: r.fixed }),
+  }));
+  for (const m of metrics.slice(1)) {
+    rec.ratio(m.qps, metrics[0]!.qps, 'rate');
+    rec.ratio(m.lat, metrics[0]!.lat, 'p50');
+    rec.ratio(m.lat, metrics[0]!.lat, 'p99');
+  }
+  return rec.output(writeReport('dns', 'Cluster DNS: capstan dns vs dnsmasq', body));
 }
 
-await main();
+export const suite = defineSuite({
+  name: 'dns',
+  title: 'Cluster DNS: capstan dns vs dnsmasq',
+  params: { full: { services: SERVICES, seconds: SECONDS, rounds: ROUNDS, latencySeconds: LATENCY_SECONDS }, quick: { services: 200, seconds: 2, rounds: 1, latencySeconds: 1 } },
+  requires: [command('dnsperf', 'dnsperf'), command('dnsmasq', 'dnsmasq-base')],
+  fromArgv: (argv, full) => ({ services: Number(argv[0] ?? full.services), seconds: Number(argv[1] ?? full.seconds), rounds: Number(argv[2] ?? full.rounds), latencySeconds: full.latencySeconds }),
+  run: (p, progress) => {
+    [SERVICES, SECONDS, ROUNDS, LATENCY_SECONDS] = [p.services, p.seconds, p.rounds, p.latencySeconds];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

@@ -11,12 +11,13 @@ import { Agent } from 'node:https';
 import { startAPIServerProcess } from '../test/helpers/apiserver-process.js';
 import { APIClient } from '../test/helpers/api.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
 import { startComponent } from './lib/components.js';
 
-const { values } = parseArgs({ options: { completions: { type: 'string', default: '1000' }, parallelism: { type: 'string', default: '100' }, nodes: { type: 'string', default: '50' } } });
-const size = Number(values.completions);
-const parallelism = Number(values.parallelism);
-const nodes = Number(values.nodes);
+const options = { completions: { type: 'string', default: '1000' }, parallelism: { type: 'string', default: '100' }, nodes: { type: 'string', default: '50' } } as const;
+let size = 1000;
+let parallelism = 100;
+let nodes = 50;
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 
@@ -36,7 +37,9 @@ function rates(created: number[]): { mean: string; peak: number } {
   return { mean: span > 0 ? (sorted.length / span).toFixed(0) : String(sorted.length), peak };
 }
 
+async function main(progress: Progress) {
 try {
+  progress('starting the API server, hollow nodes, controller-manager, scheduler');
   const server = await startAPIServerProcess(t);
   const kc = server.kubeconfig;
   await component(['hollow-nodes', '--kubeconfig', kc, '--count', String(nodes), '--pods', String(Math.ceil((size * 2.5) / nodes) + 10)], 'capstan hollow-nodes running');
@@ -73,11 +76,13 @@ try {
     return { goalMs: Date.now() - start, created: [...seen.values()] };
   }
 
+  progress(`a Deployment of ${size}`);
   const deployment = await measure('/apis/apps/v1/namespaces/default/deployments', {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
     spec: { replicas: size, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'localhost/capstan/busybox:1' }] } } },
   }, 'app=web', async () => (await api.get('/apis/apps/v1/namespaces/default/deployments/web')).body.status?.availableReplicas === size, (r) => r >= size);
 
+  progress(`a Job of ${size} completions, parallelism ${parallelism}`);
   const job = await measure('/apis/batch/v1/namespaces/default/jobs', {
     apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'batch' },
     spec: { completions: size, parallelism, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'localhost/capstan/busybox:1', command: ['sh', '-c', 'sleep 1'] }] } } },
@@ -91,8 +96,31 @@ try {
     [`Deployment, ${size} replicas`, 'all Running and Ready, available', (deployment.goalMs / 1000).toFixed(1), deployment.created.length, d.mean, d.peak],
     [`Job, ${size} completions, parallelism ${parallelism}, pods \`sleep 1\``, 'Complete', (job.goalMs / 1000).toFixed(1), job.created.length, j.mean, j.peak],
   ];
-  writeReport('job', `Job throughput beside a Deployment: ${size} pods each on ${nodes} hollow nodes`,
+  const report = writeReport('job', `Job throughput beside a Deployment: ${size} pods each on ${nodes} hollow nodes`,
     `API server (SQLite), controller-manager, scheduler and hollow nodes each in their own process; one run, the Deployment first, then the Job. Times from the create to the goal; creation rates from the pods' first appearance in a watch from this process (mean over first→last create; peak: most creates in one second).\n\n${table(['workload', 'goal', 'seconds', 'pods created', 'pods/s (mean)', 'pods/s (peak 1 s)'], rows)}\n`);
+  const rec = new Recorder();
+  for (const [system, r] of [['Deployment', deployment], ['Job', job]] as const) {
+    const first = Math.min(...r.created);
+    rec.metric({ figure: 'pods created', system: `capstan ${system}`, unit: 'pods/s', times: r.created.map((c) => (c - first) / 1000).sort((a, b) => a - b), rate: Number(rates(r.created).mean) });
+    rec.metric({ figure: 'time to goal', system: `capstan ${system}`, unit: 's', samples: [r.goalMs / 1000] });
+  }
+  return rec.output(report);
 } finally {
   for (const fn of teardowns.reverse()) await fn();
 }
+}
+
+export const suite = defineSuite({
+  name: 'job',
+  title: 'Job throughput beside a Deployment on hollow nodes',
+  params: { full: { completions: size, parallelism, nodes }, quick: { completions: 100, parallelism: 20, nodes: 5 } },
+  fromArgv: (argv) => {
+    const v = parseArgs({ args: argv, options }).values;
+    return { completions: Number(v.completions), parallelism: Number(v.parallelism), nodes: Number(v.nodes) };
+  },
+  run: (p, progress) => {
+    [size, parallelism, nodes] = [p.completions, p.parallelism, p.nodes];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

@@ -6,9 +6,11 @@ import { createNetlink, type Netlink, type NetlinkOp } from '../src/netlink/inde
 import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
 import { fmtMs, fmtRatio, summarize, timeMs } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { command, root } from './lib/prereq.js';
 import { loadavg } from 'node:os';
 
-const PODS = Number(process.argv[2] ?? 200);
+let PODS = 200;
 
 function podOps(i: number, pod: BenchNamespace): { host: NetlinkOp[]; pod: NetlinkOp[] } {
   const ip = `10.244.${i >> 8}.${i & 255}`;
@@ -37,7 +39,7 @@ async function setupPod(nl: Netlink, node: BenchNamespace, i: number, pod: Bench
   await nl.apply(pod.path, ops.pod);
 }
 
-async function main() {
+async function main(progress: Progress) {
   const impls = { addon: createNetlink('addon'), ip: createNetlink('ip'), 'ip-batch': createNetlink('ip-batch') };
   const node = await addNamespace();
   const samples: Record<keyof typeof impls, number[]> = { addon: [], ip: [], 'ip-batch': [] };
@@ -49,6 +51,7 @@ async function main() {
       { op: 'routeAdd', dst: 'default', dev: 'up0', scope: 'link' },
     ]);
     for (let i = 0; i < PODS; i++) {
+      if (i % 10 === 0) progress(`pod ${i + 1}/${PODS}`);
       // Alternate which driver goes first so drift in the machine hits both alike.
       const names = Object.keys(impls) as (keyof typeof impls)[];
       const order = names.map((_, k) => names[(k + i) % names.length]!);
@@ -73,7 +76,23 @@ ${table(['driver', 'p50', 'p99', 'mean', 'max'], [
     ['ratio ip -batch/addon', fmtRatio(c.p50, a.p50), fmtRatio(c.p99, a.p99), fmtRatio(c.mean, a.mean), ''],
   ])}
 `;
-  writeReport('netlink-podsetup', 'Pod network setup: addon vs ip commands', body);
+  const rec = new Recorder();
+  const figure = 'pod network setup';
+  const addon = rec.metric({ figure, system: 'capstan addon', unit: 'ms', samples: samples.addon });
+  for (const [impl, name] of [['ip', 'ip commands'], ['ip-batch', 'ip -batch']] as const) {
+    const m = rec.metric({ figure, system: name, baseline: true, unit: 'ms', samples: samples[impl] });
+    rec.ratio(addon, m, 'p50');
+    rec.ratio(addon, m, 'p99');
+  }
+  return rec.output(writeReport('netlink-podsetup', 'Pod network setup: addon vs ip commands', body));
 }
 
-await main();
+export const suite = defineSuite({
+  name: 'netlink',
+  title: 'Pod network setup: addon vs ip commands',
+  params: { full: { pods: 200 }, quick: { pods: 20 } },
+  requires: [root, command('ip', 'iproute2')],
+  fromArgv: (argv, full) => ({ pods: Number(argv[0] ?? full.pods) }),
+  run: (p, progress) => { PODS = p.pods; return main(progress); },
+});
+runIfMain(import.meta.url, suite);

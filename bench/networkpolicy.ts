@@ -16,10 +16,13 @@ import type { Namespace, NetworkPolicy, Pod } from '../src/api/kinds.js';
 import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
 import { fmtMs, summarize, timeMs } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, runIfMain, type Progress } from './lib/suite.js';
+import { command, root } from './lib/prereq.js';
+import { emitPolicyRows } from './lib/networkpolicy-results.js';
 
-const SIZES = (process.argv[2] ?? '0,100,1000,10000').split(',').map(Number);
-const CONNECTS = Number(process.argv[3] ?? 400);
-const RESTORE = process.argv[4] ?? 'iptables-legacy-restore';
+let SIZES = [0, 100, 1000, 10000];
+let CONNECTS = 400;
+let RESTORE = 'iptables-legacy-restore';
 const CHANGES = 10;
 const TARGET = '10.244.0.2', CLIENT = '10.244.0.3';
 const nl = createNetlink('addon');
@@ -209,9 +212,11 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
   }
 }
 
+async function main(progress: Progress) {
 const rows: Row[] = [];
 for (const size of SIZES) {
   for (const shape of ['nft', 'iptables'] as const) {
+    progress(`${shape}, ${size} policies`);
     const r = await run(shape, size);
     rows.push(r);
     console.log(JSON.stringify(r));
@@ -227,4 +232,18 @@ const body = [
       `${(r.mean * 1000).toFixed(0)} µs`, `${(r.p50 / base(r.shape).p50).toFixed(2)}×`, r.policies ? fmtMs(r.change) : '–', r.policies ? fmtMs(r.changeMax) : '–',
       r.commit !== undefined ? fmtMs(r.commit) : '–', r.collect !== undefined ? fmtMs(r.collect) : '–'])),
 ].join('\n');
-writeReport('networkpolicy', 'NetworkPolicy: first-packet latency and change-to-enforcement, nft maps vs iptables chains', body);
+return emitPolicyRows(rows, writeReport('networkpolicy', 'NetworkPolicy: first-packet latency and change-to-enforcement, nft maps vs iptables chains', body));
+}
+
+export const suite = defineSuite({
+  name: 'networkpolicy',
+  title: 'NetworkPolicy: first-packet latency and change-to-enforcement, nft maps vs iptables chains',
+  params: { full: { sizes: SIZES, connects: CONNECTS, restore: RESTORE }, quick: { sizes: [0, 100], connects: 100, restore: RESTORE } },
+  requires: [root, (p) => command(p.restore, 'iptables')(p), command('nsenter', 'util-linux')],
+  fromArgv: (argv, full) => ({ sizes: argv[0] ? argv[0].split(',').map(Number) : full.sizes, connects: Number(argv[1] ?? full.connects), restore: argv[2] ?? full.restore }),
+  run: (p, progress) => {
+    [SIZES, CONNECTS, RESTORE] = [p.sizes, p.connects, p.restore];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

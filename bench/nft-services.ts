@@ -8,16 +8,18 @@ import { createNftDriver, NftCommand, NftError, NftTable, renderScript } from '.
 import { addNamespace, removeNamespace } from './lib/netns.js';
 import { fmtBytes, fmtMs, fmtRatio, summarize, timeMs } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { root } from './lib/prereq.js';
 import { endpointDelta, fullLoad, type Shape } from './nft-service-shape.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 // By default the shared-map variant stops at 1,000: its validation cost is quadratic (see DESIGN).
-const SIZES = process.argv[2] ? process.argv[2].split(',').map(Number) : undefined;
+let SIZES: number[] | undefined;
 const DEFAULT_SIZES: Record<Shape, number[]> = { 'map-per-service': [100, 1000, 10000], 'shared-map': [100, 1000] };
-const NFT_TIMEOUT_S = Number(process.argv[3] ?? 300);
-const SHAPES = (process.argv[4] ?? 'map-per-service,shared-map').split(',') as Shape[];
+let NFT_TIMEOUT_S = 300;
+let SHAPES: Shape[] = ['map-per-service', 'shared-map'];
 const ENDPOINTS = 10;
 const DELTAS = 20;
 const TABLE = { family: 'ip' as const, name: 'capstan-bench' };
@@ -80,11 +82,11 @@ async function measure(shape: Shape, services: number): Promise<Row> {
   }
 }
 
-async function main() {
+async function main(progress: Progress) {
   const rows: Row[] = [];
   for (const shape of SHAPES) {
     for (const n of SIZES ?? DEFAULT_SIZES[shape]) {
-      console.error(`${shape} services=${n} ...`);
+      progress(`${shape}, ${n} services`);
       rows.push(await measure(shape, n));
       console.error(JSON.stringify(rows[rows.length - 1]));
     }
@@ -109,7 +111,28 @@ ${table(['shape', 'services', 'rules', 'addon list', 'JS heap for the result', '
     r.shape, r.services, r.rules, fmtMs(r.listAddon), fmtBytes(r.listAddonHeap), opt(r.listNft), ratio(r.listNft, r.listAddon),
   ]))}
 `;
-  writeReport('nft-services', 'nftables service-proxy load: addon vs nft -f', body);
+  const rec = new Recorder();
+  for (const r of rows) {
+    const x = { name: 'services', value: r.services };
+    for (const [figure, addon, nft] of [['full load', r.loadAddon, r.loadNft], ['one endpoint changed (p50)', r.deltaAddon, r.deltaNft], ['read the table back', r.listAddon, r.listNft]] as const) {
+      if (addon === undefined) continue;
+      const a = rec.metric({ figure: `${r.shape}: ${figure}`, system: 'capstan addon', unit: 'ms', samples: [addon], x });
+      if (nft !== undefined) rec.ratio(a, rec.metric({ figure: `${r.shape}: ${figure}`, system: 'nft -f', baseline: true, unit: 'ms', samples: [nft], x }), 'p50');
+    }
+  }
+  return rec.output(writeReport('nft-services', 'nftables service-proxy load: addon vs nft -f', body));
 }
 
-await main();
+export const suite = defineSuite({
+  name: 'nft-services',
+  title: 'nftables service-proxy load: addon vs nft -f',
+  params: { full: { sizes: [] as number[], nftTimeoutSeconds: NFT_TIMEOUT_S, shapes: SHAPES as string[] }, quick: { sizes: [100, 300], nftTimeoutSeconds: 60, shapes: SHAPES as string[] } },
+  requires: [root],
+  fromArgv: (argv, full) => ({ sizes: argv[0] ? argv[0].split(',').map(Number) : [], nftTimeoutSeconds: Number(argv[1] ?? full.nftTimeoutSeconds), shapes: argv[2] ? argv[2].split(',') : full.shapes }),
+  run: (p, progress) => {
+    SIZES = p.sizes.length ? p.sizes : undefined;
+    [NFT_TIMEOUT_S, SHAPES] = [p.nftTimeoutSeconds, p.shapes as Shape[]];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

@@ -15,9 +15,11 @@ import { execa } from 'execa';
 import { CRIClient } from '../cri/index.js';
 import { labDown, labUp, type LabState } from '../src/lab/index.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { command, containerd } from './lib/prereq.js';
 
-const RUNS = Number(process.argv[2] ?? 3);
-const SECONDS = Number(process.argv[3] ?? 5);
+let RUNS = 3;
+let SECONDS = 5;
 const PORT = 5201;
 const IMAGE = 'localhost/capstan/busybox:1';
 
@@ -114,11 +116,12 @@ async function offloads(netns: string, dev: string): Promise<string> {
   return want.map(([k, label]) => `${label} ${new RegExp(`^${k}: (\\w+)`, 'm').exec(r.stdout)?.[1] ?? '?'}`).join(', ');
 }
 
-async function main(): Promise<void> {
+async function main(progress: Progress) {
   if (process.getuid?.() !== 0) throw new Error('needs root (network namespaces, the lab)');
   await execa('iperf3', ['--version']).catch(() => { throw new Error('iperf3 is missing (Debian: apt-get install iperf3; scripts/setup.sh lists it)'); });
   const load0 = loadavg();
   labDir = join(mkdtempSync('/tmp/cpnb-'), 'lab');
+  progress('capstan lab up --nodes 3 --subnets 2');
   const state = await labUp({ dir: labDir, nodes: 3, subnets: 2, log: (s) => console.error(`lab: ${s}`) });
   const [n1, n2, n3] = state.topology.nodes;
   if (!n1 || !n2 || !n3 || n1.segment !== n3.segment || n1.segment === n2.segment) throw new Error('unexpected lab topology');
@@ -216,11 +219,25 @@ Offloads (ethtool -k) on ${n1.name}:
 
 ${table(['interface', 'features'], offload)}
 `;
-  writeReport('pod-network', 'Pod-to-pod TCP throughput: same node, direct route, VXLAN, bare veth', body);
+  const rec = new Recorder();
+  const ceilingMetric = rec.metric({ figure: 'TCP throughput, one stream', system: paths[0]!.name, baseline: true, unit: 'Gbit/s', samples: paths[0]!.runs.map((x) => x.gbps) });
+  for (const p of paths.slice(1)) rec.ratio(rec.metric({ figure: 'TCP throughput, one stream', system: `capstan ${p.name}`, unit: 'Gbit/s', samples: p.runs.map((x) => x.gbps) }), ceilingMetric, 'p50', 'higher');
+  return rec.output(writeReport('pod-network', 'Pod-to-pod TCP throughput: same node, direct route, VXLAN, bare veth', body));
 }
 
-try {
-  await main();
-} finally {
-  await cleanup();
-}
+export const suite = defineSuite({
+  name: 'pod-network',
+  title: 'Pod-to-pod TCP throughput: same node, direct route, VXLAN, bare veth',
+  params: { full: { runs: RUNS, seconds: SECONDS }, quick: { runs: 1, seconds: 2 } },
+  requires: [containerd, command('iperf3', 'iperf3')],
+  fromArgv: (argv, full) => ({ runs: Number(argv[0] ?? full.runs), seconds: Number(argv[1] ?? full.seconds) }),
+  run: async (p, progress) => {
+    [RUNS, SECONDS] = [p.runs, p.seconds];
+    try {
+      return await main(progress);
+    } finally {
+      await cleanup();
+    }
+  },
+});
+runIfMain(import.meta.url, suite);

@@ -19,9 +19,11 @@ import { logger } from '../src/log/index.js';
 import { startBenchNode } from './lib/node-env.js';
 import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { containerd } from './lib/prereq.js';
 
-const PODS = Number(process.argv[2] ?? 50);
-const PARALLEL = (process.argv[3] ?? '10,0').split(',').map(Number);
+let PODS = 50;
+let PARALLEL = [10, 0];
 const NODE = 'bench-node';
 
 /** The same pods through CRI alone, `parallel` at a time (0 = all at once): ms from the
@@ -54,7 +56,7 @@ async function criFloor(cri: CRI, cgroupParent: string, logDir: string, parallel
   return lat;
 }
 
-async function runOnce(parallelPodStarts: number): Promise<string> {
+async function runOnce(parallelPodStarts: number, rec: Recorder, progress: Progress): Promise<string> {
   const teardowns: (() => unknown)[] = [];
   const t = { teardown: (fn: () => unknown) => { teardowns.unshift(fn); } };
   const cri = new Map<CRIMethod, number[]>();
@@ -66,7 +68,9 @@ async function runOnce(parallelPodStarts: number): Promise<string> {
       observe: (m, ms) => { const s = cri.get(m) ?? []; s.push(ms); cri.set(m, s); },
     });
     t.teardown(() => runtime.close());
-    const floor = summarize(await criFloor(env.client, env.cgroupParent, join(env.dir, 'floor-logs'), parallelPodStarts));
+    progress(`parallelPodStarts=${parallelPodStarts}: CRI floor`);
+    const floorSamples = await criFloor(env.client, env.cgroupParent, join(env.dir, 'floor-logs'), parallelPodStarts);
+    const floor = summarize(floorSamples);
     const kubelet = new Kubelet({
       nodeName: NODE, clients, runtime, rootDir: join(env.dir, 'kubelet'), cgroupRoot: env.cgroupParent, nodeIP: '127.0.0.1',
       resolvConf: '/dev/null', log: logger('kubelet', {}, () => undefined), parallelPodStarts,
@@ -93,6 +97,7 @@ async function runOnce(parallelPodStarts: number): Promise<string> {
     await watch.waitForSync();
 
     const pods = watcherClients.resource(resources.pods);
+    progress(`parallelPodStarts=${parallelPodStarts}: ${PODS} pods through the kubelet`);
     const start = performance.now();
     await Promise.all(Array.from({ length: PODS }, (_, i) => {
       const name = `p${String(i).padStart(3, '0')}`;
@@ -111,6 +116,12 @@ async function runOnce(parallelPodStarts: number): Promise<string> {
     const wall = performance.now() - start;
     const lat = [...runningAt].map(([name, at]) => at - createdAt.get(name)!);
     const s = summarize(lat);
+    const figure = `create → Running, parallelPodStarts=${parallelPodStarts || 'unbounded'}`;
+    const kubeletMetric = rec.metric({ figure, system: 'capstan kubelet', unit: 'ms', samples: lat, rate: runningAt.size / (wall / 1000), times: [...runningAt.values()].map((at) => (at - start) / 1000).sort((a, b) => a - b) });
+    const floorMetric = rec.metric({ figure, system: 'CRI floor (no kubelet)', baseline: true, unit: 'ms', samples: floorSamples, times: floorSamples.map((ms) => ms / 1000).sort((a, b) => a - b) });
+    rec.ratio(kubeletMetric, floorMetric, 'p50');
+    rec.ratio(kubeletMetric, floorMetric, 'p99');
+    for (const [m, samples] of cri) rec.metric({ figure: `CRI calls by the kubelet, parallelPodStarts=${parallelPodStarts || 'unbounded'}`, system: m, unit: 'ms', samples });
     const totalCRI = [...cri.values()].flat().reduce((a, b) => a + b, 0);
     const rows = [...cri].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0)).map(([m, samples]) => {
       const sum = samples.reduce((a, b) => a + b, 0);
@@ -143,10 +154,11 @@ ${table(['call', 'n', 'p50', 'p99', 'sum', 'share'], rows)}
   return body;
 }
 
-async function main() {
+async function main(progress: Progress) {
   const sections: string[] = [];
-  for (const p of PARALLEL) sections.push(await runOnce(p));
-  writeReport('pod-startup', 'Pod startup latency (create → Running) through the kubelet', `${sections.join('\n')}
+  const rec = new Recorder();
+  for (const p of PARALLEL) sections.push(await runOnce(p, rec, progress));
+  return rec.output(writeReport('pod-startup', 'Pod startup latency (create → Running) through the kubelet', `${sections.join('\n')}
 The kubelet bounds pod starts in flight (sandbox creation through the first containers) at
 10 by default (\`parallelPodStarts\`). containerd splits the 2 cores between concurrent
 RunPodSandbox calls, so unbounded, all 50 pods finish together near the end; bounded, the
@@ -155,7 +167,18 @@ reach for 50 simultaneous pods on 2 cores: the CRI work alone (RunPodSandbox ≈
 CreateContainer ≈ 45 ms + StartContainer ≈ 65 ms unloaded, see cri-latency.md) is ≈ 11 s
 of runtime time for 50 pods, ≈ 5.5 s of wall time with both cores. Single pods start in
 ≈ 0.7 s (test/kubelet/e2e.test.ts prints create → Ready).
-`);
+`));
 }
 
-await main();
+export const suite = defineSuite({
+  name: 'pod-startup',
+  title: 'Pod startup latency (create → Running) through the kubelet',
+  params: { full: { pods: PODS, parallelPodStarts: PARALLEL }, quick: { pods: 10, parallelPodStarts: [10] } },
+  requires: [containerd],
+  fromArgv: (argv, full) => ({ pods: Number(argv[0] ?? full.pods), parallelPodStarts: argv[1] ? argv[1].split(',').map(Number) : full.parallelPodStarts }),
+  run: (p, progress) => {
+    [PODS, PARALLEL] = [p.pods, p.parallelPodStarts];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

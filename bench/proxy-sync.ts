@@ -15,10 +15,15 @@ import { KubeProxyNftBackend } from './kube-proxy-nft.js';
 import { addNamespace, removeNamespace, type BenchNamespace } from './lib/netns.js';
 import { fmtMs, percentile } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { command, root } from './lib/prereq.js';
 
-const SIZES = (process.argv[2] ?? '100,1000,3000,10000,30000').split(',').filter(Boolean).map(Number);
-const MODES = (process.argv[3] ?? 'addon,nft,kube-proxy-nft,iptables-nft,iptables-legacy').split(',');
-const LATENCY_SIZES = (process.argv[4] ?? '10,10000').split(',').filter(Boolean).map(Number);
+const ALL_MODES = ['addon', 'nft', 'kube-proxy-nft', 'iptables-nft', 'iptables-legacy'];
+let SIZES = [100, 1000, 3000, 10000, 30000];
+let MODES = ALL_MODES;
+let LATENCY_SIZES = [10, 10000];
+/** connect() calls per latency figure (after 200 to warm up). */
+let CONNECTS = 2000;
 const ENDPOINTS = 10;
 /** Nodes the endpoints are spread over (this node being one): what a node of a big cluster sees. */
 const NODES = 100;
@@ -57,7 +62,7 @@ function backend(mode: string, ns: BenchNamespace): ProxyBackend {
   throw new Error(`unknown mode ${mode}`);
 }
 
-interface Row { mode: string; services: number; full?: number; delta?: number; scale?: number; rules: number; elements: number; note?: string }
+interface Row { mode: string; services: number; full?: number; delta?: number; scale?: number; rules: number; elements: number; note?: string; deltas?: number[]; scales?: number[] }
 
 async function measure(mode: string, n: number): Promise<Row> {
   const ns = await addNamespace('capstan-bproxy');
@@ -98,7 +103,7 @@ async function measure(mode: string, n: number): Promise<Row> {
       await b.sync(current, { full: false, changed: { plans: [current[k]!], removed: [] } });
       scales.push(performance.now() - t0);
     }
-    return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements };
+    return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements, deltas, scales };
   } finally {
     await removeNamespace(ns);
   }
@@ -127,7 +132,7 @@ while True:
     c, _ = s.accept(); c.close()
 `;
 
-interface LatRow { mode: string; services: number; target: string; p50: number; p99: number }
+interface LatRow { mode: string; services: number; target: string; p50: number; p99: number; samples: number[] }
 
 async function latency(mode: string, n: number): Promise<LatRow[]> {
   const nl = createNetlink('addon');
@@ -161,9 +166,9 @@ async function latency(mode: string, n: number): Promise<LatRow[]> {
       const host = k < 0 ? '10.20.0.2' : svcIP(k);
       const port = k < 0 ? 8080 : 80;
       await execa('nsenter', [`--net=${client.path}`, 'python3', '-c', CLIENT, host, String(port), '200']); // warm up
-      const r = await execa('nsenter', [`--net=${client.path}`, 'python3', '-c', CLIENT, host, String(port), '2000']);
+      const r = await execa('nsenter', [`--net=${client.path}`, 'python3', '-c', CLIENT, host, String(port), String(CONNECTS)]);
       const ts = JSON.parse(r.stdout) as number[];
-      rows.push({ mode, services: n, target, p50: percentile(ts, 50), p99: percentile(ts, 99) });
+      rows.push({ mode, services: n, target, p50: percentile(ts, 50), p99: percentile(ts, 99), samples: ts });
     }
     return rows;
   } finally {
@@ -173,11 +178,12 @@ async function latency(mode: string, n: number): Promise<LatRow[]> {
   }
 }
 
-async function main() {
+async function main(progress: Progress) {
   const rows: Row[] = [];
   for (const n of SIZES) {
     for (const mode of MODES) {
       if (n > LIMIT[mode]!) { rows.push({ mode, services: n, rules: 0, elements: 0, note: NOT_RUN[mode] ?? 'not run (see PLATFORM-NOTES)' }); continue; }
+      progress(`sync: ${mode} at ${n} Services`);
       const row = await measure(mode, n);
       console.error(`${mode} ${n}: full ${fmtMs(row.full!)}, delta p50 ${fmtMs(row.delta!)}, scale p50 ${fmtMs(row.scale!)}`);
       rows.push(row);
@@ -186,15 +192,35 @@ async function main() {
   const lat: LatRow[] = [];
   report(rows, lat); // written now too, so the sync figures survive a failure in the latency part
   for (const n of LATENCY_SIZES) for (const mode of ['addon', 'iptables-legacy']) {
-    if (MODES.includes(mode)) lat.push(...await latency(mode, n));
+    if (MODES.includes(mode)) { progress(`connect latency: ${mode} at ${n} Services`); lat.push(...await latency(mode, n)); }
   }
-  report(rows, lat);
+  return emit(rows, lat, report(rows, lat));
+}
+
+function emit(rows: Row[], lat: LatRow[], file: string) {
+  const rec = new Recorder();
+  const figures: [string, (r: Row) => number[] | undefined][] = [
+    ['full sync', (r) => (r.full === undefined ? undefined : [r.full])], ['1 endpoint replaced', (r) => r.deltas], ['10→9 endpoints', (r) => r.scales]];
+  for (const [figure, samples] of figures) {
+    for (const r of rows) {
+      const s = samples(r);
+      if (s) rec.metric({ figure, system: r.mode, baseline: r.mode !== 'addon', unit: 'ms', samples: s, x: { name: 'services', value: r.services } });
+    }
+    for (const a of rec.metrics.filter((m) => m.figure === figure && m.system === 'addon')) {
+      for (const b of rec.metrics.filter((m) => m.figure === figure && m.baseline && m.x!.value === a.x!.value)) rec.ratio(a, b, 'p50');
+    }
+  }
+  for (const l of lat) rec.metric({ figure: `connect() to ${l.target}`, system: l.mode, baseline: l.mode !== 'addon', unit: 'µs', samples: l.samples, x: { name: 'services', value: l.services } });
+  for (const a of rec.metrics.filter((m) => m.unit === 'µs' && !m.baseline)) {
+    for (const b of rec.metrics.filter((m) => m.unit === 'µs' && m.baseline && m.figure === a.figure && m.x!.value === a.x!.value)) { rec.ratio(a, b, 'p50'); rec.ratio(a, b, 'p99'); }
+  }
+  return rec.output(file);
 }
 
 /** The side-by-side columns: mode and label, compared with the addon. */
 const SIDE: [string, string][] = [['nft', 'nft -f'], ['kube-proxy-nft', 'kube-proxy nft'], ['iptables-nft', 'iptables-nft'], ['iptables-legacy', 'iptables-legacy']];
 
-function report(rows: Row[], lat: LatRow[]): void {
+function report(rows: Row[], lat: LatRow[]): string {
   const cell = (r: Row, v?: number) => (r.note ? r.note : fmtMs(v!));
   const byKey = new Map(rows.map((r) => [`${r.mode}@${r.services}`, r]));
   const ratio = (a?: Row, b?: Row, k: 'full' | 'delta' = 'full') => (a?.[k] && b?.[k] ? `${(b[k]! / a[k]!).toFixed(1)}×` : '–');
@@ -214,11 +240,28 @@ function report(rows: Row[], lat: LatRow[]): void {
       return [n, ...SIDE.map(([mode]) => ratio(a, byKey.get(`${mode}@${n}`))), ...SIDE.map(([mode]) => ratio(a, byKey.get(`${mode}@${n}`), 'delta'))];
     })),
     '',
-    '### New-connection latency (connect() from a client namespace through the node namespace to a server, 2000 connections)',
+    `### New-connection latency (connect() from a client namespace through the node namespace to a server, ${CONNECTS} connections)`,
     '',
     table(['mode', 'services installed', 'target', 'p50', 'p99'], lat.map((l) => [l.mode, l.services, l.target, `${l.p50.toFixed(0)} µs`, `${l.p99.toFixed(0)} µs`])),
   ].join('\n');
-  writeReport('proxy', 'Service proxy: sync cost and data path', body);
+  return writeReport('proxy', 'Service proxy: sync cost and data path', body);
 }
 
-await main();
+const list = (arg: string | undefined, def: string) => (arg ?? def).split(',').filter(Boolean);
+
+export const suite = defineSuite({
+  name: 'proxy',
+  title: 'Service proxy: sync cost and data path',
+  params: {
+    full: { sizes: SIZES, modes: ALL_MODES, latencySizes: LATENCY_SIZES, connects: CONNECTS },
+    quick: { sizes: [30, 100, 300], modes: ALL_MODES, latencySizes: [10], connects: 300 },
+  },
+  requires: [root, command('python3', 'python3'), command('nsenter', 'util-linux'),
+    (p) => (p.modes.some((m) => m.startsWith('iptables')) ? command('iptables-legacy-restore', 'iptables')(p) : undefined)],
+  fromArgv: (argv, full) => ({ sizes: list(argv[0], full.sizes.join(',')).map(Number), modes: list(argv[1], full.modes.join(',')), latencySizes: list(argv[2], full.latencySizes.join(',')).map(Number), connects: full.connects }),
+  run: (p, progress) => {
+    [SIZES, MODES, LATENCY_SIZES, CONNECTS] = [p.sizes, p.modes, p.latencySizes, p.connects];
+    return main(progress);
+  },
+});
+runIfMain(import.meta.url, suite);

@@ -17,13 +17,17 @@ import { Scheduler } from '../src/scheduler/index.js';
 import { startAPIServerProcess } from '../test/helpers/apiserver-process.js';
 import { summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
+import { defineSuite, runIfMain, type Progress } from './lib/suite.js';
+import { emitScheduler } from './lib/scheduler-results.js';
 
-const { values } = parseArgs({ options: {
+const options = {
   pods: { type: 'string', default: '10000' }, nodes: { type: 'string', default: '1000,5000' },
   'skip-api': { type: 'boolean', default: false }, 'skip-fake': { type: 'boolean', default: false },
-} });
-const podCount = Number(values.pods);
-const nodeCounts = values.nodes.split(',').map(Number);
+} as const;
+let values = parseArgs({ args: [], options }).values;
+let podCount = Number(values.pods);
+let nodeCounts = values.nodes.split(',').map(Number);
+let progress: Progress = () => undefined;
 const teardowns: (() => unknown)[] = [];
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 
@@ -103,7 +107,7 @@ async function newScheduler(clients: ClientsetAPI, events: ClientsetAPI, onBound
   return { scheduler, informers };
 }
 
-async function runAPI(nodes: number): Promise<{ rows: Row[]; latency: ReturnType<typeof summarize>; nodeCreateSec: number }> {
+async function runAPI(nodes: number): Promise<{ rows: Row[]; latency: ReturnType<typeof summarize>; samples: number[]; nodeCreateSec: number }> {
   const api = await startAPIServerProcess(t);
   const admin = clientsetFromKubeconfig(api.kubeconfig, 'bench');
   const schedClients = clientsetFromKubeconfig(api.kubeconfig, 'capstan-scheduler');
@@ -151,19 +155,24 @@ async function runAPI(nodes: number): Promise<{ rows: Row[]; latency: ReturnType
   await second.informers.stop();
   admin.close(); schedClients.close(); eventClients.close();
   await api.stop();
-  return { rows, latency: summarize(latencies), nodeCreateSec };
+  return { rows, latency: summarize(latencies), samples: latencies, nodeCreateSec };
 }
 
+async function main() {
 const rows: Row[] = [];
 const notes: string[] = [];
+const latencies: [number, number[]][] = [];
 const loadBefore = loadavg()[0];
 try {
   for (const nodes of nodeCounts) {
+    progress(`${nodes} nodes: fake`);
     if (!values['skip-fake']) rows.push(...await runFake(nodes));
     if (!values['skip-api']) {
+      progress(`${nodes} nodes: API`);
       try {
         const r = await runAPI(nodes);
         rows.push(...r.rows);
+        latencies.push([nodes, r.samples]);
         notes.push(`* ${nodes} nodes: creating the Nodes took ${r.nodeCreateSec.toFixed(1)} s; pod create → bound latency while creating: p50 ${r.latency.p50.toFixed(0)} ms, p99 ${r.latency.p99.toFixed(0)} ms.`);
       } catch (e) {
         notes.push(`* ${nodes} nodes, API: failed: ${(e as Error).message.split('\n').slice(0, 2).join(' ')}`);
@@ -175,7 +184,7 @@ try {
   for (const fn of teardowns.reverse()) await fn();
 }
 
-writeReport('scheduler', 'Scheduler throughput', `
+return emitScheduler(podCount, rows, latencies, writeReport('scheduler', 'Scheduler throughput', `
 ${podCount} pods (100m CPU, 128Mi each, in groups of 100 under one controller owner) onto nodes with 64 CPU, 256Gi, 110 pods, spread over 3 zones. Default plugins, adaptive percentageOfNodesToScore (420 of 1,000 nodes, 500 of 5,000), 32 binds in flight. Kubernetes' scheduler_perf floors for comparison: 680–810 pods/s at 5,000 nodes.
 
 ${table(['nodes', 'what', 'seconds', 'pods/s', 'note'], rows.map((r) => [r.nodes, r.mode, r.seconds.toFixed(2), r.podsPerSec.toFixed(0), r.note]))}
@@ -183,4 +192,23 @@ ${table(['nodes', 'what', 'seconds', 'pods/s', 'note'], rows.map((r) => [r.nodes
 ${notes.join('\n')}
 
 "API" rows run against a \`capstan apiserver\` process on SQLite (the same machine's 2 cores serve the API server, the scheduler and the pod-creating clients); each bind is a POST pods/binding, each pod also gets a Scheduled Event. Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end: the machine is shared, so figures move between runs. The FakeClientset row replaces the API with the in-memory fake (structured clones on every write and watch event); "algorithm only" is the filter and score time alone.
-`);
+`));
+}
+
+export const suite = defineSuite({
+  name: 'scheduler',
+  title: 'Scheduler throughput',
+  params: { full: { pods: 10000, nodes: [1000, 5000], skipApi: false, skipFake: false }, quick: { pods: 500, nodes: [100], skipApi: false, skipFake: false } },
+  fromArgv: (argv) => {
+    const v = parseArgs({ args: argv, options }).values;
+    return { pods: Number(v.pods), nodes: v.nodes.split(',').map(Number), skipApi: v['skip-api'], skipFake: v['skip-fake'] };
+  },
+  run: (p, report) => {
+    values = { pods: String(p.pods), nodes: p.nodes.join(','), 'skip-api': p.skipApi, 'skip-fake': p.skipFake };
+    podCount = p.pods;
+    nodeCounts = p.nodes;
+    progress = report;
+    return main();
+  },
+});
+runIfMain(import.meta.url, suite);

@@ -8,6 +8,8 @@ export interface BenchResult {
   opsPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** Every call's latency in ms, in the order the calls were issued. */
+  samples: number[];
 }
 
 /** Runs `op(i)` for i in [0, count) on `concurrency` workers, timing each call. */
@@ -29,6 +31,7 @@ export async function timeOps(
   const start = process.hrtime.bigint();
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const samples = Array.from(latencies);
   latencies.sort();
   return {
     name,
@@ -38,6 +41,7 @@ export async function timeOps(
     opsPerSec: count / seconds,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
+    samples,
   };
 }
 
