@@ -8,7 +8,7 @@
 import type { NftOp } from '../../nft/index.js';
 import { BASE_CHAINS, LIVE_MS, MAPS, RETIRE_MS, baseRules, type Collectable, type DesiredKeys, type DesiredPolicy, type DesiredSet } from './ruleset.js';
 
-const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), garbage: new Map() };
+const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), refs: new Map(), refCount: new Map(), garbage: new Map() };
 
 /** How a map element that goes is removed: re-added to lapse at once (no grace period), or deleted (kernels before 6.12). */
 export type RetireMode = 'expiry' | 'delete';

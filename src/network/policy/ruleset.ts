@@ -91,6 +91,9 @@ export interface DesiredPolicy {
   maps: Map<string, Map<string, string>>;
   /** Pod address → the shared sets (peers, tuples) its own sets were expanded from. */
   uses: Map<string, Set<string>>;
+  /** Pod address → the shared sets its chains' rules look up (only those sets are in the table), and how many pods look up each. */
+  refs: Map<string, Set<string>>;
+  refCount: Map<string, number>;
   /**
    * Chains no live map element leads to any more (a pod's old generation, a pod gone) and
    * sets of policies gone, with when they became so: still in the kernel (and in `chains`,
@@ -154,6 +157,8 @@ export interface PodForm {
   rules: RuleSpec[];
   /** Shared sets (peers, tuples) the elements were expanded from. */
   uses: Set<string>;
+  /** Shared sets the rules look up (a selector with a port range). */
+  refs: Set<string>;
   /** Policies with at least one alternative among the elements. */
   setPolicies: string[];
 }
@@ -162,7 +167,7 @@ export interface PodForm {
 const liveElement = (key: Element['key']): Element => ({ key, timeoutMs: LIVE_MS, expiresMs: LIVE_MS });
 
 export function podForm(rules: PodRules, dir: 'ingress' | 'egress', model: Pick<PolicyModel, 'peerSets' | 'tupleSets'>): PodForm {
-  const out: PodForm = { elements: new Map(POD_SET_KINDS.map((k) => [k, new Map()])), rules: [], uses: new Set(), setPolicies: [] };
+  const out: PodForm = { elements: new Map(POD_SET_KINDS.map((k) => [k, new Map()])), rules: [], uses: new Set(), refs: new Set(), setPolicies: [] };
   const field = dir === 'ingress' ? 'ip saddr' : 'ip daddr';
   const add = (kind: PodSetKind, key: Element['key']) => out.elements.get(kind)!.set(elementKey(key), liveElement(key));
   const bySet = new Set<string>();
@@ -179,6 +184,7 @@ export function podForm(rules: PodRules, dir: 'ingress' | 'egress', model: Pick<
         if (!kind) {
           const exprs = [...(peer ? peerExprs(peer, field) : []), ...(port ? portExprs(port) : []), { kind: 'counter' } as Expr, { kind: 'accept' } as Expr];
           out.rules.push({ exprs, comment: policyComment(r.policy) });
+          if (peer && 'set' in peer) out.refs.add(peer.set);
           continue;
         }
         bySet.add(r.policy);
@@ -210,7 +216,7 @@ const peerSet = (name: string, ips: string[]): DesiredSet =>
   ({ spec: { name, keyType: PEER_KEY }, elements: new Map(ips.map((ip) => [ip, { key: [ip] }])) });
 const tupleSet = (name: string, tuples: Tuple[]): DesiredSet =>
   ({ spec: { name, keyType: TUPLE_KEY }, elements: new Map(tuples.map((t) => [elementKey(t), { key: [...t] }])) });
-const emptyDesired = (): DesiredPolicy => ({ sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), garbage: new Map() });
+const emptyDesired = (): DesiredPolicy => ({ sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), refs: new Map(), refCount: new Map(), garbage: new Map() });
 
 /** Writes the pod's sets; returns the chain's signature (its rules beyond the fixed ones). */
 function setPodSets(d: DesiredPolicy, ip: string, dir: 'ingress' | 'egress', form: PodForm): string {
@@ -222,7 +228,31 @@ function setPodSets(d: DesiredPolicy, ip: string, dir: 'ingress' | 'egress', for
   const uses = d.uses.get(ip) ?? new Set<string>();
   for (const u of form.uses) uses.add(u);
   d.uses.set(ip, uses);
+  const refs = d.refs.get(ip) ?? new Set<string>();
+  for (const r of form.refs) {
+    if (refs.has(r)) continue;
+    refs.add(r);
+    d.refCount.set(r, (d.refCount.get(r) ?? 0) + 1);
+  }
+  d.refs.set(ip, refs);
   return JSON.stringify(form.rules);
+}
+
+/** Forgets what a pod's chains looked up (before they are recomputed, or the pod went). */
+function dropRefs(d: DesiredPolicy, ip: string): void {
+  for (const r of d.refs.get(ip) ?? []) {
+    const n = (d.refCount.get(r) ?? 1) - 1;
+    if (n > 0) d.refCount.set(r, n);
+    else d.refCount.delete(r);
+  }
+  d.refs.delete(ip);
+}
+
+/** A shared set as the model has it, if some pod's rule looks it up (else it need not exist). */
+function sharedSet(d: DesiredPolicy, model: PolicyModel, name: string): DesiredSet | undefined {
+  if (!d.refCount.has(name)) return undefined;
+  const ips = model.peerSets.get(name), tuples = model.tupleSets.get(name);
+  return ips ? peerSet(name, ips) : tuples ? tupleSet(name, tuples) : undefined;
 }
 
 function setPodChain(d: DesiredPolicy, ip: string, dir: 'ingress' | 'egress', gen: Generation, form: PodForm): void {
@@ -248,9 +278,11 @@ const liveGeneration = (d: DesiredPolicy, dir: 'ingress' | 'egress', ip: string)
 
 export function desiredPolicy(model: PolicyModel): DesiredPolicy {
   const d = emptyDesired();
-  for (const [name, ips] of model.peerSets) d.sets.set(name, peerSet(name, ips));
-  for (const [name, tuples] of model.tupleSets) d.sets.set(name, tupleSet(name, tuples));
   for (const pod of model.pods) setPodChains(d, pod, model);
+  for (const name of d.refCount.keys()) {
+    const set = sharedSet(d, model, name);
+    if (set) d.sets.set(name, set);
+  }
   return d;
 }
 
@@ -279,20 +311,14 @@ export function updateDesired(desired: DesiredPolicy, model: PolicyModel, change
     if (old && !before.sets.has(name)) before.sets.set(name, old);
     setKeys.push(name);
   };
-  for (const name of changes.sets) {
-    touchSet(name);
-    const ips = model.peerSets.get(name), tuples = model.tupleSets.get(name);
-    if (ips || tuples) {
-      desired.sets.set(name, ips ? peerSet(name, ips) : tupleSet(name, tuples!));
-      desired.garbage.delete(name);
-    } else if (desired.sets.has(name)) {
-      // Kept until collected: the old generations' chains may still look it up.
-      desired.garbage.set(name, now);
-    }
-  }
   const podIps = new Set(changes.pods);
   if (changes.sets.size) {
     for (const [ip, uses] of desired.uses) if ([...uses].some((u) => changes.sets.has(u))) podIps.add(ip);
+  }
+  const shared = new Set(changes.sets);
+  for (const ip of podIps) {
+    for (const r of desired.refs.get(ip) ?? []) shared.add(r);
+    dropRefs(desired, ip);
   }
   const chains: string[] = [];
   const pods = podIps.size ? new Map(model.pods.filter((p) => podIps.has(p.ip)).map((p) => [p.ip, p])) : new Map<string, LocalPod>();
@@ -324,6 +350,18 @@ export function updateDesired(desired: DesiredPolicy, model: PolicyModel, change
       if (!form) continue;
       const other: Generation = live === 0 ? 1 : 0;
       setPodChain(desired, ip, dir, desired.chains.has(chainName(dir, ip, other)) && live !== undefined ? live : other, form);
+    }
+    for (const r of desired.refs.get(ip) ?? []) shared.add(r);
+  }
+  for (const name of shared) {
+    touchSet(name);
+    const set = sharedSet(desired, model, name);
+    if (set) {
+      desired.sets.set(name, set);
+      desired.garbage.delete(name);
+    } else if (desired.sets.has(name) && !desired.garbage.has(name)) {
+      // Kept until collected: the old generations' chains may still look it up.
+      desired.garbage.set(name, now);
     }
   }
   return { before, keys: { sets: setKeys, chains, pods: podIps } };
