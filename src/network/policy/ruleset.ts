@@ -18,10 +18,10 @@
 // retirements (re-added with a short expiry: no delete, no grace period). Only a rule no set
 // can hold changes the chain: the pod moves to its other generation (new chain, new element,
 // the old element retired); the old chain is garbage, deleted later (enforcer.ts).
-// The maps are keyed by pod address, so a packet costs a hash lookup plus the rules of the
-// policies that select its pod, whatever the number of policies elsewhere. Peers picked by
-// selectors live in sets named after their policy rule: a pod coming or going changes
-// elements, not rules. An accept in `egress` ends that base chain only: the packet still
+// The maps are keyed by pod address, so a packet costs a hash lookup, five set lookups and
+// the pod's few other rules, whatever the number of policies elsewhere. A pod coming or
+// going changes the elements of the pods' sets whose selectors pick it (and of a shared set
+// named after the policy rule, where a port range looks one up), not rules. An accept in `egress` ends that base chain only: the packet still
 // meets `ingress` (same hook, later priority), so a flow between two pods of this node needs
 // both ends' consent. Judged in forward, after the proxy's DNAT: a Service's traffic is
 // checked against the endpoint pod. Traffic from this node to its pods passes output, not
