@@ -1,11 +1,13 @@
-// NetworkPolicy on one node, capstan's `ip capstan-policy` (maps keyed by pod address, sets
-// per policy rule) side by side with the classic iptables shape (kube-router's and Calico's
+// NetworkPolicy on one node, capstan's `ip capstan-policy` (maps keyed by pod address, pod
+// chains looking up the pod's own sets) side by side with the classic iptables shape (kube-router's and Calico's
 // iptables modes: FORWARD jumps per isolated pod, a chain per policy, a rule per peer),
 // loaded with iptables-restore. For 0/100/1,000/10,000 policies (10 select the target pod,
 // the rest select other pods of this node, ten per pod; peers: the ten pods of a namespace):
 // first-packet latency of new TCP connections client → target, and the time from a
 // one-policy change to its commit in the kernel. Each (size, shape) runs in fresh namespaces.
 //   node dist/bench/networkpolicy.js [sizes=0,100,1000,10000] [connects=400] [iptables-restore]
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { execa } from 'execa';
 import { logger } from '../src/log/index.js';
 import { createNetlink } from '../src/netlink/index.js';
@@ -26,6 +28,10 @@ let RESTORE = 'iptables-legacy-restore';
 const CHANGES = 10;
 const TARGET = '10.244.0.2', CLIENT = '10.244.0.3';
 const nl = createNetlink('addon');
+// Rows run one after another in this process: a full collection before a row's changes, so
+// the garbage of the rows before (a 10,000-policy world is ~150 MB) is not collected during them.
+setFlagsFromString('--expose-gc');
+const fullGc = runInNewContext('gc') as () => void;
 
 interface World { pods: Pod[]; namespaces: Namespace[]; policies: NetworkPolicy[] }
 
@@ -154,7 +160,7 @@ async function restore(ns: BenchNamespace, text: string, noflush = false): Promi
 
 // ---- one run ----
 
-interface Row { shape: string; policies: number; load: number; p50: number; p99: number; mean: number; change: number; changeMax: number; commit?: number; collect?: number }
+interface Row { shape: string; policies: number; load: number; p50: number; p99: number; mean: number; change: number; changeMax: number; commit?: number; collect?: number; cpu?: number }
 
 async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
   const topo = await topology();
@@ -163,6 +169,9 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
     let load = 0;
     const commits: number[] = [];
     const collects: number[] = [];
+    // CPU time of this process during a change (JavaScript, and the kernel's commit in the
+    // addon's thread): what a change costs, whatever else the shared machine runs meanwhile.
+    const cpus: number[] = [];
     let change: () => Promise<number>;
     if (shape === 'nft') {
       // The kernel's share of a change: the transaction alone, timed inside the driver.
@@ -176,10 +185,16 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
       change = async () => {
         port = port === 80 ? 81 : 80;
         const next = { ...w, policies: [world(Math.min(size, 10), port).policies[0]!, ...w.policies.slice(1)] };
+        const cpu0 = process.cpuUsage();
         const ms = await timeMs(() => enforcer.sync(next));
-        // The agent collects the old generation's chain a while later, in a transaction of its own.
-        await new Promise((r) => setTimeout(r, COLLECT_AFTER_MS));
-        collects.push(await timeMs(async () => { if (!(await enforcer.collect())) throw new Error('nothing collected'); }));
+        const cpu = process.cpuUsage(cpu0);
+        cpus.push((cpu.user + cpu.system) / 1000);
+        // A change that moved a chain to its other generation leaves garbage, collected a while
+        // later in a transaction of its own (an element-only change leaves none).
+        if (enforcer.hasGarbage()) {
+          await new Promise((r) => setTimeout(r, COLLECT_AFTER_MS));
+          collects.push(await timeMs(async () => { if (!(await enforcer.collect())) throw new Error('nothing collected'); }));
+        }
         return ms;
       };
     } else {
@@ -196,6 +211,7 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
     await connects(topo.client, 20); // warm up (ARP, JIT)
     const lat = summarize(await connects(topo.client, CONNECTS));
     const changes: number[] = [];
+    fullGc();
     if (size > 0) {
       for (let i = 0; i < CHANGES; i++) changes.push(await change());
       // CHANGES is even: the client's policy is back on port 80; one more change moves it to 81.
@@ -204,9 +220,10 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
     }
     const ch = summarize(changes);
     // Each change is its transaction then the collection's.
-    const commit = shape === 'nft' && size > 0 ? summarize(commits.slice(-2 * changes.length).filter((_, i) => i % 2 === 0)).p50 : undefined;
+    const commit = shape === 'nft' && size > 0 ? summarize(commits.slice(-(changes.length + collects.length)).filter((_, i) => !collects.length || i % 2 === 0)).p50 : undefined;
     const collect = collects.length ? summarize(collects).p50 : undefined;
-    return { shape, policies: size, load, p50: lat.p50, p99: lat.p99, mean: lat.mean, change: ch.p50, changeMax: ch.max, ...(commit !== undefined ? { commit } : {}), ...(collect !== undefined ? { collect } : {}) };
+    const cpu = cpus.length ? summarize(cpus).p50 : undefined;
+    return { shape, policies: size, load, p50: lat.p50, p99: lat.p99, mean: lat.mean, change: ch.p50, changeMax: ch.max, ...(commit !== undefined ? { commit } : {}), ...(collect !== undefined ? { collect } : {}), ...(cpu !== undefined ? { cpu } : {}) };
   } finally {
     await topo.stop();
   }
@@ -227,10 +244,10 @@ const body = [
   `Sizes ${SIZES.join(', ')} policies; ${CONNECTS} sequential new TCP connections client → target (same node) per row; `
   + `${CHANGES + 1} one-policy changes (the policy admitting the client flips between port 80 and 81). iptables shape loaded with \`${RESTORE}\`.`,
   '',
-  table(['shape', 'policies', 'initial load', 'connect p50', 'p99', 'mean', 'p50 ÷ 0 policies', 'change → committed p50', 'max', 'of which the transaction (p50)', 'later collection (p50)'],
+  table(['shape', 'policies', 'initial load', 'connect p50', 'p99', 'mean', 'p50 ÷ 0 policies', 'change → committed p50', 'max', 'of which the transaction (p50)', 'change CPU time (p50)', 'later collection (p50)'],
     rows.map((r) => [r.shape === 'nft' ? 'capstan-policy (nft, addon)' : 'iptables chain per policy', r.policies, fmtMs(r.load), `${(r.p50 * 1000).toFixed(0)} µs`, `${(r.p99 * 1000).toFixed(0)} µs`,
       `${(r.mean * 1000).toFixed(0)} µs`, `${(r.p50 / base(r.shape).p50).toFixed(2)}×`, r.policies ? fmtMs(r.change) : '–', r.policies ? fmtMs(r.changeMax) : '–',
-      r.commit !== undefined ? fmtMs(r.commit) : '–', r.collect !== undefined ? fmtMs(r.collect) : '–'])),
+      r.commit !== undefined ? fmtMs(r.commit) : '–', r.cpu !== undefined ? fmtMs(r.cpu) : '–', r.collect !== undefined ? fmtMs(r.collect) : '–'])),
 ].join('\n');
 return emitPolicyRows(rows, writeReport('networkpolicy', 'NetworkPolicy: first-packet latency and change-to-enforcement, nft maps vs iptables chains', body));
 }

@@ -8,7 +8,7 @@ import {
   canonicalTable, changeOps, collectOps, computeModel, desiredPolicy, explainFlow, IncrementalModel, policyOps, subtractBlocks, updateDesired, POLICY_TABLE,
   type PolicyModel,
 } from '../../src/network/policy/index.js';
-import { collectable, forgetGarbage } from '../../src/network/policy/ruleset.js';
+import { collectable, forgetGarbage, LIVE_MS } from '../../src/network/policy/ruleset.js';
 import { PolicyEnforcer } from '../../src/network/policy/enforcer.js';
 import { logger } from '../../src/log/index.js';
 import { FakeClock, formatCidr, parseCidr } from '../../src/util/index.js';
@@ -87,11 +87,13 @@ t.test('incremental transactions reach the full build\'s table, in any order of 
   }
 });
 
-t.test('a pod joining a selector is one element, not a rule', async (t) => {
+t.test('a pod joining a selector is elements, not a rule', async (t) => {
   const s = scenarios.find((x) => x.name === 'pod OR namespace')!;
   const before = desiredPolicy(computeModel({ pods: pods.filter((p) => podName(p) !== 'y/b'), namespaces, policies: s.policies, nodeName: 'n2' }));
   const after = desiredPolicy(computeModel({ pods, namespaces, policies: s.policies, nodeName: 'n2' }));
-  t.same(policyOps(before, after), [{ op: 'addElements', set: [...after.sets.keys()][0], keyType: ['ipv4_addr'], elements: [{ key: ['10.244.2.3'] }] }]);
+  const ops = policyOps(before, after);
+  t.ok(ops.length > 0 && ops.every((o) => o.op === 'addElements'), `only element adds: ${ops.map((o) => o.op).join(', ')}`);
+  t.ok(ops.every((o) => o.op === 'addElements' && o.elements.every((e) => e.key[0] === '10.244.2.3')), 'all of them y/b\'s address');
 });
 
 t.test('the incremental model follows label changes of pods and namespaces', async (t) => {
@@ -190,7 +192,7 @@ async function fullTable(desired: ReturnType<typeof desiredPolicy>) {
   return table.list();
 }
 
-t.test('a one-policy edit in a large cluster touches only the pods it selects: a new generation, no delete', async (t) => {
+t.test('a one-policy edit in a large cluster is elements of the pods it selects: no rule, no chain, no delete', async (t) => {
   const world = (port: number) => Array.from({ length: 500 }, (_, i) => ({
     metadata: { namespace: 'x', name: `p${i}` },
     spec: { podSelector: { matchLabels: { app: i === 0 ? 'b' : `none${i}` } }, ingress: [{ ports: [{ port: i === 0 ? port : 9000 }] }] },
@@ -204,9 +206,15 @@ t.test('a one-policy edit in a large cluster touches only the pods it selects: a
   t.same([...changes.pods], ['10.244.2.2'], 'only x/b (app=b on n2) changed');
   const { before, keys } = updateDesired(desired, im.current(), changes, 0);
   const ops = changeOps(before, desired, keys, 'expiry');
-  t.same(ops.map((o) => o.op), ['addChain', 'addRule', 'addRule', 'addElements', 'addElements'], 'chain in its other generation, its rules, the new element, the old one retired');
-  t.match(ops[0], { chain: 'in1-10.244.2.2' });
+  t.same(ops, [
+    { op: 'addElements', set: 'in-10.244.2.2-xpp', keyType: ['inet_proto', 'inet_service'], elements: [{ key: ['tcp', 81], timeoutMs: LIVE_MS, expiresMs: LIVE_MS }] },
+    { op: 'addElements', set: 'in-10.244.2.2-xpp', keyType: ['inet_proto', 'inet_service'], elements: [{ key: ['tcp', 80] }], timeoutMs: LIVE_MS, expiresMs: 1 },
+  ], 'the new port added to x/b\'s set, the old one retired');
   t.same(changeOps(...(() => { const c = im.update({ pods, namespaces, policies: edited }); const u = updateDesired(desired, im.current(), c, 0); return [u.before, desired, u.keys] as const; })(), 'expiry'), [], 'the same lists again: nothing to do');
+  const ranged = [{ ...policies[0]!, spec: { ...policies[0]!.spec, ingress: [{ ports: [{ port: 80, endPort: 90 }] }] } }, ...policies.slice(1)] as typeof policies;
+  const u = updateDesired(desired, im.current(), im.update({ pods, namespaces, policies: ranged }), 0);
+  t.same(changeOps(u.before, desired, u.keys, 'expiry').map((o) => o.op), ['addElements', 'addChain', ...Array(7).fill('addRule'), 'addElements', 'addElements'],
+    'a port range no set holds: the pod\'s chain in its other generation (five set lookups, the range, the drop), its element, the old one retired');
 });
 
 t.test('a restarted agent adopts a table whose generations moved, garbage and all', async (t) => {
@@ -216,13 +224,15 @@ t.test('a restarted agent adopts a table whose generations moved, garbage and al
   const policies = (name: string) => scenarios.find((x) => x.name === name)!.policies;
   const a = new PolicyEnforcer(table(), quiet, 'n2');
   t.equal((await a.sync({ pods, namespaces, policies: policies('default deny ingress in x') })).mode, 'full');
-  t.equal((await a.sync({ pods, namespaces, policies: policies('pod AND namespace') })).mode, 'partial');
+  // An ipBlock is a rule of the pod chain, not an element: x/b's chain moves to generation 1.
+  const block = [{ metadata: { namespace: 'x', name: 'block' }, spec: { podSelector: { matchLabels: { app: 'b' } }, ingress: [{ from: [{ ipBlock: { cidr: '10.244.1.0/24' } }] }] } }] as unknown as ReturnType<typeof policies>;
+  t.equal((await a.sync({ pods, namespaces, policies: block })).mode, 'partial');
   const moved = await table().list();
   t.ok(moved.chains.some((c) => c.name === 'in1-10.244.2.2') && moved.chains.some((c) => c.name === 'in-10.244.2.2'), 'x/b in generation 1, its old chain waiting to be collected');
   await new Promise((r) => setTimeout(r, 20)); // the retired element lapses (1 ms) before the restart
   const b = new PolicyEnforcer(table(), quiet, 'n2');
   const before = nft.transactions;
-  t.equal((await b.sync({ pods, namespaces, policies: policies('pod AND namespace') })).mode, 'unchanged', 'the new enforcer adopts it');
+  t.equal((await b.sync({ pods, namespaces, policies: block })).mode, 'unchanged', 'the new enforcer adopts it');
   t.equal(nft.transactions, before + 3, 'nothing written but its expiry probe (three transactions in a scratch table)');
   t.ok(await b.collect(0) > 0, 'the adopted garbage is collected');
   t.notOk((await table().list()).chains.some((c) => c.name === 'in-10.244.2.2'), 'the old chain is gone');

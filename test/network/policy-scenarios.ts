@@ -59,6 +59,8 @@ export const scenarios: { name: string; policies: NetworkPolicy[] }[] = [
     ],
   },
   { name: 'endPort range', policies: [np('x', 'range', { podSelector: { matchLabels: { app: 'a' } }, ingress: [{ ports: [{ port: 80, endPort: 81 }] }] })] },
+  // A selector with a port range: a rule of the pod chain looking up the shared peer set (no pod set holds ranges).
+  { name: 'endPort range from a namespace', policies: [np('y', 'range-from-x', { podSelector: {}, ingress: [{ from: [{ namespaceSelector: { matchLabels: { ns: 'x' } } }], ports: [{ port: 80, endPort: 81 }] }] })] },
   { name: 'UDP only', policies: [np('x', 'udp', { podSelector: { matchLabels: { app: 'b' } }, ingress: [{ ports: [{ protocol: 'UDP', port: 80 }] }] })] },
   {
     name: 'union of two policies on one pod', policies: [

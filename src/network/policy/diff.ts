@@ -1,14 +1,14 @@
 // Desired policy state → one nftables transaction. Against what the agent applied last
 // (partial: only the keys a change names) or from nothing (full: the table is recreated).
-// A change costs what changed: a pod joining a selector is one element, a policy edit
-// writes the chains of the pods it selects in their other generation, nothing else is
-// touched. Order inside the transaction follows the kernel's
+// A change costs what changed: a pod joining a selector is elements, a policy edit is
+// elements of the sets of the pods it selects (a new generation of their chains only when
+// an ipBlock, a port range or an allow-all rule changes), nothing else is touched. Order inside the transaction follows the kernel's
 // references: sets before the rules that look them up, chains before the map elements that
 // jump to them, map elements gone before their chains, rules gone before their sets.
 import type { NftOp } from '../../nft/index.js';
 import { BASE_CHAINS, LIVE_MS, MAPS, RETIRE_MS, baseRules, type Collectable, type DesiredKeys, type DesiredPolicy, type DesiredSet } from './ruleset.js';
 
-const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), garbage: new Map() };
+const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), refs: new Map(), refCount: new Map(), garbage: new Map() };
 
 /** How a map element that goes is removed: re-added to lapse at once (no grace period), or deleted (kernels before 6.12). */
 export type RetireMode = 'expiry' | 'delete';
@@ -58,7 +58,7 @@ function opsFor(old: DesiredPolicy, next: DesiredPolicy, keys: DesiredKeys, full
     if (!before) ops.push({ op: 'addSet', set: set.spec });
     const added = [...set.elements].filter(([k]) => !before?.elements.has(k)).map(([, e]) => e);
     if (added.length) ops.push({ op: 'addElements', set: name, keyType: set.spec.keyType, elements: added });
-    if (before) pushRemoved(tail, before, set);
+    if (before) pushRemoved(set.spec.flags?.includes('timeout') && retire === 'expiry' ? ops : tail, before, set, retire);
   }
   for (const name of keys.chains) {
     const rules = next.chains.get(name);
@@ -90,7 +90,10 @@ function opsFor(old: DesiredPolicy, next: DesiredPolicy, keys: DesiredKeys, full
   return ops;
 }
 
-function pushRemoved(out: NftOp[], before: DesiredSet, after: DesiredSet): void {
+/** Elements gone: a pod's own sets (timeout flag) retire them by a short expiry where the kernel honours it, others delete. */
+function pushRemoved(out: NftOp[], before: DesiredSet, after: DesiredSet, retire: RetireMode): void {
   const removed = [...before.elements].filter(([k]) => !after.elements.has(k)).map(([, e]) => ({ key: e.key }));
-  if (removed.length) out.push({ op: 'deleteElements', set: after.spec.name, keyType: after.spec.keyType, elements: removed });
+  if (!removed.length) return;
+  if (after.spec.flags?.includes('timeout') && retire === 'expiry') out.push({ op: 'addElements', set: after.spec.name, keyType: after.spec.keyType, elements: removed, timeoutMs: LIVE_MS, expiresMs: RETIRE_MS });
+  else out.push({ op: 'deleteElements', set: after.spec.name, keyType: after.spec.keyType, elements: removed });
 }

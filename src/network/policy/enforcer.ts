@@ -13,7 +13,7 @@ import { changeOps, collectOps, policyOps, type RetireMode } from './diff.js';
 import { explainFlow, type Explanation } from './explain.js';
 import { IncrementalModel } from './incremental.js';
 import type { PolicyInput, PolicyModel, Protocol } from './model.js';
-import { adoptGenerations, collectable, DENY_COMMENT, desiredPolicy, forgetGarbage, parseChainName, policyComment, POLICY_TABLE, updateDesired, type DesiredPolicy } from './ruleset.js';
+import { adoptGenerations, collectable, DENY_COMMENT, desiredPolicy, forgetGarbage, parseChainName, podForm, policyComment, POLICY_TABLE, SETS_COMMENT, updateDesired, type DesiredPolicy } from './ruleset.js';
 
 const fallback = fallbacks('network-agent');
 
@@ -124,19 +124,26 @@ export class PolicyEnforcer {
     return this.model && explainFlow(this.model, src, dst, port, protocol);
   }
 
-  /** Counters read from the kernel: allowed per policy, dropped per pod. */
+  /**
+   * Counters read from the kernel: allowed per policy, dropped per pod. A pod chain's rules
+   * beyond its sets count for their own policy; its set lookups (one counter per set, not
+   * per element) count for every policy that put elements in that pod's sets — each of them
+   * admits those packets' kind of flow there, as each isolating policy is charged a drop.
+   */
   async counts(): Promise<PolicyCounts> {
     const state = await this.table.tryList();
     const out: PolicyCounts = { allowed: [], denied: [] };
     if (!state || !this.model) return out;
     const byComment = new Map<string, string>();
     const isolating = new Map<string, string[]>();
+    const bySets = new Map<string, string[]>();
     for (const p of this.model.pods) {
       for (const dir of ['ingress', 'egress'] as const) {
         const rules = p[dir];
         if (!rules) continue;
         for (const key of rules.policies) byComment.set(policyComment(key), key);
         isolating.set(`${dir}\0${p.ip}`, rules.policies);
+        bySets.set(`${dir}\0${p.ip}`, podForm(rules, dir, this.model).setPolicies);
       }
     }
     const podOf = new Map(this.model.pods.map((p) => [p.ip, p.key]));
@@ -148,6 +155,11 @@ export class PolicyEnforcer {
       const packets = r.exprs.reduce((n, e) => n + (e.kind === 'counter' ? e.packets ?? 0 : 0), 0);
       if (r.comment === DENY_COMMENT) {
         out.denied.push({ pod: podOf.get(ip) ?? ip, direction, packets, policies: isolating.get(`${direction}\0${ip}`) ?? [] });
+      } else if (r.comment === SETS_COMMENT) {
+        for (const policy of bySets.get(`${direction}\0${ip}`) ?? []) {
+          const key = `${policy}\0${direction}`;
+          allowed.set(key, (allowed.get(key) ?? 0) + packets);
+        }
       } else if (r.comment) {
         const key = `${byComment.get(r.comment) ?? r.comment}\0${direction}`;
         allowed.set(key, (allowed.get(key) ?? 0) + packets);

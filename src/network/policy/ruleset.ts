@@ -4,26 +4,36 @@
 //                                               ip saddr vmap @egress-pods; ip saddr vmap @egress-pods-1
 //   chain ingress (filter forward, priority 1)  the same with ip daddr and @ingress-pods, @ingress-pods-1
 //   chain egress-to-node (filter input, 0)      the egress chain's rules, for pods → this node
-//   chain in-<pod ip> / eg-<pod ip>             one rule per (rule, peer, port) of the policies
-//   (in1-<pod ip> / eg1-<pod ip>: generation 1) selecting the pod, each `counter accept`; last `counter drop`
+//   chain in-<pod ip> / eg-<pod ip>             five fixed lookups of the pod's own sets, each
+//   (in1-<pod ip> / eg1-<pod ip>: generation 1) `counter accept`; then one rule per (rule, peer,
+//                                               port) that no set can hold (ipBlock, port range,
+//                                               allow-all); last `counter drop`
+//   sets in-<pod ip>-pp|-p|-a|-xpp|-xp           the pod's policy rules as elements:
+//        peer . proto . port | peer . proto | peer | proto . port | proto
 //
-// A pod's chain changes by moving to its other generation (new chain, new element, the old
-// element retired by a short expiry): a change adds and never deletes, so it never waits
-// for the kernel's RCU grace period; the old chain is garbage, deleted later (enforcer.ts).
-// The maps are keyed by pod address, so a packet costs a hash lookup plus the rules of the
-// policies that select its pod, whatever the number of policies elsewhere. Peers picked by
-// selectors live in sets named after their policy rule: a pod coming or going changes
-// elements, not rules. An accept in `egress` ends that base chain only: the packet still
+// Any added rule with a verdict, any lookup rule or jump element makes the kernel validate the
+// whole table at commit (bench/nft-validation.ts: ~70–115 ms at 10,000 pod chains), an element
+// of a plain set does not (2–8 ms). So what policies say about a pod lives in elements of its
+// own sets wherever it can: a change to selectors or single ports is element adds and
+// retirements (re-added with a short expiry: no delete, no grace period). Only a rule no set
+// can hold changes the chain: the pod moves to its other generation (new chain, new element,
+// the old element retired); the old chain is garbage, deleted later (enforcer.ts).
+// The maps are keyed by pod address, so a packet costs a hash lookup, five set lookups and
+// the pod's few other rules, whatever the number of policies elsewhere. A pod coming or
+// going changes the elements of the pods' sets whose selectors pick it (and of a shared set
+// named after the policy rule, where a port range looks one up), not rules. An accept in `egress` ends that base chain only: the packet still
 // meets `ingress` (same hook, later priority), so a flow between two pods of this node needs
 // both ends' consent. Judged in forward, after the proxy's DNAT: a Service's traffic is
 // checked against the endpoint pod. Traffic from this node to its pods passes output, not
 // forward: the kubelet's probes and host-network pods of the node are never refused.
-import type { BaseChain, Element, Expr, KeyType, SetSpec, TableState } from '../../nft/index.js';
+import type { BaseChain, Element, Expr, Field, KeyType, SetSpec, TableState } from '../../nft/index.js';
 import type { ModelChanges } from './incremental.js';
-import type { LocalPod, PeerMatch, PodRules, PolicyModel, PortMatch, RuleMatch, Tuple } from './model.js';
+import type { LocalPod, PeerMatch, PodRules, PolicyModel, PortMatch, Tuple } from './model.js';
 
 export const POLICY_TABLE = 'capstan-policy';
 export const DENY_COMMENT = 'deny';
+/** Comment of a pod chain's fixed set lookups (their counters: packets the pod's sets admitted). */
+export const SETS_COMMENT = 'sets';
 export const INGRESS_MAP = 'ingress-pods';
 export const EGRESS_MAP = 'egress-pods';
 /** A pod's chain lives in generation 0 or 1; each generation has its own map (and chain names). */
@@ -79,6 +89,11 @@ export interface DesiredPolicy {
   signatures: Map<string, string>;
   /** Map name → pod address → the pod's chain. */
   maps: Map<string, Map<string, string>>;
+  /** Pod address → the shared sets (peers, tuples) its own sets were expanded from. */
+  uses: Map<string, Set<string>>;
+  /** Pod address → the shared sets its chains' rules look up (only those sets are in the table), and how many pods look up each. */
+  refs: Map<string, Set<string>>;
+  refCount: Map<string, number>;
   /**
    * Chains no live map element leads to any more (a pod's old generation, a pod gone) and
    * sets of policies gone, with when they became so: still in the kernel (and in `chains`,
@@ -96,7 +111,7 @@ export function parseChainName(name: string): { dir: 'ingress' | 'egress'; ip: s
 }
 export const elementKey = (key: Element['key']): string => key.join(' . ');
 
-function peerExprs(p: PeerMatch, field: 'ip saddr' | 'ip daddr'): Expr[] {
+export function peerExprs(p: PeerMatch, field: 'ip saddr' | 'ip daddr'): Expr[] {
   return 'set' in p ? [{ kind: 'lookup', fields: [field], set: p.set }] : [{ kind: 'match', field, value: p.cidr }];
 }
 
@@ -110,39 +125,151 @@ function portExprs(p: PortMatch): Expr[] {
 /** nft rule comments hold at most 127 bytes: longer policy keys are cut (metrics map them back). */
 export const policyComment = (key: string): string => (Buffer.byteLength(key) <= 120 ? key : `${key.slice(0, 100)}…`);
 
-export function ruleExprs(r: RuleMatch, dir: 'ingress' | 'egress'): Expr[][] {
-  const verdict: Expr[] = [{ kind: 'counter' }, { kind: 'accept' }];
-  if (r.tuples) return [[{ kind: 'lookup', fields: ['ip daddr', 'meta l4proto', 'th dport'], set: r.tuples }, ...verdict]];
-  const field = dir === 'ingress' ? 'ip saddr' : 'ip daddr';
-  const peers = r.peers ? r.peers.map((p) => peerExprs(p, field)) : [[]];
-  const ports = r.ports ? r.ports.map(portExprs) : [[]];
-  return peers.flatMap((pe) => ports.map((po) => [...pe, ...po, ...verdict]));
+/** A pod's own sets, by what their elements hold: peer . proto . port, peer . proto, peer, proto . port, proto. */
+export type PodSetKind = 'pp' | 'p' | 'a' | 'xpp' | 'xp';
+export const POD_SET_KINDS: PodSetKind[] = ['pp', 'p', 'a', 'xpp', 'xp'];
+const POD_SET_KEY: Record<PodSetKind, KeyType[]> = { pp: TUPLE_KEY, p: ['ipv4_addr', 'inet_proto'], a: PEER_KEY, xpp: ['inet_proto', 'inet_service'], xp: ['inet_proto'] };
+export const podSetName = (dir: 'ingress' | 'egress', ip: string, kind: PodSetKind): string => `${dir === 'ingress' ? 'in' : 'eg'}-${ip}-${kind}`;
+const podSetSpec = (name: string, kind: PodSetKind): SetSpec => ({ name, keyType: POD_SET_KEY[kind], flags: ['timeout'] });
+
+function podSetFields(kind: PodSetKind, peer: Field): Field[] {
+  switch (kind) {
+    case 'pp': return [peer, 'meta l4proto', 'th dport'];
+    case 'p': return [peer, 'meta l4proto'];
+    case 'a': return [peer];
+    case 'xpp': return ['meta l4proto', 'th dport'];
+    case 'xp': return ['meta l4proto'];
+  }
 }
 
-function podChain(rules: PodRules, dir: 'ingress' | 'egress'): RuleSpec[] {
-  const out = rules.rules.flatMap((r) => ruleExprs(r, dir).map((exprs) => ({ exprs, comment: policyComment(r.policy) })));
-  out.push({ exprs: [{ kind: 'counter' }, { kind: 'drop' }], comment: DENY_COMMENT });
+/** A (peer, port) alternative a set element can hold: a selector's pods (or anyone) with one port, a whole protocol or (pods only) anything. */
+function setKind(peer: PeerMatch | undefined, port: PortMatch | undefined): PodSetKind | undefined {
+  if (peer && 'cidr' in peer) return undefined;
+  if (port && port.from !== undefined && port.from !== port.to) return undefined;
+  if (!peer) return !port ? undefined : port.from === undefined ? 'xp' : 'xpp';
+  return !port ? 'a' : port.from === undefined ? 'p' : 'pp';
+}
+
+/** What policy says about one pod in one direction, in nft terms: its sets' elements, the rest as rules. */
+export interface PodForm {
+  elements: Map<PodSetKind, Map<string, Element>>;
+  /** Rules no set can hold, in policy order. */
+  rules: RuleSpec[];
+  /** Shared sets (peers, tuples) the elements were expanded from. */
+  uses: Set<string>;
+  /** Shared sets the rules look up (a selector with a port range). */
+  refs: Set<string>;
+  /** Policies with at least one alternative among the elements. */
+  setPolicies: string[];
+}
+
+/** Elements live until retired; re-adding one also renews a retired one. */
+const liveElement = (key: Element['key']): Element => ({ key, timeoutMs: LIVE_MS, expiresMs: LIVE_MS });
+
+export function podForm(rules: PodRules, dir: 'ingress' | 'egress', model: Pick<PolicyModel, 'peerSets' | 'tupleSets'>): PodForm {
+  const out: PodForm = { elements: new Map(POD_SET_KINDS.map((k) => [k, new Map()])), rules: [], uses: new Set(), refs: new Set(), setPolicies: [] };
+  const field = dir === 'ingress' ? 'ip saddr' : 'ip daddr';
+  const add = (kind: PodSetKind, key: Element['key']) => out.elements.get(kind)!.set(elementKey(key), liveElement(key));
+  const bySet = new Set<string>();
+  for (const r of rules.rules) {
+    if (r.tuples) {
+      out.uses.add(r.tuples);
+      bySet.add(r.policy);
+      for (const t of model.tupleSets.get(r.tuples) ?? []) add('pp', [...t]);
+      continue;
+    }
+    for (const peer of r.peers ?? [undefined]) {
+      for (const port of r.ports ?? [undefined]) {
+        const kind = setKind(peer, port);
+        if (!kind) {
+          const exprs = [...(peer ? peerExprs(peer, field) : []), ...(port ? portExprs(port) : []), { kind: 'counter' } as Expr, { kind: 'accept' } as Expr];
+          out.rules.push({ exprs, comment: policyComment(r.policy) });
+          if (peer && 'set' in peer) out.refs.add(peer.set);
+          continue;
+        }
+        bySet.add(r.policy);
+        const proto = port?.protocol, num = port?.from;
+        if (peer && 'set' in peer) {
+          out.uses.add(peer.set);
+          for (const ip of model.peerSets.get(peer.set) ?? []) add(kind, kind === 'a' ? [ip] : kind === 'p' ? [ip, proto!] : [ip, proto!, num!]);
+        } else {
+          add(kind, kind === 'xp' ? [proto!] : [proto!, num!]);
+        }
+      }
+    }
+  }
+  out.setPolicies = [...bySet];
   return out;
+}
+
+/** The pod chain: the fixed lookups of its sets, the rules no set holds, the drop. */
+function podChain(form: PodForm, dir: 'ingress' | 'egress', ip: string): RuleSpec[] {
+  const peer = dir === 'ingress' ? 'ip saddr' : 'ip daddr';
+  return [
+    ...POD_SET_KINDS.map((k): RuleSpec => ({ exprs: [{ kind: 'lookup', fields: podSetFields(k, peer), set: podSetName(dir, ip, k) }, { kind: 'counter' }, { kind: 'accept' }], comment: SETS_COMMENT })),
+    ...form.rules,
+    { exprs: [{ kind: 'counter' }, { kind: 'drop' }], comment: DENY_COMMENT },
+  ];
 }
 
 const peerSet = (name: string, ips: string[]): DesiredSet =>
   ({ spec: { name, keyType: PEER_KEY }, elements: new Map(ips.map((ip) => [ip, { key: [ip] }])) });
 const tupleSet = (name: string, tuples: Tuple[]): DesiredSet =>
   ({ spec: { name, keyType: TUPLE_KEY }, elements: new Map(tuples.map((t) => [elementKey(t), { key: [...t] }])) });
-const emptyDesired = (): DesiredPolicy => ({ sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), garbage: new Map() });
+const emptyDesired = (): DesiredPolicy => ({ sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), refs: new Map(), refCount: new Map(), garbage: new Map() });
 
-function setPodChain(d: DesiredPolicy, ip: string, dir: 'ingress' | 'egress', gen: Generation, rules: PodRules): void {
+/** Writes the pod's sets; returns the chain's signature (its rules beyond the fixed ones). */
+function setPodSets(d: DesiredPolicy, ip: string, dir: 'ingress' | 'egress', form: PodForm): string {
+  for (const kind of POD_SET_KINDS) {
+    const name = podSetName(dir, ip, kind);
+    d.sets.set(name, { spec: podSetSpec(name, kind), elements: form.elements.get(kind)! });
+    d.garbage.delete(name);
+  }
+  const uses = d.uses.get(ip) ?? new Set<string>();
+  for (const u of form.uses) uses.add(u);
+  d.uses.set(ip, uses);
+  const refs = d.refs.get(ip) ?? new Set<string>();
+  for (const r of form.refs) {
+    if (refs.has(r)) continue;
+    refs.add(r);
+    d.refCount.set(r, (d.refCount.get(r) ?? 0) + 1);
+  }
+  d.refs.set(ip, refs);
+  return JSON.stringify(form.rules);
+}
+
+/** Forgets what a pod's chains looked up (before they are recomputed, or the pod went). */
+function dropRefs(d: DesiredPolicy, ip: string): void {
+  for (const r of d.refs.get(ip) ?? []) {
+    const n = (d.refCount.get(r) ?? 1) - 1;
+    if (n > 0) d.refCount.set(r, n);
+    else d.refCount.delete(r);
+  }
+  d.refs.delete(ip);
+}
+
+/** A shared set as the model has it, if some pod's rule looks it up (else it need not exist). */
+function sharedSet(d: DesiredPolicy, model: PolicyModel, name: string): DesiredSet | undefined {
+  if (!d.refCount.has(name)) return undefined;
+  const ips = model.peerSets.get(name), tuples = model.tupleSets.get(name);
+  return ips ? peerSet(name, ips) : tuples ? tupleSet(name, tuples) : undefined;
+}
+
+function setPodChain(d: DesiredPolicy, ip: string, dir: 'ingress' | 'egress', gen: Generation, form: PodForm): void {
   const name = chainName(dir, ip, gen);
-  d.chains.set(name, podChain(rules, dir));
-  d.signatures.set(name, JSON.stringify(rules.rules));
+  d.chains.set(name, podChain(form, dir, ip));
+  d.signatures.set(name, JSON.stringify(form.rules));
   d.maps.get(mapName(dir, gen))!.set(ip, name);
   d.garbage.delete(name);
 }
 
-function setPodChains(d: DesiredPolicy, pod: LocalPod): void {
+function setPodChains(d: DesiredPolicy, pod: LocalPod, model: PolicyModel): void {
   for (const dir of ['ingress', 'egress'] as const) {
     const rules = pod[dir];
-    if (rules) setPodChain(d, pod.ip, dir, 0, rules);
+    if (!rules) continue;
+    const form = podForm(rules, dir, model);
+    setPodSets(d, pod.ip, dir, form);
+    setPodChain(d, pod.ip, dir, 0, form);
   }
 }
 
@@ -151,9 +278,11 @@ const liveGeneration = (d: DesiredPolicy, dir: 'ingress' | 'egress', ip: string)
 
 export function desiredPolicy(model: PolicyModel): DesiredPolicy {
   const d = emptyDesired();
-  for (const [name, ips] of model.peerSets) d.sets.set(name, peerSet(name, ips));
-  for (const [name, tuples] of model.tupleSets) d.sets.set(name, tupleSet(name, tuples));
-  for (const pod of model.pods) setPodChains(d, pod);
+  for (const pod of model.pods) setPodChains(d, pod, model);
+  for (const name of d.refCount.keys()) {
+    const set = sharedSet(d, model, name);
+    if (set) d.sets.set(name, set);
+  }
   return d;
 }
 
@@ -167,28 +296,34 @@ export interface DesiredKeys {
 /**
  * Writes the desired state of the changed pods and sets into `desired` (in place) and
  * returns what those entries were before, with their keys: the diff needs nothing else.
- * A pod whose rules change moves to its other generation: a new chain and map element, the
- * old element retired, the old chain left as garbage — no delete, so no grace period. If
- * the other generation's chain is still there (two changes within the collection delay),
- * the live chain is rewritten in place instead.
+ * A pod's policy rules are elements of its own sets: a change there is element adds and
+ * retirements. A pod whose shared sets changed (a peer joined a selector) is recomputed
+ * too. Only when the rules no set holds change does the pod move to its other generation:
+ * a new chain and map element, the old element retired, the old chain left as garbage — no
+ * delete, so no grace period. If the other generation's chain is still there (two changes
+ * within the collection delay), the live chain is rewritten in place instead.
  */
 export function updateDesired(desired: DesiredPolicy, model: PolicyModel, changes: ModelChanges, now: number): { before: DesiredPolicy; keys: DesiredKeys } {
   const before = emptyDesired();
-  for (const name of changes.sets) {
+  const setKeys: string[] = [];
+  const touchSet = (name: string) => {
     const old = desired.sets.get(name);
-    if (old) before.sets.set(name, old);
-    const ips = model.peerSets.get(name), tuples = model.tupleSets.get(name);
-    if (ips || tuples) {
-      desired.sets.set(name, ips ? peerSet(name, ips) : tupleSet(name, tuples!));
-      desired.garbage.delete(name);
-    } else if (old) {
-      // Kept until collected: the old generations' chains may still look it up.
-      desired.garbage.set(name, now);
-    }
+    if (old && !before.sets.has(name)) before.sets.set(name, old);
+    setKeys.push(name);
+  };
+  const podIps = new Set(changes.pods);
+  if (changes.sets.size) {
+    for (const [ip, uses] of desired.uses) if ([...uses].some((u) => changes.sets.has(u))) podIps.add(ip);
+  }
+  const shared = new Set(changes.sets);
+  for (const ip of podIps) {
+    for (const r of desired.refs.get(ip) ?? []) shared.add(r);
+    dropRefs(desired, ip);
   }
   const chains: string[] = [];
-  const pods = changes.pods.size ? new Map(model.pods.filter((p) => changes.pods.has(p.ip)).map((p) => [p.ip, p])) : new Map<string, LocalPod>();
-  for (const ip of changes.pods) {
+  const pods = podIps.size ? new Map(model.pods.filter((p) => podIps.has(p.ip)).map((p) => [p.ip, p])) : new Map<string, LocalPod>();
+  for (const ip of podIps) {
+    desired.uses.delete(ip);
     for (const dir of ['ingress', 'egress'] as const) {
       for (const gen of [0, 1] as const) {
         const name = chainName(dir, ip, gen), map = mapName(dir, gen);
@@ -198,19 +333,38 @@ export function updateDesired(desired: DesiredPolicy, model: PolicyModel, change
         const target = desired.maps.get(map)!.get(ip);
         if (target) before.maps.get(map)!.set(ip, target);
       }
+      for (const kind of POD_SET_KINDS) touchSet(podSetName(dir, ip, kind));
       const live = liveGeneration(desired, dir, ip);
       const rules = pods.get(ip)?.[dir];
-      if (live !== undefined && rules && desired.signatures.get(chainName(dir, ip, live)) === JSON.stringify(rules.rules)) continue;
+      const form = rules && podForm(rules, dir, model);
+      if (form) {
+        const signature = setPodSets(desired, ip, dir, form);
+        if (live !== undefined && desired.signatures.get(chainName(dir, ip, live)) === signature) continue;
+      } else {
+        for (const kind of POD_SET_KINDS) if (desired.sets.has(podSetName(dir, ip, kind))) desired.garbage.set(podSetName(dir, ip, kind), now);
+      }
       if (live !== undefined) {
         desired.maps.get(mapName(dir, live))!.delete(ip);
         desired.garbage.set(chainName(dir, ip, live), now);
       }
-      if (!rules) continue;
+      if (!form) continue;
       const other: Generation = live === 0 ? 1 : 0;
-      setPodChain(desired, ip, dir, desired.chains.has(chainName(dir, ip, other)) && live !== undefined ? live : other, rules);
+      setPodChain(desired, ip, dir, desired.chains.has(chainName(dir, ip, other)) && live !== undefined ? live : other, form);
+    }
+    for (const r of desired.refs.get(ip) ?? []) shared.add(r);
+  }
+  for (const name of shared) {
+    touchSet(name);
+    const set = sharedSet(desired, model, name);
+    if (set) {
+      desired.sets.set(name, set);
+      desired.garbage.delete(name);
+    } else if (desired.sets.has(name) && !desired.garbage.has(name)) {
+      // Kept until collected: the old generations' chains may still look it up.
+      desired.garbage.set(name, now);
     }
   }
-  return { before, keys: { sets: changes.sets, chains, pods: changes.pods } };
+  return { before, keys: { sets: setKeys, chains, pods: podIps } };
 }
 
 export interface Collectable {
@@ -279,7 +433,7 @@ export function adoptGenerations(desired: DesiredPolicy, actual: TableState, now
   }
   for (const set of actual.sets) {
     if (desired.sets.has(set.name) || MAPS.some((m) => m.name === set.name)) continue;
-    desired.sets.set(set.name, { spec: { name: set.name, keyType: set.keyType }, elements: new Map(set.elements.map((e) => [elementKey(e.key), { key: e.key }])) });
+    desired.sets.set(set.name, { spec: { name: set.name, keyType: set.keyType, ...(set.flags ? { flags: set.flags } : {}) }, elements: new Map(set.elements.map((e) => [elementKey(e.key), { key: e.key }])) });
     desired.garbage.set(set.name, now);
   }
 }
