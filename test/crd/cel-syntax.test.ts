@@ -13,13 +13,14 @@ const kubeconfig = join(api.dir, 'admin.kubeconfig');
 writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${api.port}`, caPem: api.pki.ca.certPem, certPem: api.pki.admin.certPem, keyPem: api.pki.admin.keyPem });
 const k = kubectlFor(t, kubeconfig);
 
-const crd = (rules: string) => `apiVersion: apiextensions.k8s.io/v1
+/** A namespaced cel.example.com/v1 kind whose `spec` schema (YAML at its indentation) is given. */
+const crdOf = (plural: string, kind: string, spec: string) => `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: pools.cel.example.com}
+metadata: {name: ${plural}.cel.example.com}
 spec:
   group: cel.example.com
   scope: Namespaced
-  names: {plural: pools, singular: pool, kind: Pool}
+  names: {plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}}
   versions:
   - name: v1
     served: true
@@ -30,13 +31,15 @@ spec:
         properties:
           spec:
             type: object
-            x-kubernetes-validations:
+${spec}
+`;
+
+const crd = (rules: string) => crdOf('pools', 'Pool', `            x-kubernetes-validations:
 ${rules}
             properties:
               size: {type: integer}
               limits: {type: object, properties: {max: {type: integer}}}
-              zones: {type: array, items: {type: string}}
-`;
+              zones: {type: array, items: {type: string}}`);
 
 t.test('x-kubernetes-validations with optional syntax and cel.bind', async (t) => {
   await k.ok(['apply', '-f', '-'], crd(`            - rule: "self.size <= self.?limits.?max.orValue(10)"
@@ -91,4 +94,24 @@ spec:
   t.match(r.stderr, 'ValidatingAdmissionPolicy \'tier-label\' with binding \'tier-label\' denied request: tier none is not allowed');
   const gold = await k(['apply', '-n', 'celvap', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gold, labels: {tier: gold}}\n');
   t.equal(gold.code, 0, gold.stderr);
+});
+
+t.test('a rule whose estimated cost exceeds the budget is refused when the CRD is written', async (t) => {
+  const tags = (bounds: string, rule: string) => crdOf('tagsets', 'TagSet', `            properties:
+              tags:
+                type: array
+                ${bounds}
+                items: {type: string}
+                x-kubernetes-validations:
+                - rule: "${rule}"
+                  message: tags must be unique`);
+  const quadratic = 'self.all(x, self.exists_one(y, x == y))';
+  const r = await k(['apply', '-f', '-'], tags('', quadratic));
+  t.not(r.code, 0);
+  t.match(r.stderr, 'The CustomResourceDefinition "tagsets.cel.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)');
+  t.equal((await k(['get', 'crd', 'tagsets.cel.example.com'])).code, 1, 'not created');
+  const bounded = await k(['apply', '-f', '-'], tags('maxItems: 20', quadratic));
+  t.equal(bounded.code, 0, `with maxItems the same rule is accepted: ${bounded.stderr}`);
+  const linear = await k(['apply', '-f', '-'], tags('', 'self.all(x, x.size() < 64)'));
+  t.equal(linear.code, 0, `a linear rule over an unbounded list is accepted: ${linear.stderr}`);
 });

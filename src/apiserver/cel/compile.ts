@@ -22,6 +22,8 @@ export interface Program {
   readonly expression: string;
   /** Runs once; errors come back as CelError values, never thrown (evaluate.ts wraps it). */
   readonly run: (bindings: Record<string, CelInput>) => CelResult;
+  /** The checked syntax tree, for the static cost estimate (estimate.ts). */
+  readonly expr: Expr;
 }
 
 const COST = '@cost';
@@ -148,7 +150,7 @@ function build(expression: string, declared: ReadonlySet<string>): Program | Com
   const errs = check(parsed.expr, declared, parsed.sourceInfo, nextId);
   if (errs.length) return new CompileError(errs.join('\n'));
   try {
-    return { expression, run: plan(env, parsed) as Program['run'] };
+    return { expression, run: plan(env, parsed) as Program['run'], expr: parsed.expr };
   } catch (e) {
     return new CompileError(`ERROR: <input>:1:1: ${(e as Error).message}`);
   }
