@@ -11,13 +11,16 @@ import { fieldManagerName, type HandlerContext } from './handlers/context.js';
 export interface FieldTracker {
   /** A non-apply write: `next` (internal) about to replace `old` (internal, null on create). */
   update(h: HandlerContext, old: KubeObject | null, next: KubeObject, subresource: string): KubeObject;
-  /** Server-side apply of `applied` (versioned, as sent) onto `live` (internal, null to create). */
-  apply(h: HandlerContext, live: KubeObject | null, applied: KubeObject, force: boolean, subresource: string): KubeObject;
+  /**
+   * Server-side apply of `applied` (versioned, as sent) onto `live` (internal, null to create),
+   * recorded in the request's version (through a CRD's conversion webhook if need be), as upstream.
+   */
+  apply(h: HandlerContext, live: KubeObject | null, applied: KubeObject, force: boolean, subresource: string): Promise<KubeObject>;
 }
 
 export function fieldTracker(manager = new FieldManager()): FieldTracker {
-  // A version a CRD's conversion webhook converts is tracked in the storage version, so a
-  // write does not call the webhook twice more.
+  // Other writes in a version a CRD's conversion webhook converts are tracked in the storage
+  // version, so a write does not call the webhook twice more.
   const tracked = (h: HandlerContext) => (h.version.prepare ? h.reg.version(h.reg.def.storageVersion) ?? h.version : h.version);
   const opts = (h: HandlerContext, subresource: string) => ({
     manager: fieldManagerName(h),
@@ -40,12 +43,15 @@ export function fieldTracker(manager = new FieldManager()): FieldTracker {
       if (next.metadata.resourceVersion === undefined) delete out.metadata.resourceVersion;
       return out;
     },
-    apply(h, live, applied, force, subresource) {
+    async apply(h, live, applied, force, subresource) {
+      const v = h.version;
       try {
-        const { object } = manager.apply(live ? toVersioned(h, live) : null, applied, { ...opts(h, subresource), manager: h.query.get('fieldManager') ?? fieldManagerName(h), force });
+        if (live) await v.prepare?.([live]);
+        const base = { ...opts(h, subresource), apiVersion: apiVersionOf(h.reg.def.group, v.version), schema: ref(v.schemaName) };
+        const { object } = manager.apply(live ? h.reg.toVersion(live, v.version) : null, applied, { ...base, manager: h.query.get('fieldManager') ?? fieldManagerName(h), force });
         const versionedObj = object as KubeObject;
-        h.version.defaults?.(versionedObj);
-        const out = toInternal(h, versionedObj);
+        v.defaults?.(versionedObj);
+        const out = v.toInternalAsync ? await v.toInternalAsync(versionedObj) : v.toInternal(versionedObj);
         // Apply is unconditional unless the configuration names a resourceVersion.
         if (!applied.metadata?.resourceVersion) delete out.metadata.resourceVersion;
         return out;

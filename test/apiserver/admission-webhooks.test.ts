@@ -7,6 +7,7 @@ import t from 'tap';
 import { createServer } from 'node:net';
 import { fixtures, startAPIServer } from '../helpers/api.js';
 import { jsonPatch, startWebhookServer } from '../helpers/webhook-server.js';
+import { bytes, envelope, int, msg, str } from '../helpers/protobuf-wire.js';
 
 const api = await startAPIServer(t);
 const c = api.client;
@@ -166,4 +167,39 @@ t.test('CONNECT: an exec upgrade goes through the chain, with the PodExecOptions
   const sent = hook.reviews.at(-1)!.request;
   t.match(sent, { operation: 'CONNECT', name: 'target', namespace: 'default', subResource: 'exec', kind: { kind: 'PodExecOptions' }, object: { kind: 'PodExecOptions', command: ['ls', '-l'], stdout: true, container: 'main' } });
   await remove('validating', 'noexec');
+});
+
+t.test('webhook configurations sent as protobuf (by typed clients) decode with upstream\'s field numbers', async (t) => {
+  // generated.proto: {metadata 1, webhooks 2}; a webhook {name 1, clientConfig 2 {url 3, service 1
+  // {namespace 1, name 2, path 3, port 4}, caBundle 2}, rules 3 {operations 1, Rule 2 {apiGroups 1,
+  // apiVersions 2, resources 3, scope 4}}, failurePolicy 4, namespaceSelector 5, sideEffects 6,
+  // timeoutSeconds 7, admissionReviewVersions 8, matchPolicy 9}, then Mutating: reinvocationPolicy
+  // 10, objectSelector 11, matchConditions 12; Validating: objectSelector 10, matchConditions 11.
+  const selector = (field: number, key: string, value: string) => msg(field, msg(1, str(1, key), str(2, value)));
+  const common = [
+    str(1, 'pb.example.com'),
+    msg(2, msg(1, str(1, 'hooks'), str(2, 'pb-hook'), str(3, '/check'), int(4, 8443)), bytes(2, Buffer.from('CA'))),
+    msg(3, str(1, 'CREATE'), str(1, 'UPDATE'), msg(2, str(1, ''), str(2, 'v1'), str(3, 'configmaps'), str(4, 'Namespaced'))),
+    str(4, 'Ignore'), selector(5, 'team', 'a'), str(6, 'None'), int(7, 5), str(8, 'v1'), str(9, 'Exact'),
+  ];
+  const expected = {
+    name: 'pb.example.com',
+    clientConfig: { service: { namespace: 'hooks', name: 'pb-hook', path: '/check', port: 8443 }, caBundle: Buffer.from('CA').toString('base64') },
+    rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], scope: 'Namespaced' }],
+    failurePolicy: 'Ignore', namespaceSelector: { matchLabels: { team: 'a' } }, sideEffects: 'None', timeoutSeconds: 5,
+    admissionReviewVersions: ['v1'], matchPolicy: 'Exact', objectSelector: { matchLabels: { tier: 'web' } },
+    matchConditions: [{ name: 'c', expression: 'true' }],
+  };
+  const condition = (field: number) => msg(field, str(1, 'c'), str(2, 'true'));
+  const mutating = envelope('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', msg(1, str(1, 'pb-mutating')),
+    msg(2, ...common, str(10, 'IfNeeded'), selector(11, 'tier', 'web'), condition(12)));
+  const m = await c.request('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { body: mutating, contentType: 'application/vnd.kubernetes.protobuf' });
+  t.equal(m.status, 201, m.text);
+  t.strictSame((m.body as { webhooks: unknown[] }).webhooks, [{ ...expected, reinvocationPolicy: 'IfNeeded' }]);
+  const validating = envelope('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', msg(1, str(1, 'pb-validating')),
+    msg(2, ...common, selector(10, 'tier', 'web'), condition(11)));
+  const v = await c.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { body: validating, contentType: 'application/vnd.kubernetes.protobuf' });
+  t.equal(v.status, 201, v.text);
+  t.strictSame((v.body as { webhooks: unknown[] }).webhooks, [expected]);
+  for (const [kind, name] of [['mutating', 'pb-mutating'], ['validating', 'pb-validating']]) await c.delete(`/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations/${name}`);
 });

@@ -6,6 +6,8 @@ import { celEnv, celFunc, CelScalar, parse, plan, type CelEnv, type CelResult, t
 import { kubernetesLibrary } from './library/index.js';
 import { tick } from './cost.js';
 import { cachedRegex } from './library/regex.js';
+import { desugarOptionals, markOptionalSyntax, sourcePosition } from './optional-syntax.js';
+import { expandBind } from './bind.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
 type SourceInfo = NonNullable<ReturnType<typeof parse>['sourceInfo']>;
@@ -20,6 +22,8 @@ export interface Program {
   readonly expression: string;
   /** Runs once; errors come back as CelError values, never thrown (evaluate.ts wraps it). */
   readonly run: (bindings: Record<string, CelInput>) => CelResult;
+  /** The checked syntax tree, for the static cost estimate (estimate.ts). */
+  readonly expr: Expr;
 }
 
 const COST = '@cost';
@@ -34,11 +38,7 @@ const typeIdents = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 
 const plannerOps = new Set(['_[_]', '_[?_]', '_?._', '_?_:_', '_&&_', '_||_', '@not_strictly_false', '__not_strictly_false__']);
 
 function position(info: SourceInfo | undefined, id: bigint): string {
-  const offset = info?.positions[id.toString()] ?? 0;
-  const lines = info?.lineOffsets ?? [];
-  let line = 1; let start = 0;
-  for (const o of lines) { if (o <= offset) { line++; start = o; } }
-  return `<input>:${line}:${offset - start + 1}`;
+  return sourcePosition(info, info?.positions[id.toString()] ?? 0);
 }
 
 /** Undeclared references, then the cost counter around each loop condition; mutates `e`. */
@@ -52,11 +52,18 @@ function check(e: Expr, declared: ReadonlySet<string>, info: SourceInfo | undefi
         if (!scope.has(k.value.name) && !typeIdents.has(k.value.name)) errs.push(`ERROR: ${position(info, x.id)}: undeclared reference to '${k.value.name}' (in container '')`);
         return;
       case 'selectExpr': walk(k.value.operand, scope); return;
-      case 'callExpr':
+      case 'callExpr': {
+        // A namespaced function (`optional.of`) is a call whose target is the namespace's name.
+        const t = k.value.target?.exprKind;
+        if (t?.case === 'identExpr' && !scope.has(t.value.name) && env.funcs.find(`${t.value.name}.${k.value.function}`)) {
+          for (const a of k.value.args) walk(a, scope);
+          return;
+        }
         if (!plannerOps.has(k.value.function) && !env.funcs.find(k.value.function)) errs.push(`ERROR: ${position(info, x.id)}: undeclared reference to '${k.value.function}' (in container '')`);
         walk(k.value.target, scope);
         for (const a of k.value.args) walk(a, scope);
         return;
+      }
       case 'listExpr': for (const a of k.value.elements) walk(a, scope); return;
       case 'structExpr': for (const en of k.value.entries) { if (en.keyKind.case === 'mapKey') walk(en.keyKind.value, scope); walk(en.value, scope); } return;
       case 'comprehensionExpr': {
@@ -127,15 +134,23 @@ export function compile(expression: string, variables: readonly string[]): Progr
 
 function build(expression: string, declared: ReadonlySet<string>): Program | CompileError {
   let parsed: ReturnType<typeof parse>;
+  let marked: ReturnType<typeof markOptionalSyntax>;
   try {
-    parsed = parse(expression);
+    marked = markOptionalSyntax(expression);
+    parsed = parse(marked.source);
   } catch (e) {
     return new CompileError(`ERROR: ${(e as Error).message.replace(/^(<input>:\d+:\d+): /, '$1: Syntax error: ')}`);
   }
-  const errs = check(parsed.expr, declared, parsed.sourceInfo, { n: maxId(parsed.expr) });
+  const nextId = { n: maxId(parsed.expr) };
+  const syntaxErrs = [
+    ...desugarOptionals(parsed.expr, parsed.sourceInfo, marked.marks, nextId),
+    ...expandBind(parsed.expr, nextId, (id) => position(parsed.sourceInfo, id)),
+  ];
+  if (syntaxErrs.length) return new CompileError(syntaxErrs.join('\n'));
+  const errs = check(parsed.expr, declared, parsed.sourceInfo, nextId);
   if (errs.length) return new CompileError(errs.join('\n'));
   try {
-    return { expression, run: plan(env, parsed) as Program['run'] };
+    return { expression, run: plan(env, parsed) as Program['run'], expr: parsed.expr };
   } catch (e) {
     return new CompileError(`ERROR: <input>:1:1: ${(e as Error).message}`);
   }

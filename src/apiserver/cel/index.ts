@@ -7,3 +7,4 @@ export { toCel, fromCel, typeName, type ValueSchema } from './values.js';
 export { AuthzSession, authorizerValue, type AuthzQuestion, type AuthzAnswer, type AuthzDecide, type RequestResource } from './library/authz.js';
 export { COST_EXCEEDED } from './cost.js';
 export { optionalOf } from './library/optional.js';
+export { estimateCost, costErrorMessage, maxSize, type SizedSchema } from './estimate.js';

@@ -66,6 +66,7 @@ export function customResourceDef(crd: KubeObject, state: ServingState = { termi
     custom: true,
     fieldLabels: selectableFields(storage),
   };
+  if ('async' in converter) def.convertStored = storedConversion(spec, storage, converter.async);
   if (subresources?.status) {
     const base = statusStrategy((o) => [...validateObject(spec, o), ...ruleErrors(spec, o)]);
     def.statusStrategy = { ...base, prepareForUpdate(o, old, ctx) { base.prepareForUpdate!(o, old, ctx); updating.set(o, old); } };
@@ -144,6 +145,18 @@ function webhookVersion(spec: CRDSpec, common: Omit<VersionDef, 'toInternal' | '
       throw notPrepared();
     },
   };
+}
+
+/**
+ * Objects stored before the storage version changed, converted by the webhook to the current
+ * one (None needs no I/O: the storage version's toInternal rewrites apiVersion).
+ */
+function storedConversion(spec: CRDSpec, storage: CRDVersion, converter: AsyncConverter): (objs: KubeObject[]) => Promise<KubeObject[]> {
+  const schema = schemaOf(storage);
+  return async (objs) => (await converter.convertMany(objs, `${spec.group}/${storage.name}`)).map((o) => {
+    applyDefaults(o, schema);
+    return stripTypeMeta(o);
+  });
 }
 
 /** The structural schema's pruning, and ObjectMeta's at the root and in embedded resources. */

@@ -6,7 +6,7 @@
 // errors at the node (or at its fieldPath) in upstream's words.
 import type { FieldError } from '../../api/validation.js';
 import { isObject, itemsOf, valuesOf, type JSONSchemaProps } from '../../api/apiextensions/structural.js';
-import { compile, CompileError, evaluateSync, optionalOf, toCel, type ValueSchema } from '../cel/index.js';
+import { compile, CompileError, costErrorMessage, estimateCost, evaluateSync, maxSize, optionalOf, toCel, type ValueSchema } from '../cel/index.js';
 
 interface Rule { rule: string; message?: string; messageExpression?: string; reason?: string; fieldPath?: string; optionalOldSelf?: boolean }
 
@@ -105,8 +105,15 @@ export function validationRuleErrors(schema: JSONSchemaProps, obj: unknown, old?
   return errs;
 }
 
-/** Rules that do not compile, for the CRD's own validation (`<path>.x-kubernetes-validations[0].rule`). */
-export function validationRuleCompileErrors(s: JSONSchemaProps | undefined, path: string): FieldError[] {
+/** Upstream's limit on one rule's estimated cost times how often it may run (StaticEstimatedCostLimit). */
+const RULE_COST_LIMIT = 10_000_000;
+
+/**
+ * Rules that do not compile, or whose estimated cost (times `cardinality`, how many values
+ * of this schema one object may hold) exceeds the budget, for the CRD's own validation
+ * (`<path>.x-kubernetes-validations[0].rule`).
+ */
+export function validationRuleCompileErrors(s: JSONSchemaProps | undefined, path: string, cardinality = 1): FieldError[] {
   if (!s) return [];
   const errs: FieldError[] = [];
   rulesOf(s).forEach((r, i) => {
@@ -114,17 +121,24 @@ export function validationRuleCompileErrors(s: JSONSchemaProps | undefined, path
     if (typeof r.rule !== 'string' || !r.rule.trim()) { errs.push({ type: 'FieldValueRequired', field: `${p}.rule`, message: '' }); return; }
     for (const [field, expr] of [['rule', r.rule], ['messageExpression', r.messageExpression]] as const) {
       if (expr === undefined) continue;
-      try { compile(expr, VARS); } catch (e) {
+      let program;
+      try { program = compile(expr, VARS); } catch (e) {
         if (e instanceof CompileError) errs.push({ type: 'FieldValueInvalid', field: `${p}.${field}`, message: `${JSON.stringify(r)}: ${e.message}` });
+        continue;
+      }
+      const cost = estimateCost(program.expr, { self: s, oldSelf: s }) * cardinality;
+      if (cost > RULE_COST_LIMIT) {
+        const name = field === 'rule' ? 'estimated rule cost' : 'estimated messageExpression cost';
+        errs.push({ type: 'FieldValueForbidden', field: `${p}.${field}`, message: costErrorMessage(name, cost, RULE_COST_LIMIT) });
       }
     }
     if (r.optionalOldSelf && !isTransition(r)) errs.push({ type: 'FieldValueForbidden', field: `${p}.optionalOldSelf`, message: 'may not be set if rule does not use oldSelf' });
     const reasons = ['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'];
     if (r.reason !== undefined && !reasons.includes(r.reason)) errs.push({ type: 'FieldValueNotSupported', field: `${p}.reason`, message: `${JSON.stringify(r.reason)}: supported values: ${reasons.map((x) => JSON.stringify(x)).join(', ')}` });
   });
-  for (const [k, p] of Object.entries(s.properties ?? {})) errs.push(...validationRuleCompileErrors(p, `${path}.properties[${k}]`));
+  for (const [k, p] of Object.entries(s.properties ?? {})) errs.push(...validationRuleCompileErrors(p, `${path}.properties[${k}]`, cardinality));
   const items = itemsOf(s);
-  if (items) errs.push(...validationRuleCompileErrors(items, `${path}.items`));
-  if (!s.properties && typeof s.additionalProperties === 'object') errs.push(...validationRuleCompileErrors(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`));
+  if (items) errs.push(...validationRuleCompileErrors(items, `${path}.items`, cardinality * maxSize(s)));
+  if (!s.properties && typeof s.additionalProperties === 'object') errs.push(...validationRuleCompileErrors(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, cardinality * maxSize(s)));
   return errs;
 }

@@ -149,7 +149,6 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     if (!isPlainObject(body.value)) throw badRequest('apply configuration must be an object');
     const sent = body.value as KubeObject;
     if (!sent.apiVersion || !sent.kind) throw badRequest('apply configuration must set apiVersion and kind');
-    if (h.version.prepare) throw new StatusError(500, 'InternalError', `server-side apply in ${sent.apiVersion}, which a conversion webhook converts, is not supported yet: apply in the storage version`);
     // The configuration is decoded once, as the user wrote it: unknown fields are dropped
     // (or refused with Strict), as every other write does.
     const { object: applied, warnings } = decodeVersioned(h.reg, h.version, sent, validation, { convert: false });
@@ -157,13 +156,13 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     let exists = true;
     try { await h.reg.get(ns, h.info.name); } catch (e) { if (e instanceof StatusError && e.code === 404) exists = false; else throw e; }
     if (!exists && !subresource) {
-      const created = deps.fields.apply(h, null, applied, force, subresource);
+      const created = await deps.fields.apply(h, null, applied, force, subresource);
       created.metadata.name ??= h.info.name;
       if (created.metadata.name !== h.info.name) throw badRequest(`the name of the object (${created.metadata.name}) does not match the name on the URL (${h.info.name})`);
       return respondObject(h, 201, await createObject(h, deps, created));
     }
     const updated = await h.reg.update(ns, h.info.name, async (current) => {
-      const next = deps.fields.apply(h, current, applied, force, subresource);
+      const next = await deps.fields.apply(h, current, applied, force, subresource);
       await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun, warnings: h.warnings });
       return next;
     }, h.ctx, subresource);

@@ -28,6 +28,14 @@ function decodedOnce(h: HandlerContext, ev: WatchEvent): KubeObject {
   if (!obj) cache.set(ev, (obj = h.reg.decode(ev.value, ev.revision, ev.key)));
   return obj;
 }
+
+/** Converts the events' objects stored under an earlier storage version, once for every watcher. */
+async function currentOnce(h: HandlerContext, evs: WatchEvent[]): Promise<KubeObject[]> {
+  const objs = await h.reg.current(evs.map((ev) => decodedOnce(h, ev)));
+  const cache = decodedByRegistry.get(h.reg)!;
+  evs.forEach((ev, i) => cache.set(ev, objs[i]));
+  return objs;
+}
 const bookmarkIntervalMs = 30_000;
 
 export async function watchResource(h: HandlerContext, cache: WatchCache, bookmarkEveryMs = bookmarkIntervalMs): Promise<void> {
@@ -84,16 +92,18 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   let done = false;
-  // A version a CRD's conversion webhook converts: each write waits for its objects'
-  // conversion (one review for the initial state, one per event), in arrival order. A failed
-  // conversion ends the watch with an ERROR event carrying the 500.
+  // A version a CRD's conversion webhook converts, or objects stored under an earlier storage
+  // version it converts: each write waits for its objects' conversion (one review for the
+  // initial state, one per event), in arrival order. A failed conversion ends the watch with
+  // an ERROR event carrying the 500.
   let converting = Promise.resolve();
-  const write = (text: () => string, objs: KubeObject[]) => {
+  const write = (text: () => string, evs: WatchEvent[]) => {
     const prepare = h.version.prepare;
-    if (!prepare) { res.write(text()); return; }
+    if (!prepare && !h.reg.def.convertStored) { res.write(text()); return; }
     converting = converting.then(async () => {
       if (done) return;
-      await prepare(objs);
+      const objs = await currentOnce(h, evs);
+      await prepare?.(objs);
       if (!done) res.write(text());
     }).catch((e) => {
       if (done) return;
@@ -101,7 +111,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
       finish();
     });
   };
-  if (initial.length) write(() => initial.map((ev) => encodeEvent('ADDED', ev, decodedOnce(h, ev))).join(''), initial.map((ev) => decodedOnce(h, ev)));
+  if (initial.length) write(() => initial.map((ev) => encodeEvent('ADDED', ev, decodedOnce(h, ev))).join(''), initial);
 
   let lastRV = after;
   // An object this server cannot read (stored under an encryption key no longer configured)
@@ -125,15 +135,15 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     lastRV = ev.revision;
     const cur = decodedOnce(h, ev);
     if (ev.type === 'DELETE') {
-      if (selected(cur)) write(() => encodeEvent('DELETED', ev, cur), [cur]);
+      if (selected(cur)) write(() => encodeEvent('DELETED', ev, decodedOnce(h, ev)), [ev]);
       return;
     }
     const now = selected(cur);
     // Without selectors every object is selected; only a filtered watch needs the old state.
     const before = ev.prevValue ? (!filtered || selected(h.reg.decode(ev.prevValue, ev.revision, ev.key))) : false;
-    if (now && before) write(() => encodeEvent('MODIFIED', ev, cur), [cur]);
-    else if (now) write(() => encodeEvent('ADDED', ev, cur), [cur]);
-    else if (before) write(() => encodeEvent('DELETED', ev, cur), [cur]);
+    if (now && before) write(() => encodeEvent('MODIFIED', ev, decodedOnce(h, ev)), [ev]);
+    else if (now) write(() => encodeEvent('ADDED', ev, decodedOnce(h, ev)), [ev]);
+    else if (before) write(() => encodeEvent('DELETED', ev, decodedOnce(h, ev)), [ev]);
   };
 
   let unsubscribe: () => void = () => undefined;

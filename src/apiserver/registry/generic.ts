@@ -63,6 +63,8 @@ export class GenericRegistry {
   readonly prefix: string;
   private readonly storageVersionDef: VersionDef;
   private readonly storageAPIVersion: string;
+  /** Objects decoded as stored under an earlier storage version, for convertStored: their apiVersion. */
+  private readonly outdated = new WeakMap<KubeObject, string>();
 
   /** `transformer` turns stored bytes into the object's JSON and back (encryption at rest). */
   constructor(readonly def: ResourceDef, readonly store: Store, private readonly transformer: ValueTransformer = identity) {
@@ -89,7 +91,7 @@ export class GenericRegistry {
     return this.read(value, modRevision, key).obj;
   }
 
-  /** `stale`: written by other than the current write provider, so an update must rewrite it. */
+  /** `stale`: written by other than the current write provider or storage version, so an update must rewrite it. */
   private read(value: Buffer, modRevision: number, key: string): { obj: KubeObject; stale: boolean } {
     let plain: { data: Buffer; stale: boolean };
     try {
@@ -106,9 +108,36 @@ export class GenericRegistry {
       // this object alone, never a watch cache feeding other watchers.
       throw internalError(`unable to decode the object stored at "${key}": ${(e as Error).message}`);
     }
-    const obj = this.storageVersionDef.toInternal(stored);
+    // An object stored under an earlier storage version is rewritten by any update, even an
+    // unchanged one (how storage version migration works upstream).
+    const earlier = stored.apiVersion !== this.storageAPIVersion;
+    let obj: KubeObject;
+    if (earlier && this.def.convertStored) {
+      const { apiVersion, kind: _kind, ...rest } = stored;
+      obj = rest as KubeObject;
+      this.outdated.set(obj, String(apiVersion));
+    } else {
+      obj = this.storageVersionDef.toInternal(stored);
+    }
     obj.metadata.resourceVersion = String(modRevision);
-    return { obj, stale: plain.stale };
+    return { obj, stale: plain.stale || earlier };
+  }
+
+  /**
+   * `objs` with those decoded under an earlier storage version converted (one convertStored
+   * call); every object a caller uses passes here after decode.
+   */
+  async current(objs: KubeObject[]): Promise<KubeObject[]> {
+    const todo = objs.filter((o) => this.outdated.has(o));
+    if (!todo.length || !this.def.convertStored) return objs;
+    const converted = await this.def.convertStored(todo.map((o) => ({ ...deepCopy(o), apiVersion: this.outdated.get(o)!, kind: this.def.kind })));
+    const byObject = new Map(todo.map((o, i) => [o, converted[i]]));
+    return objs.map((o) => {
+      const c = byObject.get(o);
+      if (!c) return o;
+      c.metadata.resourceVersion = o.metadata.resourceVersion;
+      return c;
+    });
   }
 
   /** The bytes to store at `key`: the storage version's JSON, through the transformer. */
@@ -140,7 +169,7 @@ export class GenericRegistry {
   async get(namespace: string | undefined, name: string, source: Pick<Store, 'get'> = this.store): Promise<KubeObject> {
     const kv = await source.get(this.key(namespace, name));
     if (!kv) throw notFound(this.def.resource, this.def.group, name);
-    return this.decodeKV(kv);
+    return (await this.current([this.decodeKV(kv)]))[0];
   }
 
   /** The selectable fields of an object (metadata.name, metadata.namespace, and the resource's own). */
@@ -199,11 +228,12 @@ export class GenericRegistry {
       }
       revision = page.revision;
       source = this.store;
+      const decoded = await this.current(page.items.map((kv) => this.decodeKV(kv)));
       let i = 0;
       for (; i < page.items.length; i++) {
         const kv = page.items[i];
         lastKey = kv.key;
-        const obj = this.decodeKV(kv);
+        const obj = decoded[i];
         if (!this.matches(obj, opts.labelSelector, opts.fieldSelector)) continue;
         items.push(obj);
         if (limit && items.length >= limit) { i++; break; }
@@ -278,7 +308,8 @@ export class GenericRegistry {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(this.key(namespace, name));
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
-      const { obj: old, stale } = this.read(kv.value, kv.modRevision, kv.key);
+      const { obj: read, stale } = this.read(kv.value, kv.modRevision, kv.key);
+      const [old] = await this.current([read]);
       const desired = deepCopy(await fn(deepCopy(old)));
       const preconditionRV = desired.metadata?.resourceVersion;
       if (preconditionRV && preconditionRV !== old.metadata.resourceVersion) {
@@ -362,7 +393,7 @@ export class GenericRegistry {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.store.get(this.key(namespace, name));
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
-      const old = this.decodeKV(kv);
+      const [old] = await this.current([this.decodeKV(kv)]);
       const pre = opts.preconditions;
       if (pre?.uid && pre.uid !== old.metadata.uid) throw conflict(this.def.resource, this.def.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
       if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) throw conflict(this.def.resource, this.def.group, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`);

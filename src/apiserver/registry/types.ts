@@ -111,6 +111,12 @@ export interface ResourceDef {
    * core/v1 form, shared with core Events).
    */
   storageCodec?: { apiVersion: string; version: VersionDef };
+  /**
+   * Converts objects stored under an earlier storage version (each carrying its stored
+   * apiVersion and kind) to internal ones, where that needs I/O (a CRD's conversion webhook).
+   * Without it the storage version's toInternal reads them.
+   */
+  convertStored?(objs: KubeObject[]): Promise<KubeObject[]>;
   strategy: Strategy;
   /** Present when the resource has a /status subresource. */
   statusStrategy?: Strategy;

@@ -101,3 +101,28 @@ t.test('authorizer library asks the authorizer, also when it answers later', asy
   t.equal(await evaluate(sa, { authorizer: authorizerValue() }, { authz: session }), false);
   t.equal((asked.at(-1) as { serviceAccount: string }).serviceAccount, 'ns/bot');
 });
+
+t.test('optional syntax: .? and [?] select and index into optionals; chains stay optional', async (t) => {
+  const o = { object: { spec: { replicas: 3, list: [1, 2], m: { a: 'x' } } } };
+  t.equal(run('object.?spec.?replicas.orValue(1)', o), 3);
+  t.equal(run('object.?spec.?nope.orValue(1)', o), 1);
+  t.equal(run('object.?nope.replicas.hasValue()', o), false, 'a select on an optional is optional');
+  t.equal(run('object.spec.list[?5].orValue(0)', o), 0);
+  t.equal(run('object.spec.list[?1].value()', o), 2);
+  t.equal(run('object.spec.m[?"a"].value()', o), 'x');
+  t.equal(run('"a.?b" + \'[?\'', o), 'a.?b[?', 'inside string literals nothing changes');
+  t.equal(run('optional.of(1).hasValue() && !optional.none().hasValue()'), true);
+  t.equal(run('optional.none().or(optional.of(2)).value()'), 2);
+  t.equal(run('optional.ofNonZeroValue("").hasValue() || optional.ofNonZeroValue(0).hasValue()'), false);
+  t.throws(() => run('optional.none().value()'), /optional.none\(\) dereference/);
+  t.throws(() => compile('[?object.?x]', ['object']), /^compilation failed: ERROR: <input>:1:1: Syntax error: unsupported optional syntax/);
+  t.throws(() => compile('object.?x == nope', ['object']), /<input>:1:14: undeclared reference to 'nope'/, 'positions after .? stay true');
+});
+
+t.test('cel.bind binds a name once', async (t) => {
+  t.equal(run('cel.bind(x, 1, x + 1)'), 2);
+  t.equal(run('cel.bind(l, object.list, l.all(i, i > 0) && size(l) == 2)', { object: { list: [1, 2] } }), true);
+  t.equal(run('cel.bind(a, 1, cel.bind(b, a + 1, a + b))'), 3);
+  t.throws(() => compile('cel.bind(1, 1, 1)', []), /<input>:1:10: cel.bind\(\) variable name must be a simple identifier/);
+  t.throws(() => compile('cel.bind(x, 1, y)', []), /undeclared reference to 'y'/);
+});

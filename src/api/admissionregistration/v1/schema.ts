@@ -9,50 +9,54 @@ const header = {
   kind: str('The type of this object in CamelCase, e.g. Deployment.'),
 };
 
+// Numbered as upstream's generated.proto (typed clients send these as protobuf).
 for (const kind of ['Mutating', 'Validating'] as const) {
   defineType(`io.k8s.api.admissionregistration.v1.${kind}WebhookConfiguration`, obj({
     ...header,
-    metadata: objectMeta(),
-    webhooks: keyedList(ar(`${kind}Webhook`), 'name', 'The webhooks and what they are sent.'),
+    metadata: pb(1, objectMeta()),
+    webhooks: pb(2, keyedList(ar(`${kind}Webhook`), 'name', 'The webhooks and what they are sent.')),
   }, `Admission webhooks that ${kind === 'Mutating' ? 'may change' : 'accept or refuse'} objects.`, { gvk: [{ group: 'admissionregistration.k8s.io', version: 'v1', kind: `${kind}WebhookConfiguration` }] }));
   defineType(`io.k8s.api.admissionregistration.v1.${kind}WebhookConfigurationList`, obj({
     ...header,
     metadata: listMeta(),
     items: arr(ar(`${kind}WebhookConfiguration`), 'The objects in the list.'),
   }, `A list of ${kind}WebhookConfigurations.`, { required: ['items'], gvk: [{ group: 'admissionregistration.k8s.io', version: 'v1', kind: `${kind}WebhookConfigurationList` }] }));
+  // The two differ after admissionReviewVersions: Mutating has reinvocationPolicy at 10.
+  const mutating = kind === 'Mutating';
   defineType(`io.k8s.api.admissionregistration.v1.${kind}Webhook`, obj({
-    name: str('Fully qualified name of the webhook, e.g. imagepolicy.kubernetes.io.'),
-    clientConfig: ar('WebhookClientConfig', 'How to reach the webhook.'),
-    rules: arr(ar('RuleWithOperations'), 'Operations and resources the webhook cares about.', { listType: 'atomic' }),
-    failurePolicy: str('Fail or Ignore when the webhook cannot be called; default Fail.', { enum: ['Fail', 'Ignore'] }),
-    matchPolicy: str('Exact or Equivalent (the same resource in another version); default Equivalent.', { enum: ['Exact', 'Equivalent'] }),
-    namespaceSelector: labelSelector('Only objects in namespaces with these labels.'),
-    objectSelector: labelSelector('Only objects with these labels.'),
-    sideEffects: str('None or NoneOnDryRun: whether calling the webhook changes anything outside the request.', { enum: ['None', 'NoneOnDryRun', 'Some', 'Unknown'] }),
-    timeoutSeconds: int32('Seconds to wait for the webhook, 1 to 30; default 10.'),
-    admissionReviewVersions: arr(str(), 'AdmissionReview versions the webhook accepts, preferred first.', { listType: 'atomic' }),
-    ...(kind === 'Mutating' ? { reinvocationPolicy: str('Never or IfNeeded: call again when a later plugin changed the object.', { enum: ['Never', 'IfNeeded'] }) } : {}),
-    matchConditions: keyedList(ar('MatchCondition'), 'name', 'CEL conditions a request must meet to be sent.'),
+    name: pb(1, str('Fully qualified name of the webhook, e.g. imagepolicy.kubernetes.io.'), 'keepZero'),
+    clientConfig: pb(2, ar('WebhookClientConfig', 'How to reach the webhook.')),
+    rules: pb(3, arr(ar('RuleWithOperations'), 'Operations and resources the webhook cares about.', { listType: 'atomic' })),
+    failurePolicy: pb(4, str('Fail or Ignore when the webhook cannot be called; default Fail.', { enum: ['Fail', 'Ignore'] }), 'keepZero'),
+    matchPolicy: pb(9, str('Exact or Equivalent (the same resource in another version); default Equivalent.', { enum: ['Exact', 'Equivalent'] }), 'keepZero'),
+    namespaceSelector: pb(5, labelSelector('Only objects in namespaces with these labels.')),
+    objectSelector: pb(mutating ? 11 : 10, labelSelector('Only objects with these labels.')),
+    sideEffects: pb(6, str('None or NoneOnDryRun: whether calling the webhook changes anything outside the request.', { enum: ['None', 'NoneOnDryRun', 'Some', 'Unknown'] }), 'keepZero'),
+    timeoutSeconds: pb(7, int32('Seconds to wait for the webhook, 1 to 30; default 10.'), 'keepZero'),
+    admissionReviewVersions: pb(8, arr(str(), 'AdmissionReview versions the webhook accepts, preferred first.', { listType: 'atomic' })),
+    ...(mutating ? { reinvocationPolicy: pb(10, str('Never or IfNeeded: call again when a later plugin changed the object.', { enum: ['Never', 'IfNeeded'] }), 'keepZero') } : {}),
+    matchConditions: pb(mutating ? 12 : 11, keyedList(ar('MatchCondition'), 'name', 'CEL conditions a request must meet to be sent.')),
   }, undefined, { required: ['name', 'clientConfig', 'sideEffects', 'admissionReviewVersions'] }));
 }
 
 defineType('io.k8s.api.admissionregistration.v1.WebhookClientConfig', obj({
-  url: str('https://host:port/path of the webhook.'),
-  service: ar('ServiceReference', 'A Service in the cluster the webhook runs behind.'),
-  caBundle: bytes('PEM CA certificates to verify the webhook\'s serving certificate.'),
+  url: pb(3, str('https://host:port/path of the webhook.'), 'keepZero'),
+  service: pb(1, ar('ServiceReference', 'A Service in the cluster the webhook runs behind.')),
+  caBundle: pb(2, bytes('PEM CA certificates to verify the webhook\'s serving certificate.')),
 }));
 
 defineType('io.k8s.api.admissionregistration.v1.ServiceReference', obj({
-  namespace: str(), name: str(), path: str(), port: int32('Default 443.'),
+  namespace: pb(1, str(), 'keepZero'), name: pb(2, str(), 'keepZero'), path: pb(3, str(), 'keepZero'), port: pb(4, int32('Default 443.'), 'keepZero'),
 }, undefined, { required: ['namespace', 'name'] }));
 
+// Go embeds Rule in RuleWithOperations; JSON inlines it.
 defineType('io.k8s.api.admissionregistration.v1.RuleWithOperations', obj({
-  operations: arr(str(undefined, { enum: ['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT'] }), undefined, { listType: 'atomic' }),
-  apiGroups: arr(str(), undefined, { listType: 'atomic' }),
-  apiVersions: arr(str(), undefined, { listType: 'atomic' }),
-  resources: arr(str(), undefined, { listType: 'atomic' }),
-  scope: str('Cluster, Namespaced or *.', { enum: ['Cluster', 'Namespaced', '*'] }),
-}));
+  operations: pb(1, arr(str(undefined, { enum: ['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT'] }), undefined, { listType: 'atomic' })),
+  apiGroups: pb(1, arr(str(), undefined, { listType: 'atomic' }), { in: 'Rule' }),
+  apiVersions: pb(2, arr(str(), undefined, { listType: 'atomic' }), { in: 'Rule' }),
+  resources: pb(3, arr(str(), undefined, { listType: 'atomic' }), { in: 'Rule' }),
+  scope: pb(4, str('Cluster, Namespaced or *.', { enum: ['Cluster', 'Namespaced', '*'] }), { in: 'Rule', keepZero: true }),
+}, undefined, { protoEmbeds: { Rule: 2 } }));
 
 defineType('io.k8s.api.admissionregistration.v1.MatchCondition', obj({
   name: pb(1, str('Identifies the condition; unique in the list.'), 'keepZero'), expression: pb(2, str('A CEL expression that must be true.'), 'keepZero'),

@@ -10,9 +10,9 @@ import { admissionReview } from '../webhook/review.js';
 import { versionedObject } from '../webhook/index.js';
 
 /** object, oldObject, request and (unless `withAuthorizer` is false) authorizer for a request matched in `version`. */
-export function requestBindings(a: AdmissionAttributes, version: string, withAuthorizer = true): Record<string, CelInput> {
-  const object = a.operation === 'DELETE' ? undefined : versionedObject(a, version, a.object);
-  const oldObject = versionedObject(a, version, a.oldObject);
+export async function requestBindings(a: AdmissionAttributes, version: string, withAuthorizer = true): Promise<Record<string, CelInput>> {
+  const object = a.operation === 'DELETE' ? undefined : await versionedObject(a, version, a.object);
+  const oldObject = await versionedObject(a, version, a.oldObject);
   const { object: _o, oldObject: _old, uid: _u, ...request } = admissionReview(a, version).body.request as Record<string, unknown>;
   const vars: Record<string, CelInput> = { object: toCel(object), oldObject: toCel(oldObject), request: toCel(request) };
   if (!withAuthorizer) return vars;

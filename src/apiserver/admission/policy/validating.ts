@@ -144,7 +144,7 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
         throw new ParamError('no params found for policy binding with `Deny` parameterNotFoundAction');
       }
     }
-    const base = requestBindings(a, version, mentions(spec, 'authorizer'));
+    const base = await requestBindings(a, version, mentions(spec, 'authorizer'));
     // The namespace is read only for a policy that names it.
     const ns = a.registry.def.namespaced && a.info.namespace && mentions(spec, 'namespaceObject') ? await namespaceOf(a.info.namespace) : undefined;
     base.namespaceObject = toCel(ns && { apiVersion: 'v1', kind: 'Namespace', ...ns });

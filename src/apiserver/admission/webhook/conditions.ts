@@ -14,7 +14,7 @@ import { MATCH_CONDITION_VARIABLES } from '../../registry/admissionregistration/
 export async function conditionsHold(webhook: Fields, a: AdmissionAttributes, version: string, authorizer: DecisionAuthorizer | undefined, log: Logger): Promise<boolean> {
   const conditions = (webhook.matchConditions ?? []) as Fields[];
   if (!conditions.length) return true;
-  const vars = requestBindings(a, version);
+  const vars = await requestBindings(a, version);
   const opts = authorizer ? { authz: authzSession(authorizer, a.user) } : {};
   const errors: string[] = [];
   for (const c of conditions) {

@@ -52,12 +52,19 @@ async function matchingWebhooks(configs: GenericRegistry, deps: Deps, a: Admissi
   return out;
 }
 
-export function versionedObject(a: AdmissionAttributes, version: string, obj: KubeObject | undefined): KubeObject | undefined {
+/**
+ * `obj` (internal) as a webhook or policy matched in `version` sees it. A version a CRD's
+ * conversion webhook converts is converted through it first (a copy: the object is patched
+ * in place between calls, and the version remembers conversions by identity).
+ */
+export async function versionedObject(a: AdmissionAttributes, version: string, obj: KubeObject | undefined): Promise<KubeObject | undefined> {
   if (!obj) return undefined;
   // Subresources (Scale, Binding, TokenRequest) and CONNECT options are already in their wire form.
   if (a.info.subresource || a.operation === 'CONNECT') return structuredClone(obj);
   const v = a.registry.version(version);
-  const out = v ? v.fromInternal(structuredClone(obj)) : structuredClone(obj);
+  const copy = structuredClone(obj);
+  await v?.prepare?.([copy]);
+  const out = v ? v.fromInternal(copy) : copy;
   return { apiVersion: a.registry.def.group ? `${a.registry.def.group}/${version}` : version, kind: a.registry.def.kind, ...out };
 }
 
@@ -68,7 +75,7 @@ async function call(deps: Deps, a: AdmissionAttributes, webhook: Fields, version
   try {
     const t = await resolveTarget(webhook.clientConfig, reader(deps.registries));
     target = t.display;
-    const { uid, body } = admissionReview(a, version, versionedObject(a, version, a.object), versionedObject(a, version, a.oldObject));
+    const { uid, body } = admissionReview(a, version, await versionedObject(a, version, a.object), await versionedObject(a, version, a.oldObject));
     let reply: unknown;
     try {
       reply = await post(t, webhook.clientConfig.caBundle, body, timeout);
@@ -94,10 +101,13 @@ function warn(a: AdmissionAttributes, warnings: string[] | undefined): void {
   for (const w of warnings ?? []) a.warnings?.push(w);
 }
 
-/** Applies a JSONPatch response to the object, in place (the handlers hold its reference). */
-function patchObject(a: AdmissionAttributes, webhook: Fields, version: string, patch: string): void {
+/**
+ * Applies a JSONPatch response to the object, in place (the handlers hold its reference); the
+ * result converts back from the webhook's version, through the CRD's conversion webhook if need be.
+ */
+async function patchObject(a: AdmissionAttributes, webhook: Fields, version: string, patch: string): Promise<void> {
   const ops = JSON.parse(Buffer.from(patch, 'base64').toString('utf8'));
-  const current = versionedObject(a, version, a.object)!;
+  const current = (await versionedObject(a, version, a.object))!;
   let patched: KubeObject;
   try {
     patched = applyPatch('json', current, ops, ref(a.registry.version(version)?.schemaName ?? '')) as KubeObject;
@@ -105,7 +115,7 @@ function patchObject(a: AdmissionAttributes, webhook: Fields, version: string, p
     throw new StatusError(500, 'InternalError', `Internal error occurred: admission webhook "${webhook.name}" returned an invalid patch: ${(e as Error).message}`);
   }
   const v = a.registry.version(version);
-  const internal = a.info.subresource || !v ? patched : v.toInternal(patched);
+  const internal = a.info.subresource || !v ? patched : v.toInternalAsync ? await v.toInternalAsync(patched) : v.toInternal(patched);
   const obj = a.object!;
   for (const k of Object.keys(obj)) delete (obj as Fields)[k];
   Object.assign(obj, internal);
@@ -119,7 +129,7 @@ export function mutatingWebhooks(configs: GenericRegistry, deps: Deps): Admissio
     if (!res.allowed) throw denied(webhook.name, res.status);
     if (res.patch && a.object) {
       if (res.patchType !== 'JSONPatch') throw new StatusError(500, 'InternalError', `Internal error occurred: admission webhook "${webhook.name}" returned an unsupported patch type ${JSON.stringify(res.patchType ?? '')}`);
-      patchObject(a, webhook, version, res.patch);
+      await patchObject(a, webhook, version, res.patch);
     }
   }
   return {

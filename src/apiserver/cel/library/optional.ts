@@ -1,7 +1,11 @@
-// CEL optionals as far as CRD transition rules need them: `oldSelf` under optionalOldSelf is
-// an optional (hasValue(), value(), orValue(x)); the parser has no `?.` syntax.
-import { celMap, celMethod, CelScalar, type CelFunc, type CelInput, type CelMap, type CelValue } from '@bufbuild/cel';
+// CEL optionals (cel-go's OptionalTypes library): `optional.of(x)`, `optional.none()`,
+// `optional.ofNonZeroValue(x)`, and on an optional hasValue(), value(), orValue(x), or(opt);
+// `oldSelf` under optionalOldSelf is one. The selection and indexing behind `a.?b` and
+// `a[?k]` (optional-syntax.ts rewrites the syntax into these calls) give an optional.
+import { celFunc, celMap, celMethod, CelScalar, isCelList, isCelMap, isCelUint, type CelFunc, type CelInput, type CelMap, type CelValue } from '@bufbuild/cel';
 import { anyMap, fieldsOf } from './opaque.js';
+import { OPTIONAL_INDEX, OPTIONAL_SELECT } from '../optional-syntax.js';
+import { typeName } from '../values.js';
 
 const TYPE = 'optional_type';
 
@@ -10,6 +14,33 @@ export function optionalOf(v: CelInput | undefined): CelMap {
 }
 
 const present = (m: CelMap) => m.has('value');
+const isOptional = (v: CelValue): v is CelMap => isCelMap(v) && v.get('@type') === TYPE;
+
+function zero(v: CelValue): boolean {
+  if (v === null || v === false || v === '' || v === 0 || v === 0n) return true;
+  if (isCelUint(v)) return v.value === 0n;
+  if (v instanceof Uint8Array) return v.length === 0;
+  if (isCelList(v) || isCelMap(v)) return v.size === 0;
+  return false;
+}
+
+/** `on.?key` / `on[?key]`: an optional of the entry; on an optional, applied to its value. */
+function entry(on: CelValue, key: CelValue, op: string): CelMap {
+  let v = on;
+  if (isOptional(v)) {
+    if (!present(v)) return v;
+    v = v.get('value') as CelValue;
+  }
+  if (isCelMap(v)) {
+    const k = key as string | bigint | boolean;
+    return v.has(k) ? optionalOf(v.get(k) as CelInput) : optionalOf(undefined);
+  }
+  if (isCelList(v) && (typeof key === 'bigint' || isCelUint(key))) {
+    const i = Number(isCelUint(key) ? key.value : key);
+    return i >= 0 && i < v.size ? optionalOf(v.get(i) as CelInput) : optionalOf(undefined);
+  }
+  throw new Error(`found no matching overload for '${op}' applied to '(${typeName(v)}, ${typeName(key)})'`);
+}
 
 export const optionalLibrary: CelFunc[] = [
   celMethod('hasValue', anyMap, [], CelScalar.BOOL, function () { return present(fieldsOf(this, TYPE, 'hasValue')); }),
@@ -19,4 +50,13 @@ export const optionalLibrary: CelFunc[] = [
     return m.get('value') as CelValue;
   }),
   celMethod('orValue', anyMap, [CelScalar.DYN], CelScalar.DYN, function (d) { const m = fieldsOf(this, TYPE, 'orValue'); return present(m) ? m.get('value') as CelValue : d; }),
+  celMethod('or', anyMap, [anyMap], CelScalar.DYN, function (other) {
+    const m = fieldsOf(this, TYPE, 'or');
+    return present(m) ? m : fieldsOf(other, TYPE, 'or');
+  }),
+  celFunc('optional.of', [CelScalar.DYN], CelScalar.DYN, (v) => optionalOf(v as CelInput)),
+  celFunc('optional.none', [], CelScalar.DYN, () => optionalOf(undefined)),
+  celFunc('optional.ofNonZeroValue', [CelScalar.DYN], CelScalar.DYN, (v) => optionalOf(zero(v) ? undefined : v as CelInput)),
+  celFunc(OPTIONAL_SELECT, [CelScalar.DYN, CelScalar.STRING], CelScalar.DYN, (on, field) => entry(on, field, '_?._')),
+  celFunc(OPTIONAL_INDEX, [CelScalar.DYN, CelScalar.DYN], CelScalar.DYN, (on, key) => entry(on, key, '_[?_]')),
 ];
