@@ -22,6 +22,19 @@ export async function freshSource(at: ReadAt, cache: WatchCache, store: Store): 
 }
 
 /**
+ * The source for a list of `at` that is not exact. A consistent list (resourceVersion unset)
+ * comes from the cache when the cache has caught up with storage's current revision, as
+ * kube-apiserver's ConsistentListFromCache does; SQLite knows that revision without I/O, etcd
+ * answers it with one range request. Otherwise storage answers: the cache may lag behind a
+ * revision written outside its prefix (another API server's keys in a shared etcd), which only
+ * etcd's progress notify could confirm; that is not implemented, so such a list reads etcd.
+ */
+export async function listSource(at: ReadAt, cache: WatchCache, store: Store): Promise<ListSource> {
+  if (at.kind !== 'latest') return freshSource(at, cache, store);
+  return cache.revision >= (await store.currentRevision()) ? cache : store;
+}
+
+/**
  * Runs a read at an exact revision; a revision storage has not reached yet is waited for like
  * a "not older than" one.
  */

@@ -12,21 +12,15 @@ import { queryBool } from '../query.js';
 import { watchStartAt } from '../resource-version.js';
 import { partialObjectMetadata, toTable } from '../table.js';
 import { versioned, type HandlerContext } from './context.js';
+import { decodedOnce, encodedOnce } from '../encoded-once.js';
 
 const defaultTimeoutSeconds = 1800;
 const maxTimerMs = 2 ** 31 - 1;
 
-// Every watcher of a resource sees the same events: decode each event once and serialise its
-// object once per version and representation, however many watchers there are.
-const decodedByRegistry = new WeakMap<object, WeakMap<WatchEvent, KubeObject>>();
-const encodedByEvent = new WeakMap<WatchEvent, Map<string, string>>();
-
-function decodedOnce(h: HandlerContext, ev: WatchEvent): KubeObject {
-  let cache = decodedByRegistry.get(h.reg);
-  if (!cache) decodedByRegistry.set(h.reg, (cache = new WeakMap()));
-  let obj = cache.get(ev);
-  if (!obj) cache.set(ev, (obj = h.reg.decode(ev.value, ev.revision, ev.key)));
-  return obj;
+// Every watcher of a resource sees the same events: each event's object is decoded once and
+// serialised once per version and representation, however many watchers there are.
+function decodedEvent(h: HandlerContext, ev: WatchEvent): KubeObject {
+  return decodedOnce(h.reg, ev.value, ev.revision, ev.key);
 }
 const bookmarkIntervalMs = 30_000;
 
@@ -63,13 +57,8 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o), undefined, h.version)
     : metadataOnly ? partialObjectMetadata(versioned(h, obj)) : versioned(h, obj));
   const encodingKey = `${h.reg.def.group}/${h.version.version}/${table ? 'table' : metadataOnly ? 'meta' : 'json'}`;
-  const encodeEvent = (type: string, ev: WatchEvent, obj: KubeObject): string => {
-    let byKey = encodedByEvent.get(ev);
-    if (!byKey) encodedByEvent.set(ev, (byKey = new Map()));
-    let text = byKey.get(encodingKey);
-    if (text === undefined) byKey.set(encodingKey, (text = encodeObject(obj)));
-    return `{"type":"${type}","object":${text}}\n`;
-  };
+  const encodeEvent = (type: string, _ev: WatchEvent, obj: KubeObject): string =>
+    encodedOnce(obj, `${type}/${encodingKey}`, () => `{"type":"${type}","object":${encodedOnce(obj, encodingKey, () => encodeObject(obj))}}\n`);
   const filtered = !!name || labelSelector.length > 0 || fieldSelector.length > 0;
 
   // The state and the subscription below are taken in one synchronous step: nothing between.
@@ -78,7 +67,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   if (startAt === 0) {
     const snapshot = cache.snapshot(prefix);
     after = snapshot.revision;
-    for (const ev of snapshot.items) if (selected(decodedOnce(h, ev))) initial.push(ev);
+    for (const ev of snapshot.items) if (selected(decodedEvent(h, ev))) initial.push(ev);
   }
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
@@ -101,7 +90,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
       finish();
     });
   };
-  if (initial.length) write(() => initial.map((ev) => encodeEvent('ADDED', ev, decodedOnce(h, ev))).join(''), initial.map((ev) => decodedOnce(h, ev)));
+  if (initial.length) write(() => initial.map((ev) => encodeEvent('ADDED', ev, decodedEvent(h, ev))).join(''), initial.map((ev) => decodedEvent(h, ev)));
 
   let lastRV = after;
   // An object this server cannot read (stored under an encryption key no longer configured)
@@ -123,7 +112,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
       return;
     }
     lastRV = ev.revision;
-    const cur = decodedOnce(h, ev);
+    const cur = decodedEvent(h, ev);
     if (ev.type === 'DELETE') {
       if (selected(cur)) write(() => encodeEvent('DELETED', ev, cur), [cur]);
       return;

@@ -24,6 +24,8 @@ export interface ListOptions {
   revision?: number;
   /** Where the first page comes from (the watch cache); continuations always read storage. */
   source?: ListSource;
+  /** Decodes each item instead of a fresh decode (shared, read-only objects: `encoded-once.ts`). */
+  decode?: (kv: KeyValue) => KubeObject;
 }
 
 /**
@@ -203,7 +205,7 @@ export class GenericRegistry {
       for (; i < page.items.length; i++) {
         const kv = page.items[i];
         lastKey = kv.key;
-        const obj = this.decodeKV(kv);
+        const obj = opts.decode ? opts.decode(kv) : this.decodeKV(kv);
         if (!this.matches(obj, opts.labelSelector, opts.fieldSelector)) continue;
         items.push(obj);
         if (limit && items.length >= limit) { i++; break; }
