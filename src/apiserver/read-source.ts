@@ -29,9 +29,12 @@ export async function freshSource(at: ReadAt, cache: WatchCache, store: Store): 
  * revision written outside its prefix (another API server's keys in a shared etcd), which only
  * etcd's progress notify could confirm; that is not implemented, so such a list reads etcd.
  */
-export async function listSource(at: ReadAt, cache: WatchCache, store: Store): Promise<ListSource> {
+export async function listSource(at: ReadAt, cache: WatchCache, store: Store, continuing: boolean): Promise<ListSource> {
+  // A continuation reads storage at its token's revision; the cache only holds its newest state.
+  if (continuing) return store;
   if (at.kind !== 'latest') return freshSource(at, cache, store);
-  return cache.revision >= (await store.currentRevision()) ? cache : store;
+  const current = await store.currentRevision();
+  return cache.revision >= current ? cache : store;
 }
 
 /**

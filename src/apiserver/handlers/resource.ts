@@ -82,7 +82,7 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   const result = at.kind === 'exact'
     ? await atExactRevision(at.revision, cache, () => h.reg.list({ ...opts, revision: at.revision }))
     // As upstream, resourceVersion=0 returns the whole cached list whatever the limit.
-    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await listSource(at, cache, h.reg.store) });
+    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await listSource(at, cache, h.reg.store, !!opts.continueToken) });
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continueToken) meta.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
