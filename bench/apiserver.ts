@@ -31,7 +31,7 @@ const clientFor = (p: APIServerProcess) => new APIClient(p.port, { ca: p.pki.ca.
  * hands out the stored bytes undecoded, so the client's JSON.parse of a megabyte is not the
  * server's time.
  */
-function rawGet(p: APIServerProcess, agent: Agent, path: string): Promise<{ status: number; text: string }> {
+function getUnparsed(p: APIServerProcess, agent: Agent, path: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: p.port, path, servername: 'localhost', agent, ca: p.pki.ca.certPem, cert: p.pki.admin.certPem, key: p.pki.admin.keyPem, headers: { Accept: 'application/json' } }, (res) => {
       let bytes = 0;
@@ -103,7 +103,7 @@ async function benchBackend(name: 'sqlite' | 'etcd'): Promise<Row[]> {
   rows.push({ what: 'get, concurrency 16', api: apiGet, raw: rawGet, rawName: 'capstan Store.get' });
 
   const lists = 20;
-  const apiList = await timeOps(`API list ${count}`, lists, 1, () => mustOK(rawGet(server, listAgent, '/api/v1/namespaces/c16/configmaps'), 200));
+  const apiList = await timeOps(`API list ${count}`, lists, 1, () => mustOK(getUnparsed(server, listAgent, '/api/v1/namespaces/c16/configmaps'), 200));
   const rawList = await timeOps(`Store list ${count}`, lists, 1, () => store.list('/registry/configmaps/c16/'));
   rows.push({ what: `list of ${count} objects`, api: apiList, raw: rawList, rawName: 'capstan Store.list' });
 
