@@ -37,6 +37,11 @@ export async function listSource(at: ReadAt, cache: WatchCache, store: Store, co
   return cache.revision >= current ? cache : store;
 }
 
+/** Consistent lists for the server's own reads (admission): `listSource` of resourceVersion unset. */
+export function consistentSource(cache: WatchCache, store: Store): ListSource {
+  return { list: async (prefix, opts) => (await listSource({ kind: 'latest' }, cache, store, !!opts?.startAfter || !!opts?.revision)).list(prefix, opts) };
+}
+
 /**
  * Runs a read at an exact revision; a revision storage has not reached yet is waited for like
  * a "not older than" one.

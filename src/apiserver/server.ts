@@ -45,6 +45,7 @@ import { CRDController } from './crd/controller.js';
 import { certificatePlugins } from './admission/certificates.js';
 import { MetricsScraper, metricsResources } from './metrics-api/index.js';
 import '../api/schemas.js';
+import { consistentSource } from './read-source.js';
 
 export interface APIServerOptions {
   store: Store;
@@ -172,7 +173,7 @@ export class APIServer {
       defaultTolerationSeconds(opts.defaultTolerationSeconds),
       defaultStorageClass(reg('storage.k8s.io', 'storageclasses')),
       pvcResize(reg('storage.k8s.io', 'storageclasses')),
-      resourceQuota(reg('', 'resourcequotas')),
+      resourceQuota(reg('', 'resourcequotas'), consistentSource(this.cache, reg('', 'resourcequotas').store)),
       mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log, authorizer: this.authorizer }),
       validatingAdmissionPolicy({ registries: this.registries, source: this.cache, authorizer: this.authorizer, log: this.log }),
       validatingWebhooks(reg('admissionregistration.k8s.io', 'validatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log, authorizer: this.authorizer }),
