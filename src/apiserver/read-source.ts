@@ -37,9 +37,18 @@ export async function listSource(at: ReadAt, cache: WatchCache, store: Store, co
   return cache.revision >= current ? cache : store;
 }
 
-/** Consistent lists for the server's own reads (admission): `listSource` of resourceVersion unset. */
-export function consistentSource(cache: WatchCache, store: Store): ListSource {
-  return { list: async (prefix, opts) => (await listSource({ kind: 'latest' }, cache, store, !!opts?.startAfter || !!opts?.revision)).list(prefix, opts) };
+/**
+ * Consistent reads for the server's own lookups (admission): the watch cache when it has caught
+ * up with storage's current revision (then it answers as storage would), else storage.
+ */
+export function consistentSource(cache: WatchCache, store: Store): ListSource & Pick<Store, 'get'> {
+  return {
+    list: async (prefix, opts) => (await listSource({ kind: 'latest' }, cache, store, !!opts?.startAfter || !!opts?.revision)).list(prefix, opts),
+    get: async (key) => {
+      const current = await store.currentRevision();
+      return (cache.revision >= current ? cache : store).get(key);
+    },
+  };
 }
 
 /**

@@ -164,7 +164,7 @@ export class APIServer {
     const reg = (group: string, resource: string) => this.registries.get(group, resource)!;
     // One line per plugin; admissionChain orders them as kube-apiserver does.
     this.admission = admissionChain([
-      namespaceLifecycle(reg('', 'namespaces')),
+      namespaceLifecycle(reg('', 'namespaces'), consistentSource(this.cache, reg('', 'namespaces').store)),
       serviceAccountAdmission(reg('', 'serviceaccounts')),
       nodeRestriction(reg('', 'pods'), reg('', 'nodes')),
       limitRanger(reg('', 'limitranges')),
