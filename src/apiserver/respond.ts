@@ -18,9 +18,10 @@ export function indentReplies(res: ServerResponse): void {
 export function sendEncodedList(res: ServerResponse, code: number, head: Record<string, unknown>, items: string[], decoded: () => unknown[]): void {
   if (indented.has(res)) return sendObject(res, code, { ...head, items: decoded() });
   if (res.headersSent) return;
-  const text = `${JSON.stringify(head).slice(0, -1)},"items":[${items.join(',')}]}`;
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
-  res.end(text);
+  // Encoded once: measuring and then writing a megabyte string would encode it twice.
+  const body = Buffer.from(`${JSON.stringify(head).slice(0, -1)},"items":[${items.join(',')}]}`);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-cache, private' });
+  res.end(body);
 }
 
 export function sendObject(res: ServerResponse, code: number, body: unknown, kind: ResponseKind = 'json', contentType?: string): void {
