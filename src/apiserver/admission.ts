@@ -7,6 +7,7 @@ import { forbidden, notFound, StatusError } from './errors.js';
 import type { GenericRegistry } from './registry/index.js';
 import type { RequestInfo } from './request-info.js';
 import type { UserInfo } from './authn/index.js';
+import type { Store } from '../storage/store.js';
 
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -55,8 +56,11 @@ export function isPodWrite(a: AdmissionAttributes, ops: AdmissionAttributes['ope
 
 const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 
-/** Objects need an existing, non-terminating namespace; the system namespaces cannot go. */
-export function namespaceLifecycle(namespaces: GenericRegistry): AdmissionPlugin {
+/**
+ * Objects need an existing, non-terminating namespace; the system namespaces cannot go.
+ * `source`: where the namespace is read from (the watch cache once caught up with storage).
+ */
+export function namespaceLifecycle(namespaces: GenericRegistry, source?: Pick<Store, 'get'>): AdmissionPlugin {
   return {
     name: 'NamespaceLifecycle',
     async validate(a) {
@@ -70,7 +74,7 @@ export function namespaceLifecycle(namespaces: GenericRegistry): AdmissionPlugin
       if (!a.registry.def.namespaced || a.operation !== 'CREATE') return;
       let ns: KubeObject;
       try {
-        ns = await namespaces.get(undefined, info.namespace);
+        ns = await namespaces.get(undefined, info.namespace, source);
       } catch (e) {
         if (e instanceof StatusError && e.code === 404) throw notFound('namespaces', '', info.namespace);
         throw e;

@@ -22,6 +22,36 @@ export async function freshSource(at: ReadAt, cache: WatchCache, store: Store): 
 }
 
 /**
+ * The source for a list of `at` that is not exact. A consistent list (resourceVersion unset)
+ * comes from the cache when the cache has caught up with storage's current revision, as
+ * kube-apiserver's ConsistentListFromCache does; SQLite knows that revision without I/O, etcd
+ * answers it with one range request. Otherwise storage answers: the cache may lag behind a
+ * revision written outside its prefix (another API server's keys in a shared etcd), which only
+ * etcd's progress notify could confirm; that is not implemented, so such a list reads etcd.
+ */
+export async function listSource(at: ReadAt, cache: WatchCache, store: Store, continuing: boolean): Promise<ListSource> {
+  // A continuation reads storage at its token's revision; the cache only holds its newest state.
+  if (continuing) return store;
+  if (at.kind !== 'latest') return freshSource(at, cache, store);
+  const current = await store.currentRevision();
+  return cache.revision >= current ? cache : store;
+}
+
+/**
+ * Consistent reads for the server's own lookups (admission): the watch cache when it has caught
+ * up with storage's current revision (then it answers as storage would), else storage.
+ */
+export function consistentSource(cache: WatchCache, store: Store): ListSource & Pick<Store, 'get'> {
+  return {
+    list: async (prefix, opts) => (await listSource({ kind: 'latest' }, cache, store, !!opts?.startAfter || !!opts?.revision)).list(prefix, opts),
+    get: async (key) => {
+      const current = await store.currentRevision();
+      return (cache.revision >= current ? cache : store).get(key);
+    },
+  };
+}
+
+/**
  * Runs a read at an exact revision; a revision storage has not reached yet is waited for like
  * a "not older than" one.
  */

@@ -46,6 +46,7 @@ import { CRDController } from './crd/controller.js';
 import { certificatePlugins } from './admission/certificates.js';
 import { MetricsScraper, metricsResources } from './metrics-api/index.js';
 import '../api/schemas.js';
+import { consistentSource } from './read-source.js';
 
 export interface APIServerOptions {
   store: Store;
@@ -165,7 +166,7 @@ export class APIServer {
     const reg = (group: string, resource: string) => this.registries.get(group, resource)!;
     // One line per plugin; admissionChain orders them as kube-apiserver does.
     this.admission = admissionChain([
-      namespaceLifecycle(reg('', 'namespaces')),
+      namespaceLifecycle(reg('', 'namespaces'), consistentSource(this.cache, reg('', 'namespaces').store)),
       serviceAccountAdmission(reg('', 'serviceaccounts')),
       nodeRestriction(reg('', 'pods'), reg('', 'nodes')),
       limitRanger(reg('', 'limitranges')),
@@ -174,7 +175,7 @@ export class APIServer {
       defaultTolerationSeconds(opts.defaultTolerationSeconds),
       defaultStorageClass(reg('storage.k8s.io', 'storageclasses')),
       pvcResize(reg('storage.k8s.io', 'storageclasses')),
-      resourceQuota(reg('', 'resourcequotas')),
+      resourceQuota(reg('', 'resourcequotas'), consistentSource(this.cache, reg('', 'resourcequotas').store)),
       mutatingWebhooks(reg('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log, authorizer: this.authorizer }),
       validatingAdmissionPolicy({ registries: this.registries, source: this.cache, authorizer: this.authorizer, log: this.log }),
       validatingWebhooks(reg('admissionregistration.k8s.io', 'validatingwebhookconfigurations'), { registries: this.registries, source: this.cache, log: this.log, authorizer: this.authorizer }),

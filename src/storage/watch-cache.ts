@@ -147,14 +147,15 @@ export class WatchCache {
   /**
    * The cached state under `prefix` in key order, from just after `startAfter`, as Store.list
    * answers it but in one piece: `limit` is not applied (`more` is false), and the revision is
-   * always the cache's own — the caller cuts pages, and continues from storage.
+   * always the cache's own — the caller cuts pages, and continues from storage at it. With
+   * `count`, `count` is the number of items (remainingItemCount for the page the caller cuts).
    */
-  async list(prefix: string, opts: { startAfter?: string } = {}): Promise<ListResult> {
+  async list(prefix: string, opts: { startAfter?: string; count?: boolean } = {}): Promise<ListResult> {
     const { items, revision } = this.snapshot(prefix);
     const after = opts.startAfter ?? '';
     const kvs = items.filter((ev) => ev.key > after).map(toKeyValue);
     kvs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return { items: kvs, revision, more: false };
+    return { items: kvs, revision, more: false, ...(opts.count ? { count: kvs.length } : {}) };
   }
 
   /** Resolves true once the cache has reached `revision`, false if `timeoutMs` passes first. */

@@ -51,7 +51,7 @@ async function freePort(): Promise<number> {
 }
 
 function launch(dataDir: string, port: number, store: string, tokenFile: string, args: string[] = []): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [capstanBin, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--store', store, '--token-auth-file', tokenFile, '--disable-admission-plugins', 'ServiceAccount', ...args], {
+  const child = spawn(process.execPath, [...(process.env.CAPSTAN_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPSTAN_PROF] : []), capstanBin, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--store', store, '--token-auth-file', tokenFile, '--disable-admission-plugins', 'ServiceAccount', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

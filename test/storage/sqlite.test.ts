@@ -37,3 +37,21 @@ t.test('on a full disk writes fail and checkHealth fails; with space again both 
   t.pass('healthy again');
   t.equal((await store.get('/registry/cm/ns/after'))?.modRevision, rev, 'and reads back');
 });
+
+t.test('while a store is open, another process cannot open its file; after close it can', async (t) => {
+  const file = join(dir, 'owned.db');
+  const storeModule = join(import.meta.dirname, '../../src/storage/index.js');
+  const openInChild = () => spawnSync(process.execPath, ['--input-type=module', '-e',
+    `const { openStore } = await import(${JSON.stringify(storeModule)}); const s = await openStore('sqlite://' + process.argv[1]); await s.create('/registry/cm/ns/child', Buffer.from('c')); await s.close();`, file], { encoding: 'utf8' });
+  const store = await openStore(`sqlite://${file}`);
+  await store.create('/registry/cm/ns/parent', Buffer.from('p'));
+  const refused = openInChild();
+  t.not(refused.status, 0, 'the second process fails');
+  t.match(refused.stderr, /is in use by another process/);
+  t.equal((await store.list('/registry/cm/')).items.length, 1, 'and wrote nothing');
+  await store.close();
+  t.equal(openInChild().status, 0, 'once closed, another process opens it');
+  const reopened = await openStore(`sqlite://${file}`);
+  t.teardown(() => reopened.close());
+  t.same((await reopened.list('/registry/cm/')).items.map((kv) => kv.key), ['/registry/cm/ns/child', '/registry/cm/ns/parent']);
+});

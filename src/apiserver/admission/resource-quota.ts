@@ -8,7 +8,7 @@ import { quotaMatches, usageOf } from '../../api/quota.js';
 import { milliValue } from '../../util/quantity.js';
 import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } from '../admission.js';
 import { StatusError } from '../errors.js';
-import type { GenericRegistry, RequestContext } from '../registry/index.js';
+import type { GenericRegistry, ListSource, RequestContext } from '../registry/index.js';
 
 /** Compute resources a pod must declare once a quota limits them (upstream's requiredResources). */
 const mustSpecify = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
@@ -27,11 +27,12 @@ function missingDeclarations(quota: KubeObject, pod: KubeObject): string | null 
   return parts.length ? `failed quota: ${quota.metadata.name}: must specify ${parts.join('; ')}` : null;
 }
 
-export function resourceQuota(quotas: GenericRegistry): AdmissionPlugin {
+/** `source`: where the quotas are listed from (the watch cache once it has caught up with storage). */
+export function resourceQuota(quotas: GenericRegistry, source?: ListSource): AdmissionPlugin {
   const system: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() };
 
   async function admit(a: AdmissionAttributes): Promise<void> {
-    const { items } = await quotas.list({ namespace: a.info.namespace });
+    const { items } = await quotas.list({ namespace: a.info.namespace, source });
     const obj = a.object!;
     const matching = items.filter((q) => Object.keys(q.spec?.hard ?? {}).length && quotaMatches(q, a.info.resource, obj));
     if (!matching.length) return;

@@ -9,14 +9,16 @@ import { applyPatch, PatchError, patchKindFor } from '../patch/index.js';
 import { badRequest, methodNotAllowed, StatusError } from '../errors.js';
 import { decodeBody, readBody } from '../body.js';
 import { decodeVersioned, duplicateFieldWarnings, parseFieldValidation } from '../decode-object.js';
-import { sendObject } from '../respond.js';
+import { sendEncodedList, sendObject } from '../respond.js';
 import { queryBool } from '../query.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from '../table.js';
 import type { AdmissionChain } from '../admission.js';
 import type { FieldTracker } from '../managed-fields.js';
 import { prepareVersioned, versioned, type HandlerContext } from './context.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
-import { atExactRevision, freshSource } from '../read-source.js';
+import { atExactRevision, freshSource, listSource } from '../read-source.js';
+import { decodedOnce, encodedOnce } from '../encoded-once.js';
+import type { KeyValue } from '../../storage/store.js';
 import { getReadAt, listReadAt } from '../resource-version.js';
 
 export interface ResourceHandlerDeps {
@@ -74,11 +76,13 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   const limit = limitText ? Number(limitText) : 0;
   if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitText}`);
   const at = listReadAt(h.query, limit);
-  const opts = { namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined };
+  // Items are shared decodings (a cached object version is decoded once), only read here.
+  const decode = (kv: KeyValue) => decodedOnce(h.reg, kv.value, kv.modRevision, kv.key);
+  const opts = { namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined, decode };
   const result = at.kind === 'exact'
     ? await atExactRevision(at.revision, cache, () => h.reg.list({ ...opts, revision: at.revision }))
     // As upstream, resourceVersion=0 returns the whole cached list whatever the limit.
-    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await freshSource(at, cache, h.reg.store) });
+    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await listSource(at, cache, h.reg.store, !!opts.continueToken) });
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continueToken) meta.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
@@ -90,7 +94,14 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   if (h.accept === 'partial-metadata') {
     return sendObject(h.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: result.items.map((o) => partialObjectMetadata(versioned(h, o))) });
   }
-  sendObject(h.res, 200, { kind: h.reg.def.listKind, apiVersion, metadata: meta, items: result.items.map((o) => versioned(h, o)) }, h.accept);
+  const head = { kind: h.reg.def.listKind, apiVersion, metadata: meta };
+  if (h.accept === 'json' && !h.version.prepare) {
+    // Each object version is serialised once and reused by later lists and watch events.
+    const representation = `${h.reg.def.group}/${h.version.version}/json`;
+    const encoded = result.items.map((o) => encodedOnce(o, representation, () => JSON.stringify(versioned(h, o))));
+    return sendEncodedList(h.res, 200, head, encoded, () => result.items.map((o) => versioned(h, o)));
+  }
+  sendObject(h.res, 200, { ...head, items: result.items.map((o) => versioned(h, o)) }, h.accept);
 }
 
 async function readObject(h: HandlerContext): Promise<KubeObject> {

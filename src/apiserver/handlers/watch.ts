@@ -12,28 +12,26 @@ import { queryBool } from '../query.js';
 import { watchStartAt } from '../resource-version.js';
 import { partialObjectMetadata, toTable } from '../table.js';
 import { versioned, type HandlerContext } from './context.js';
+import { decodedOnce, encodedOnce } from '../encoded-once.js';
 
 const defaultTimeoutSeconds = 1800;
 const maxTimerMs = 2 ** 31 - 1;
 
-// Every watcher of a resource sees the same events: decode each event once and serialise its
-// object once per version and representation, however many watchers there are.
-const decodedByRegistry = new WeakMap<object, WeakMap<WatchEvent, KubeObject>>();
-const encodedByEvent = new WeakMap<WatchEvent, Map<string, string>>();
+// Every watcher of a resource sees the same events: each event's object is decoded once and
+// serialised once per version and representation, however many watchers there are. An object
+// stored under an earlier storage version is replaced by its conversion, also once.
+const convertedByRegistry = new WeakMap<object, WeakMap<WatchEvent, KubeObject>>();
 
-function decodedOnce(h: HandlerContext, ev: WatchEvent): KubeObject {
-  let cache = decodedByRegistry.get(h.reg);
-  if (!cache) decodedByRegistry.set(h.reg, (cache = new WeakMap()));
-  let obj = cache.get(ev);
-  if (!obj) cache.set(ev, (obj = h.reg.decode(ev.value, ev.revision, ev.key)));
-  return obj;
+function decodedEvent(h: HandlerContext, ev: WatchEvent): KubeObject {
+  return convertedByRegistry.get(h.reg)?.get(ev) ?? decodedOnce(h.reg, ev.value, ev.revision, ev.key);
 }
 
 /** Converts the events' objects stored under an earlier storage version, once for every watcher. */
 async function currentOnce(h: HandlerContext, evs: WatchEvent[]): Promise<KubeObject[]> {
-  const objs = await h.reg.current(evs.map((ev) => decodedOnce(h, ev)));
-  const cache = decodedByRegistry.get(h.reg)!;
-  evs.forEach((ev, i) => cache.set(ev, objs[i]));
+  const objs = await h.reg.current(evs.map((ev) => decodedEvent(h, ev)));
+  let converted = convertedByRegistry.get(h.reg);
+  if (!converted) convertedByRegistry.set(h.reg, (converted = new WeakMap()));
+  for (let i = 0; i < evs.length; i++) converted.set(evs[i]!, objs[i]!);
   return objs;
 }
 const bookmarkIntervalMs = 30_000;
@@ -71,13 +69,8 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o), undefined, h.version)
     : metadataOnly ? partialObjectMetadata(versioned(h, obj)) : versioned(h, obj));
   const encodingKey = `${h.reg.def.group}/${h.version.version}/${table ? 'table' : metadataOnly ? 'meta' : 'json'}`;
-  const encodeEvent = (type: string, ev: WatchEvent, obj: KubeObject): string => {
-    let byKey = encodedByEvent.get(ev);
-    if (!byKey) encodedByEvent.set(ev, (byKey = new Map()));
-    let text = byKey.get(encodingKey);
-    if (text === undefined) byKey.set(encodingKey, (text = encodeObject(obj)));
-    return `{"type":"${type}","object":${text}}\n`;
-  };
+  const encodeEvent = (type: string, _ev: WatchEvent, obj: KubeObject): string =>
+    encodedOnce(obj, `${type}/${encodingKey}`, () => `{"type":"${type}","object":${encodedOnce(obj, encodingKey, () => encodeObject(obj))}}\n`);
   const filtered = !!name || labelSelector.length > 0 || fieldSelector.length > 0;
 
   // The state and the subscription below are taken in one synchronous step: nothing between.
@@ -86,7 +79,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   if (startAt === 0) {
     const snapshot = cache.snapshot(prefix);
     after = snapshot.revision;
-    for (const ev of snapshot.items) if (selected(decodedOnce(h, ev))) initial.push(ev);
+    for (const ev of snapshot.items) if (selected(decodedEvent(h, ev))) initial.push(ev);
   }
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
@@ -111,7 +104,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
       finish();
     });
   };
-  if (initial.length) write(() => initial.map((ev) => encodeEvent('ADDED', ev, decodedOnce(h, ev))).join(''), initial);
+  if (initial.length) write(() => initial.map((ev) => encodeEvent('ADDED', ev, decodedEvent(h, ev))).join(''), initial);
 
   let lastRV = after;
   // An object this server cannot read (stored under an encryption key no longer configured)
@@ -133,17 +126,17 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
       return;
     }
     lastRV = ev.revision;
-    const cur = decodedOnce(h, ev);
+    const cur = decodedEvent(h, ev);
     if (ev.type === 'DELETE') {
-      if (selected(cur)) write(() => encodeEvent('DELETED', ev, decodedOnce(h, ev)), [ev]);
+      if (selected(cur)) write(() => encodeEvent('DELETED', ev, decodedEvent(h, ev)), [ev]);
       return;
     }
     const now = selected(cur);
     // Without selectors every object is selected; only a filtered watch needs the old state.
     const before = ev.prevValue ? (!filtered || selected(h.reg.decode(ev.prevValue, ev.revision, ev.key))) : false;
-    if (now && before) write(() => encodeEvent('MODIFIED', ev, decodedOnce(h, ev)), [ev]);
-    else if (now) write(() => encodeEvent('ADDED', ev, decodedOnce(h, ev)), [ev]);
-    else if (before) write(() => encodeEvent('DELETED', ev, decodedOnce(h, ev)), [ev]);
+    if (now && before) write(() => encodeEvent('MODIFIED', ev, decodedEvent(h, ev)), [ev]);
+    else if (now) write(() => encodeEvent('ADDED', ev, decodedEvent(h, ev)), [ev]);
+    else if (before) write(() => encodeEvent('DELETED', ev, decodedEvent(h, ev)), [ev]);
   };
 
   let unsubscribe: () => void = () => undefined;

@@ -24,6 +24,8 @@ export interface ListOptions {
   revision?: number;
   /** Where the first page comes from (the watch cache); continuations always read storage. */
   source?: ListSource;
+  /** Decodes each item instead of a fresh decode (shared, read-only objects: `encoded-once.ts`). */
+  decode?: (kv: KeyValue) => KubeObject;
 }
 
 /**
@@ -228,7 +230,7 @@ export class GenericRegistry {
       }
       revision = page.revision;
       source = this.store;
-      const decoded = await this.current(page.items.map((kv) => this.decodeKV(kv)));
+      const decoded = await this.current(page.items.map((kv) => (opts.decode ? opts.decode(kv) : this.decodeKV(kv))));
       let i = 0;
       for (; i < page.items.length; i++) {
         const kv = page.items[i];

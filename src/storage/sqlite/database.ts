@@ -13,6 +13,11 @@ export type Synchronous = 'FULL' | 'NORMAL';
 
 export interface SqliteOptions {
   synchronous?: Synchronous;
+  /**
+   * Leave the file open to other connections of this process (the store's writer thread and
+   * its readers share the WAL index); `lockOwner` keeps other processes out instead.
+   */
+  shared?: boolean;
 }
 
 // One row per write. `id` is the revision; the newest row of a key is its current state unless
@@ -41,8 +46,8 @@ export function openDatabase(path: string, opts: SqliteOptions = {}): Database.D
   try {
     // Exclusive locking before WAL: no shared-memory index, and a second process opening the
     // file fails instead of writing behind this one's back — the watch feed relies on being
-    // the only writer.
-    db.pragma('locking_mode = EXCLUSIVE');
+    // the only writer. A shared file relies on lockOwner for that.
+    if (!opts.shared) db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
     db.exec('BEGIN IMMEDIATE');
@@ -56,6 +61,26 @@ export function openDatabase(path: string, opts: SqliteOptions = {}): Database.D
     throw err;
   }
   return db;
+}
+
+/**
+ * Makes this process the file's only user until the returned database is closed: a write to
+ * `<path>-lock` in exclusive locking mode holds that file's lock for the connection's life, so
+ * another process's lockOwner fails with "in use". The watch feed relies on one writer.
+ */
+export function lockOwner(path: string): Database.Database {
+  const lock = new Database(`${path}-lock`);
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL)');
+    lock.prepare('INSERT INTO owner (pid) VALUES (?)').run(process.pid);
+    lock.exec('DELETE FROM owner');
+  } catch (err) {
+    lock.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new StoreError(`${path} is in use by another process`);
+    throw err;
+  }
+  return lock;
 }
 
 /**

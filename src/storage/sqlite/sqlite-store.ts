@@ -1,15 +1,13 @@
-// The embedded backend: a revision log in one SQLite file (see ../DESIGN.md). Reads and writes
-// run synchronously on the calling thread (better-sqlite3), which is what makes a write's
-// check-then-insert atomic and lets watch() switch from log replay to the live feed without a gap.
+// The embedded backend: a revision log in one SQLite file (see ../DESIGN.md). Writes and their
+// fsync run on a writer thread (writer-worker.ts) with group commit; this thread reads through
+// its own connection on the WAL, never past the newest revision the writer has announced, which
+// is what lets watch() switch from log replay to the live feed without a gap.
 import type Database from 'better-sqlite3';
 import { EventQueue } from '../event-queue.js';
 import { prefixEndString } from '../prefix.js';
 import {
   CompactedError,
-  ConflictError,
   FutureRevisionError,
-  KeyExistsError,
-  NotFoundError,
   StoreError,
   type KeyValue,
   type ListOptions,
@@ -18,55 +16,57 @@ import {
   type WatchEvent,
   type Watcher,
 } from '../store.js';
-import { openDatabase, type SqliteOptions } from './database.js';
-import { GroupCommit } from './group-commit.js';
+import { lockOwner, openDatabase, type SqliteOptions } from './database.js';
 import { prepareStatements, type Row, type StateRow, type Statements } from './statements.js';
 import { WatchFeed } from './watch-feed.js';
+import { WriterThread, type Written } from './writer.js';
+import type { WriteRequest } from './writer-protocol.js';
 
 const COMPACT_REVISION = 'compact_revision';
-const HEALTH_PROBE = 'health_probe';
 /** How long a failed write keeps the store unhealthy when no write has succeeded since. */
 const WRITE_FAILURE_MEMORY_MS = 10_000;
 
 export class SqliteStore implements Store {
-  /** Newest committed revision. */
+  /** Newest revision committed and announced by the writer thread. */
   private rev: number;
-  /** Revision handed out to the batch being written; back to `rev` if it rolls back. */
-  private nextRev: number;
   private compactRev: number;
   private closed = false;
   private readonly stmts: Statements;
   private readonly feed = new WatchFeed();
-  private readonly commits: GroupCommit;
+  private readonly writer: WriterThread;
   /** The last batch that failed as a whole, until a later batch commits. */
   private writeFailure?: { error: Error; at: number };
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(private readonly db: Database.Database, private readonly lock: Database.Database, path: string, opts: SqliteOptions) {
     this.stmts = prepareStatements(db);
     this.compactRev = this.stmts.getMeta.get(COMPACT_REVISION)?.value ?? 0;
     // Compaction may have deleted the newest rows (deletions), never the revisions they used.
     this.rev = Math.max(this.stmts.maxId.get()?.rev ?? 0, this.compactRev);
-    this.nextRev = this.rev;
-    this.commits = new GroupCommit(db, {
-      committed: (events) => {
-        this.rev = this.nextRev;
+    this.writer = new WriterThread({ path, synchronous: opts.synchronous ?? 'FULL', revision: this.rev }, {
+      committed: (revision, done) => {
+        this.rev = revision;
         this.writeFailure = undefined;
-        this.feed.publish(events);
+        this.feed.publish(done.map(({ req, written }) => toWrittenEvent(req, written)));
       },
       rolledBack: (err) => {
-        this.nextRev = this.rev;
-        this.writeFailure = { error: err as Error, at: Date.now() };
+        this.writeFailure = { error: err, at: Date.now() };
       },
     });
   }
 
   static open(path: string, opts: SqliteOptions = {}): SqliteStore {
-    return new SqliteStore(openDatabase(path, opts));
+    const lock = lockOwner(path);
+    try {
+      return new SqliteStore(openDatabase(path, { ...opts, shared: true }), lock, path, opts);
+    } catch (err) {
+      lock.close();
+      throw err;
+    }
   }
 
   async get(key: string): Promise<KeyValue | null> {
     this.assertOpen();
-    const row = this.stmts.latest.get(key);
+    const row = this.stmts.latestAt.get(key, this.rev);
     return row && !row.deleted ? toKeyValue(row) : null;
   }
 
@@ -99,41 +99,17 @@ export class SqliteStore implements Store {
     return row?.n ?? 0;
   }
 
-  create(key: string, value: Buffer): Promise<number> {
-    return this.write((events) => {
-      const latest = this.stmts.latest.get(key);
-      if (latest && !latest.deleted) throw new KeyExistsError(key);
-      const rev = ++this.nextRev;
-      this.stmts.insert.run(rev, key, rev, latest?.id ?? 0, 0, value, null);
-      events.push({ type: 'PUT', key, value, revision: rev, createRevision: rev });
-      return rev;
-    });
+  async create(key: string, value: Buffer): Promise<number> {
+    return (await this.write({ op: 'create', key, value })).revision;
   }
 
-  update(key: string, value: Buffer, expectedRevision: number): Promise<number> {
-    return this.write((events) => {
-      const latest = this.currentRow(key, expectedRevision);
-      const rev = ++this.nextRev;
-      this.stmts.insert.run(rev, key, latest.create_revision, latest.id, 0, value, latest.value);
-      events.push({
-        type: 'PUT', key, value, prevValue: latest.value, revision: rev, createRevision: latest.create_revision,
-      });
-      return rev;
-    });
+  async update(key: string, value: Buffer, expectedRevision: number): Promise<number> {
+    return (await this.write({ op: 'update', key, value, expected: expectedRevision })).revision;
   }
 
-  delete(key: string, expectedRevision?: number): Promise<{ revision: number; prev: KeyValue }> {
-    return this.write((events) => {
-      const latest = this.currentRow(key, expectedRevision);
-      const rev = ++this.nextRev;
-      // The deletion row keeps the last value, so a replayed DELETE event carries it.
-      this.stmts.insert.run(rev, key, latest.create_revision, latest.id, 1, latest.value, latest.value);
-      events.push({
-        type: 'DELETE', key, value: latest.value, prevValue: latest.value,
-        revision: rev, createRevision: latest.create_revision,
-      });
-      return { revision: rev, prev: toKeyValue(latest) };
-    });
+  async delete(key: string, expectedRevision?: number): Promise<{ revision: number; prev: KeyValue }> {
+    const { revision, prev } = await this.write({ op: 'delete', key, expected: expectedRevision });
+    return { revision, prev: { key, value: prev!.value as Buffer, modRevision: prev!.modRevision, createRevision: prev!.createRevision } };
   }
 
   async watch(
@@ -166,11 +142,8 @@ export class SqliteStore implements Store {
     this.assertOpen();
     if (revision <= this.compactRev) return;
     if (revision > this.rev) throw new FutureRevisionError(revision, this.rev);
-    this.db.transaction(() => {
-      this.stmts.compact.run({ rev: revision });
-      this.stmts.setMeta.run(COMPACT_REVISION, revision);
-    }).immediate();
-    this.compactRev = revision;
+    await this.writer.call({ type: 'compact', revision });
+    this.compactRev = Math.max(this.compactRev, revision);
   }
 
   /**
@@ -183,7 +156,7 @@ export class SqliteStore implements Store {
     const failed = this.writeFailure;
     if (failed && Date.now() - failed.at < WRITE_FAILURE_MEMORY_MS) throw new StoreError(`writes fail: ${failed.error.message}`);
     try {
-      this.db.transaction(() => this.stmts.setMeta.run(HEALTH_PROBE, Date.now())).immediate();
+      await this.writer.call({ type: 'probe', at: Date.now() });
     } catch (err) {
       throw new StoreError(`a probe write fails: ${(err as Error).message}`);
     }
@@ -191,25 +164,16 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.commits.flush();
     this.closed = true;
+    await this.writer.close();
     this.feed.failAll(new StoreError('store is closed'));
     this.db.close();
+    this.lock.close();
   }
 
-  private write<T>(op: (events: WatchEvent[]) => T): Promise<T> {
+  private write(req: WriteRequest): Promise<Written> {
     if (this.closed) return Promise.reject(new StoreError('store is closed'));
-    return this.commits.run(op);
-  }
-
-  /** The key's live row, checked against the caller's expected revision. */
-  private currentRow(key: string, expectedRevision?: number): StateRow {
-    const latest = this.stmts.latest.get(key);
-    if (!latest || latest.deleted) throw new NotFoundError(key);
-    if (expectedRevision !== undefined && latest.id !== expectedRevision) {
-      throw new ConflictError(key, latest.id);
-    }
-    return latest;
+    return this.writer.write(req);
   }
 
   private assertOpen(): void {
@@ -219,6 +183,17 @@ export class SqliteStore implements Store {
 
 function toKeyValue(row: StateRow): KeyValue {
   return { key: row.key, value: row.value, modRevision: row.id, createRevision: row.create_revision };
+}
+
+/** The watch event of a committed write; a create's or update's value is the caller's own buffer. */
+function toWrittenEvent(req: WriteRequest, w: Written): WatchEvent {
+  const prevValue = w.prev?.value as Buffer | undefined;
+  if (req.op === 'delete') {
+    return { type: 'DELETE', key: req.key, value: prevValue!, prevValue, revision: w.revision, createRevision: w.createRevision };
+  }
+  const ev: WatchEvent = { type: 'PUT', key: req.key, value: req.value as Buffer, revision: w.revision, createRevision: w.createRevision };
+  if (prevValue) ev.prevValue = prevValue;
+  return ev;
 }
 
 function toEvent(row: Row): WatchEvent {

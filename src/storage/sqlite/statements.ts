@@ -44,6 +44,11 @@ export function prepareStatements(db: Database.Database) {
     latest: db.prepare<[string], StateRow>(
       `SELECT ${STATE_COLUMNS} FROM kv WHERE key = ? ORDER BY id DESC LIMIT 1`,
     ),
+    // The key's newest row committed as of :rev: the writer thread may be a transaction ahead
+    // of what this thread has announced.
+    latestAt: db.prepare<[string, number], StateRow>(
+      `SELECT ${STATE_COLUMNS} FROM kv WHERE key = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
+    ),
     insert: db.prepare<[number, string, number, number, number, Buffer, Buffer | null]>(
       `INSERT INTO kv (id, key, create_revision, prev_revision, deleted, value, old_value)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
