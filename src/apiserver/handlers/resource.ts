@@ -76,8 +76,10 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   const limit = limitText ? Number(limitText) : 0;
   if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitText}`);
   const at = listReadAt(h.query, limit);
-  // Items are shared decodings (a cached object version is decoded once), only read here.
-  const decode = (kv: KeyValue) => decodedOnce(h.reg, kv.value, kv.modRevision, kv.key);
+  // Items are shared decodings (a cached object version is decoded once), only read here. Not
+  // for a version a conversion webhook converts: its conversions are remembered per object, and
+  // each response must ask the webhook again, as upstream does.
+  const decode = h.version.prepare ? undefined : (kv: KeyValue) => decodedOnce(h.reg, kv.value, kv.modRevision, kv.key);
   const opts = { namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined, decode };
   const result = at.kind === 'exact'
     ? await atExactRevision(at.revision, cache, () => h.reg.list({ ...opts, revision: at.revision }))
