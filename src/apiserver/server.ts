@@ -35,6 +35,8 @@ import { createHandler, createUpgradeHandler, type HandlerDeps } from './handler
 import { fieldTracker } from './managed-fields.js';
 import { APIMetrics } from './metrics.js';
 import { CountedStore } from './counted-store.js';
+import { TimedStore } from './trace/timed-store.js';
+import type { TraceOptions } from './trace/report.js';
 import { ResourceTransformers, type EncryptionConfiguration } from './encryption/index.js';
 import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
@@ -98,6 +100,8 @@ export interface APIServerOptions {
   metricResolutionMs?: number;
   /** Authorizers built elsewhere for modes this server does not build itself (Node). */
   authorizers?: Partial<Record<AuthorizationMode, DecisionAuthorizer>>;
+  /** --server-timing and --slow-request-threshold (src/apiserver/trace). */
+  trace?: TraceOptions;
 }
 
 export interface ConnectionOptions {
@@ -144,7 +148,8 @@ export class APIServer {
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
-    const store = new CountedStore(opts.store, this.metrics.storageLists);
+    const timed = new TimedStore(opts.store, this.metrics.storage);
+    const store = new CountedStore(timed, this.metrics.storageLists);
     const escalation = new EscalationGuard(this.rbac);
     this.registries = buildRegistries(store, {
       serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
@@ -160,6 +165,7 @@ export class APIServer {
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
     this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision, ev.key));
     this.metrics.waitingReads = () => this.cache.waitingReads;
+    timed.delivered = (rev, ms) => this.cache.waitUntil(rev, ms);
     const reg = (group: string, resource: string) => this.registries.get(group, resource)!;
     // One line per plugin; admissionChain orders them as kube-apiserver does.
     this.admission = admissionChain([
@@ -246,6 +252,7 @@ export class APIServer {
         readyz: [pingCheck, logCheck, storeCheck(this.opts.store), bootstrapRoles, shutdownCheck(() => this.stopping)],
       }, this.log),
       bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
+      trace: this.opts.trace,
       kubelet: this.opts.kubeletClient ? { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem } : undefined,
       metricsScraper: this.metricsScraper = this.opts.kubeletClient && new MetricsScraper({
         kubelet: { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem }, log: this.log, resolutionMs: this.opts.metricResolutionMs,

@@ -18,6 +18,7 @@ import { prepareVersioned, versioned, type HandlerContext } from './context.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
 import { atExactRevision, freshSource } from '../read-source.js';
 import { getReadAt, listReadAt } from '../resource-version.js';
+import { traced } from '../trace/request-trace.js';
 
 export interface ResourceHandlerDeps {
   admission: AdmissionChain;
@@ -65,7 +66,7 @@ export async function respondObject(h: HandlerContext, code: number, obj: KubeOb
 /** Without `cache` (subresources) the object is read from storage. */
 export async function getResource(h: HandlerContext, cache?: WatchCache): Promise<void> {
   const source = cache ? await freshSource(getReadAt(h.query), cache, h.reg.store) : h.reg.store;
-  const obj = await h.reg.get(h.info.namespace || undefined, h.info.name, source);
+  const obj = await traced('read', () => h.reg.get(h.info.namespace || undefined, h.info.name, source));
   await respondObject(h, 200, obj);
 }
 
@@ -75,10 +76,10 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitText}`);
   const at = listReadAt(h.query, limit);
   const opts = { namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined };
-  const result = at.kind === 'exact'
+  const result = await traced('read', async () => at.kind === 'exact'
     ? await atExactRevision(at.revision, cache, () => h.reg.list({ ...opts, revision: at.revision }))
     // As upstream, resourceVersion=0 returns the whole cached list whatever the limit.
-    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await freshSource(at, cache, h.reg.store) });
+    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await freshSource(at, cache, h.reg.store) }));
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continueToken) meta.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
@@ -93,7 +94,11 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   sendObject(h.res, 200, { kind: h.reg.def.listKind, apiVersion, metadata: meta, items: result.items.map((o) => versioned(h, o)) }, h.accept);
 }
 
-async function readObject(h: HandlerContext): Promise<KubeObject> {
+function readObject(h: HandlerContext): Promise<KubeObject> {
+  return traced('decode', () => decodeObject(h));
+}
+
+async function decodeObject(h: HandlerContext): Promise<KubeObject> {
   const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
   if (body.kind !== 'json' && body.kind !== 'yaml' && body.kind !== 'protobuf') throw badRequest(`unsupported content type for ${h.info.verb}: ${h.req.headers['content-type']}`);
   const validation = parseFieldValidation(h.query.get('fieldValidation'));
@@ -137,7 +142,7 @@ export async function updateResource(h: HandlerContext, deps: ResourceHandlerDep
 }
 
 export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps, subresource = ''): Promise<void> {
-  const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
+  const body = await traced('decode', async () => decodeBody(await readBody(h.req), h.req.headers['content-type']));
   const validation = parseFieldValidation(h.query.get('fieldValidation'));
   const duplicates = duplicateFieldWarnings(body.duplicates, validation);
   const ns = h.info.namespace || undefined;

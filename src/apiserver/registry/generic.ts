@@ -13,6 +13,7 @@ import { CompactedError, ConflictError, KeyExistsError, NotFoundError, type KeyV
 import { alreadyExists, badRequest, conflict, expired, internalError, invalid, notFound, StatusError, type FieldError } from '../errors.js';
 import { identity, TransformError, type ValueTransformer } from '../encryption/index.js';
 import { resourcePrefix, storageKey, type RequestContext, type ResourceDef, type Strategy, type VersionDef } from './types.js';
+import { currentTrace, now } from '../trace/request-trace.js';
 
 export interface ListOptions {
   namespace?: string;
@@ -237,11 +238,13 @@ export class GenericRegistry {
     if (obj.spec !== undefined) meta.generation = 1;
     else delete meta.generation;
     const strategy = this.def.strategy;
+    const validating = now();
     strategy.prepareForCreate?.(obj, ctx);
     strategy.defaults?.(obj);
     strategy.canonicalize?.(obj);
     this.validateOrThrow(obj, [...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator), ...strategy.validate(obj, ctx), ...(strategy.validateCreate?.(obj, ctx) ?? [])]);
     await this.def.hooks?.checkWrite?.(obj, undefined, ctx);
+    currentTrace()?.add('validation', validating);
     if (ctx.dryRun) return { ...obj, metadata: { ...obj.metadata } };
 
     await this.def.hooks?.beforeCreate?.(obj, ctx, this.store);
@@ -284,7 +287,9 @@ export class GenericRegistry {
       if (preconditionRV && preconditionRV !== old.metadata.resourceVersion) {
         throw conflict(this.def.resource, this.def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
       }
+      const validating = now();
       const obj = this.prepareUpdate(desired, old, strategy, ctx, name, namespace);
+      currentTrace()?.add('validation', validating);
       // An unchanged object is not written again, unless it is stored under an older key or
       // provider: rewriting is how `kubectl replace` re-encrypts after a rotation.
       if (sameObject(obj, old) && !stale) return old;

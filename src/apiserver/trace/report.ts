@@ -1,0 +1,121 @@
+// What a finished request's trace turns into: the Server-Timing header (opted-in requests),
+// the /metrics histograms, and a log line when it took longer than --slow-request-threshold.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../log/index.js';
+import { formatServerTiming, type TimingEntry } from '../../util/server-timing.js';
+import type { APIMetrics } from '../metrics.js';
+import type { RequestInfo } from '../request-info.js';
+import type { RequestTrace } from './request-trace.js';
+
+/** The request header that asks for the Server-Timing header. */
+export const TRACE_HEADER = 'x-capstan-trace';
+
+export interface TraceOptions {
+  /** --server-timing: every reply carries Server-Timing. */
+  serverTiming?: boolean;
+  /** --slow-request-threshold in ms (default 1000; 0 logs nothing). */
+  slowRequestThresholdMs?: number;
+}
+
+export function optedIn(req: IncomingMessage, opts: TraceOptions): boolean {
+  if (opts.serverTiming) return true;
+  const v = req.headers[TRACE_HEADER];
+  return v === '1' || v === 'true';
+}
+
+export function timingEntries(trace: RequestTrace): TimingEntry[] {
+  // Stages are recorded as they end (an inner one before its outer one); the header lists them as they began.
+  const stages = [...trace.stages].sort((a, b) => a.start - b.start);
+  return [...stages.map((s) => ({ name: s.name, dur: s.dur, start: s.start })), { name: 'total', dur: trace.elapsed(), start: 0 }];
+}
+
+/**
+ * Adds Server-Timing to the reply just before its headers go. Everything up to then is in
+ * it — encoding included, since replies are serialised before their headers are written —
+ * but not the writing of the body, nor a watch's events.
+ */
+export function sendServerTiming(res: ServerResponse, trace: RequestTrace): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    trace.addGap('encode');
+    this.setHeader('Server-Timing', formatServerTiming(timingEntries(trace)));
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
+}
+
+/** The verb label as upstream reports it: the HTTP method, except LIST, WATCH and APPLY. */
+export function reportedVerb(info: RequestInfo, method: string, contentType: string | undefined): string {
+  if (info.verb === 'list') return 'LIST';
+  if (info.verb === 'watch') return 'WATCH';
+  if (method === 'PATCH' && contentType?.startsWith('application/apply-patch')) return 'APPLY';
+  return method;
+}
+
+function scopeOf(info: RequestInfo): string {
+  if (!info.isResourceRequest) return '';
+  if (info.name) return 'resource';
+  return info.namespace ? 'namespace' : 'cluster';
+}
+
+const operations: Record<string, string> = { create: 'CREATE', update: 'UPDATE', patch: 'UPDATE', delete: 'DELETE', deletecollection: 'DELETE' };
+
+/** The stage label of capstan_apiserver_request_stage_duration_seconds: plugins fold into their step, storage calls into `storage`. */
+function stageLabel(name: string): string | undefined {
+  if (name.startsWith('admission.webhook.')) return undefined;
+  if (name.startsWith('admission.mutating.')) return 'admission.mutating';
+  if (name.startsWith('admission.validating.')) return 'admission.validating';
+  if (name.startsWith('storage.')) return 'storage';
+  return name;
+}
+
+export function observeRequest(metrics: APIMetrics, trace: RequestTrace, req: IncomingMessage, res: ServerResponse, info: RequestInfo): void {
+  const method = req.method ?? 'GET';
+  const verb = reportedVerb(info, method, req.headers['content-type']);
+  const dryRun = new URL(req.url ?? '/', 'https://apiserver').searchParams.has('dryRun') ? 'All' : '';
+  const common = { verb, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope: scopeOf(info), component: 'apiserver' };
+  metrics.requests.inc({ ...common, dry_run: dryRun, code: String(res.statusCode) });
+  if (info.verb === 'watch') return;
+  metrics.latency.observe({ ...common, dry_run: dryRun }, trace.elapsed() / 1000);
+  const size = Number(res.getHeader('content-length'));
+  if (Number.isFinite(size)) metrics.responseSizes.observe(common, size);
+  const operation = operations[info.verb] ?? (info.verb === 'connect' ? 'CONNECT' : '');
+  const steps = { admit: { dur: 0, rejected: false, ran: false }, validate: { dur: 0, rejected: false, ran: false } };
+  const folded = new Map<string, number>();
+  for (const s of trace.stages) {
+    const label = stageLabel(s.name);
+    if (label) folded.set(label, (folded.get(label) ?? 0) + s.dur);
+    const rejected = String(!!s.failed);
+    const [, kind, ...rest] = s.name.split('.');
+    if (s.name.startsWith('admission.webhook.')) {
+      const [webhookKind, ...name] = rest;
+      metrics.admissionWebhook.observe({ name: name.join('.'), type: webhookKind === 'mutating' ? 'admit' : 'validate', operation, rejected }, s.dur / 1000);
+    } else if (s.name.startsWith('admission.')) {
+      const type = kind === 'mutating' ? 'admit' : 'validate';
+      metrics.admissionController.observe({ name: rest.join('.'), type, operation, rejected }, s.dur / 1000);
+      const step = steps[type];
+      step.dur += s.dur;
+      step.ran = true;
+      step.rejected ||= !!s.failed;
+    }
+  }
+  for (const [type, step] of Object.entries(steps)) {
+    if (step.ran) metrics.admissionStep.observe({ type, operation, rejected: String(step.rejected) }, step.dur / 1000);
+  }
+  for (const [stage, ms] of folded) metrics.stages.observe({ stage, verb, group: info.group, resource: info.resource }, ms / 1000);
+}
+
+/** One line per slow request, as upstream's utiltrace: `Trace[id]: "Create" url:…,verb:POST (total time: 1203ms): authn 0.1ms, …`. */
+export function logIfSlow(log: Logger, trace: RequestTrace, thresholdMs: number, req: IncomingMessage, res: ServerResponse, info: RequestInfo, user?: string): void {
+  const total = trace.elapsed();
+  if (!thresholdMs || total < thresholdMs || info.verb === 'watch') return;
+  const id = Math.floor(Math.random() * 1e9);
+  const what = info.verb.charAt(0).toUpperCase() + info.verb.slice(1);
+  const stages = trace.stages.map((s) => `${s.name} ${s.dur.toFixed(1)}ms${s.failed ? ' (failed)' : ''}`).join(', ');
+  const ua = String(req.headers['user-agent'] ?? '');
+  const summed: Record<string, number> = {};
+  for (const s of trace.stages) summed[s.name] = Number(((summed[s.name] ?? 0) + s.dur).toFixed(3));
+  log.info(`Trace[${id}]: "${what}" url:${req.url},user-agent:${ua},verb:${req.method},code:${res.statusCode} (total time: ${total.toFixed(0)}ms): ${stages}`, {
+    trace: id, verb: info.verb, resource: info.resource, namespace: info.namespace || undefined, name: info.name || undefined, code: res.statusCode,
+    user, totalMs: Number(total.toFixed(3)), stages: summed,
+  });
+}
