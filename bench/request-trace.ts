@@ -29,8 +29,8 @@ const variants: Variant[] = [
   ...(values['before-bin'] ? [{ name: 'before (no tracing code)', bin: values['before-bin'], header: false }] : []),
   { name: 'tracing off (no header)', bin: capstanBin, header: false },
   { name: 'tracing on (X-Capstan-Trace: 1)', bin: capstanBin, header: true },
-  // An experiment: what AsyncLocalStorage would add (promise hooks on for the whole process).
-  ...(values['extra-env'] ? [{ name: `tracing off, ${values['extra-env']}`, bin: capstanBin, header: false, env: Object.fromEntries([values['extra-env'].split('=') as [string, string]]) }] : []),
+  // An experiment: what AsyncLocalStorage alone costs the build before (promise hooks on for the whole process).
+  ...(values['extra-env'] && values['before-bin'] ? [{ name: `before, with ${values['extra-env']}`, bin: values['before-bin'], header: false, env: Object.fromEntries([values['extra-env'].split('=') as [string, string]]) }] : []),
 ];
 
 async function launch(bin: string, env: Record<string, string> = {}) {

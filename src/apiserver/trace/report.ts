@@ -26,7 +26,7 @@ export function optedIn(req: IncomingMessage, opts: TraceOptions): boolean {
 export function timingEntries(trace: RequestTrace): TimingEntry[] {
   // Stages are recorded as they end (an inner one before its outer one); the header lists them as they began.
   const stages = [...trace.stages].sort((a, b) => a.start - b.start);
-  return [...stages.map((s) => ({ name: s.name, dur: s.dur, start: s.start })), { name: 'total', dur: trace.elapsed(), start: 0 }];
+  return [...stages.map((s) => ({ name: s.name, dur: s.dur, start: s.start, ...(s.labels?.policy_binding ? { desc: `binding ${s.labels.policy_binding}` } : {}) })), { name: 'total', dur: trace.elapsed(), start: 0 }];
 }
 
 /**
@@ -61,7 +61,7 @@ const operations: Record<string, string> = { create: 'CREATE', update: 'UPDATE',
 
 /** The stage label of capstan_apiserver_request_stage_duration_seconds: plugins fold into their step, storage calls into `storage`. */
 function stageLabel(name: string): string | undefined {
-  if (name.startsWith('admission.webhook.')) return undefined;
+  if (name.startsWith('admission.webhook.') || name.startsWith('admission.policy.')) return undefined;
   if (name.startsWith('admission.mutating.')) return 'admission.mutating';
   if (name.startsWith('admission.validating.')) return 'admission.validating';
   if (name.startsWith('storage.')) return 'storage';
@@ -86,7 +86,9 @@ export function observeRequest(metrics: APIMetrics, trace: RequestTrace, req: In
     if (label) folded.set(label, (folded.get(label) ?? 0) + s.dur);
     const rejected = String(!!s.failed);
     const [, kind, ...rest] = s.name.split('.');
-    if (s.name.startsWith('admission.webhook.')) {
+    if (s.name.startsWith('admission.policy.') && s.labels) {
+      metrics.policyCheck.observe(s.labels, s.dur / 1000);
+    } else if (s.name.startsWith('admission.webhook.')) {
       const [webhookKind, ...name] = rest;
       metrics.admissionWebhook.observe({ name: name.join('.'), type: webhookKind === 'mutating' ? 'admit' : 'validate', operation, rejected }, s.dur / 1000);
     } else if (s.name.startsWith('admission.')) {

@@ -16,6 +16,8 @@ export interface Stage {
   dur: number;
   /** The stage ended by throwing (an admission plugin or webhook that refused). */
   failed?: boolean;
+  /** Labels for its metric (a ValidatingAdmissionPolicy binding's); `desc` in Server-Timing. */
+  labels?: Record<string, string>;
 }
 
 export class RequestTrace {
@@ -27,10 +29,11 @@ export class RequestTrace {
   private reached = 0;
 
   /** Records a stage that began at `start` (a `performance.now()` value) and ends now. */
-  add(name: string, start: number, failed = false): void {
+  add(name: string, start: number, failed = false, labels?: Record<string, string>): void {
     const end = performance.now();
     const s: Stage = { name, start: start - this.began, dur: end - start };
     if (failed) s.failed = true;
+    if (labels) s.labels = labels;
     this.stages.push(s);
     if (end - this.began > this.reached) this.reached = end - this.began;
   }

@@ -84,6 +84,29 @@ t.test('a request slower than the threshold is logged with its stages, naming th
   await c.delete('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/slow');
 });
 
+t.test('a ValidatingAdmissionPolicy binding is its own stage', async (t) => {
+  const AR = '/apis/admissionregistration.k8s.io/v1';
+  const policy = await c.post(`${AR}/validatingadmissionpolicies`, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'no-deny-label' },
+    spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: "!has(object.metadata.labels) || !('deny' in object.metadata.labels)" }] } });
+  t.equal(policy.status, 201, policy.text);
+  const binding = await c.post(`${AR}/validatingadmissionpolicybindings`, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'no-deny-label-binding' },
+    spec: { policyName: 'no-deny-label', validationActions: ['Deny'] } });
+  t.equal(binding.status, 201, binding.text);
+  let refused;
+  for (let i = 0; ; i++) {
+    if (i > 100) throw new Error('the policy never took effect');
+    refused = await c.post('/api/v1/namespaces/default/configmaps', fixtures.configMap(`denied-${i}`, { deny: 'x' }), traced);
+    if (refused.status !== 201) break;
+  }
+  t.equal(refused.status, 422, refused.text);
+  const stage = parseServerTiming(refused.headers['server-timing'] as string).find((e) => e.name === 'admission.policy.no-deny-label');
+  t.ok(stage, String(refused.headers['server-timing']));
+  t.equal(stage?.desc, 'binding no-deny-label-binding');
+  const metrics = await c.get('/metrics');
+  t.match(metrics.text, /apiserver_validating_admission_policy_check_duration_seconds_count\{[^}]*policy="no-deny-label",policy_binding="no-deny-label-binding",enforcement_action="deny",error_type="no_error"\} [1-9]/);
+  await c.delete(`${AR}/validatingadmissionpolicybindings/no-deny-label-binding`);
+});
+
 t.test('/metrics carries the per-stage histograms with upstream names and labels', async (t) => {
   const res = await c.get('/metrics');
   t.equal(res.status, 200);

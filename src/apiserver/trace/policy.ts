@@ -1,0 +1,22 @@
+// A ValidatingAdmissionPolicy binding's evaluation as a stage of the request's trace
+// (`admission.policy.<policy>`), with the labels of upstream's
+// apiserver_validating_admission_policy_check_duration_seconds.
+import { StatusError } from '../errors.js';
+import { currentTrace, now } from './request-trace.js';
+
+export async function tracePolicyBinding<T>(policy: string, binding: string, fn: () => Promise<T>): Promise<T> {
+  const trace = currentTrace();
+  if (!trace) return fn();
+  const start = now();
+  let action = 'allow';
+  let error = 'no_error';
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof StatusError) action = 'deny';
+    else error = 'invocation_error';
+    throw e;
+  } finally {
+    trace.add(`admission.policy.${policy}`, start, action === 'deny', { policy, policy_binding: binding, enforcement_action: action, error_type: error });
+  }
+}
