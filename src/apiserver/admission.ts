@@ -7,7 +7,7 @@ import { forbidden, notFound, StatusError } from './errors.js';
 import type { GenericRegistry } from './registry/index.js';
 import type { RequestInfo } from './request-info.js';
 import type { UserInfo } from './authn/index.js';
-import { currentTrace, now } from './trace/request-trace.js';
+import { now, traceOf } from './trace/request-trace.js';
 
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -41,7 +41,7 @@ export class AdmissionChain {
 
   async admit(a: AdmissionAttributes): Promise<void> {
     // Each plugin is a stage of the request's trace (Server-Timing, admission metrics).
-    const trace = currentTrace();
+    const trace = traceOf(a.info);
     for (const step of this.steps) {
       if (!trace) { await step.run(a); continue; }
       const start = now();

@@ -36,7 +36,7 @@ import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, ty
 import type { Duplex } from 'node:stream';
 import type { HealthEndpoints } from './healthz.js';
 import { METRICS_GROUP, serveMetrics, type MetricsScraper } from './metrics-api/index.js';
-import { RequestTrace, withTrace } from './trace/request-trace.js';
+import { bindTrace, RequestTrace, traceOf } from './trace/request-trace.js';
 import { logIfSlow, observeRequest, optedIn, sendServerTiming, type TraceOptions } from './trace/report.js';
 
 export interface HandlerDeps {
@@ -72,9 +72,10 @@ export function createHandler(deps: HandlerDeps) {
     const trace = new RequestTrace();
     if (optedIn(req, traceOpts)) {
       trace.opted = true;
+      trace.delivered = (rev, ms) => deps.cache.waitUntil(rev, ms);
       sendServerTiming(res, trace);
     }
-    return withTrace(trace, () => serve(req, res, trace));
+    return serve(req, res, trace);
   };
 
   async function serve(req: IncomingMessage, res: ServerResponse, trace: RequestTrace): Promise<void> {
@@ -89,6 +90,7 @@ export function createHandler(deps: HandlerDeps) {
       badPath = e;
       info = parseRequestInfo(req.method ?? 'GET', '/', url.searchParams);
     }
+    bindTrace(info, trace);
     if (wantsPretty(url.searchParams, req.headers['user-agent'])) indentReplies(res);
     const accept = negotiate(req.headers.accept);
     let who: Authenticated | undefined;
@@ -140,6 +142,8 @@ export function createHandler(deps: HandlerDeps) {
       req, res, query: url.searchParams, info, user, reg, version,
       accept: negotiate(req.headers.accept), ctx: requestContext(user, url.searchParams, who.impersonator), warnings: [],
     };
+    const trace = traceOf(info);
+    if (trace) bindTrace(h.ctx, trace);
     const handlerDeps = { admission: deps.admission, fields: deps.fields };
     if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return proxyPodLog(h, deps.registries, deps.kubelet);
     if (isStreamSubresource(info.resource, info.subresource) && !info.group) throw badRequest('Upgrade request required');

@@ -165,7 +165,6 @@ export class APIServer {
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
     this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision, ev.key));
     this.metrics.waitingReads = () => this.cache.waitingReads;
-    timed.delivered = (rev, ms) => this.cache.waitUntil(rev, ms);
     const reg = (group: string, resource: string) => this.registries.get(group, resource)!;
     // One line per plugin; admissionChain orders them as kube-apiserver does.
     this.admission = admissionChain([

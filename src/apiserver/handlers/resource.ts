@@ -66,7 +66,7 @@ export async function respondObject(h: HandlerContext, code: number, obj: KubeOb
 /** Without `cache` (subresources) the object is read from storage. */
 export async function getResource(h: HandlerContext, cache?: WatchCache): Promise<void> {
   const source = cache ? await freshSource(getReadAt(h.query), cache, h.reg.store) : h.reg.store;
-  const obj = await traced('read', () => h.reg.get(h.info.namespace || undefined, h.info.name, source));
+  const obj = await traced(h.info, 'read', () => h.reg.get(h.info.namespace || undefined, h.info.name, source));
   await respondObject(h, 200, obj);
 }
 
@@ -76,7 +76,7 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitText}`);
   const at = listReadAt(h.query, limit);
   const opts = { namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined };
-  const result = await traced('read', async () => at.kind === 'exact'
+  const result = await traced(h.info, 'read', async () => at.kind === 'exact'
     ? await atExactRevision(at.revision, cache, () => h.reg.list({ ...opts, revision: at.revision }))
     // As upstream, resourceVersion=0 returns the whole cached list whatever the limit.
     : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await freshSource(at, cache, h.reg.store) }));
@@ -95,7 +95,7 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
 }
 
 function readObject(h: HandlerContext): Promise<KubeObject> {
-  return traced('decode', () => decodeObject(h));
+  return traced(h.info, 'decode', () => decodeObject(h));
 }
 
 async function decodeObject(h: HandlerContext): Promise<KubeObject> {
@@ -142,7 +142,7 @@ export async function updateResource(h: HandlerContext, deps: ResourceHandlerDep
 }
 
 export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps, subresource = ''): Promise<void> {
-  const body = await traced('decode', async () => decodeBody(await readBody(h.req), h.req.headers['content-type']));
+  const body = await traced(h.info, 'decode', async () => decodeBody(await readBody(h.req), h.req.headers['content-type']));
   const validation = parseFieldValidation(h.query.get('fieldValidation'));
   const duplicates = duplicateFieldWarnings(body.duplicates, validation);
   const ns = h.info.namespace || undefined;

@@ -13,7 +13,7 @@ import { CompactedError, ConflictError, KeyExistsError, NotFoundError, type KeyV
 import { alreadyExists, badRequest, conflict, expired, internalError, invalid, notFound, StatusError, type FieldError } from '../errors.js';
 import { identity, TransformError, type ValueTransformer } from '../encryption/index.js';
 import { resourcePrefix, storageKey, type RequestContext, type ResourceDef, type Strategy, type VersionDef } from './types.js';
-import { currentTrace, now } from '../trace/request-trace.js';
+import { now, traceOf, traced, tracedWrite } from '../trace/request-trace.js';
 
 export interface ListOptions {
   namespace?: string;
@@ -244,13 +244,13 @@ export class GenericRegistry {
     strategy.canonicalize?.(obj);
     this.validateOrThrow(obj, [...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator), ...strategy.validate(obj, ctx), ...(strategy.validateCreate?.(obj, ctx) ?? [])]);
     await this.def.hooks?.checkWrite?.(obj, undefined, ctx);
-    currentTrace()?.add('validation', validating);
+    traceOf(ctx)?.add('validation', validating);
     if (ctx.dryRun) return { ...obj, metadata: { ...obj.metadata } };
 
     await this.def.hooks?.beforeCreate?.(obj, ctx, this.store);
     try {
       const key = this.key(meta.namespace, meta.name as string);
-      const rev = await this.store.create(key, this.encode(obj, key));
+      const rev = await tracedWrite(ctx, 'create', () => this.store.create(key, this.encode(obj, key)), (r) => r);
       obj.metadata.resourceVersion = String(rev);
       return obj;
     } catch (e) {
@@ -279,7 +279,7 @@ export class GenericRegistry {
   async update(namespace: string | undefined, name: string, fn: UpdateFn, ctx: RequestContext, subresource = ''): Promise<KubeObject> {
     const strategy = this.strategyFor(subresource);
     for (let attempt = 0; ; attempt++) {
-      const kv = await this.store.get(this.key(namespace, name));
+      const kv = await traced(ctx, 'storage.get', () => this.store.get(this.key(namespace, name)));
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
       const { obj: old, stale } = this.read(kv.value, kv.modRevision, kv.key);
       const desired = deepCopy(await fn(deepCopy(old)));
@@ -289,7 +289,7 @@ export class GenericRegistry {
       }
       const validating = now();
       const obj = this.prepareUpdate(desired, old, strategy, ctx, name, namespace);
-      currentTrace()?.add('validation', validating);
+      traceOf(ctx)?.add('validation', validating);
       // An unchanged object is not written again, unless it is stored under an older key or
       // provider: rewriting is how `kubectl replace` re-encrypts after a rotation.
       if (sameObject(obj, old) && !stale) return old;
@@ -300,7 +300,7 @@ export class GenericRegistry {
       if (ctx.dryRun) return obj;
       await this.def.hooks?.beforeUpdate?.(obj, old, ctx, this.store);
       try {
-        const rev = await this.store.update(kv.key, this.encode(obj, kv.key), kv.modRevision);
+        const rev = await tracedWrite(ctx, 'update', () => this.store.update(kv.key, this.encode(obj, kv.key), kv.modRevision), (r) => r);
         obj.metadata.resourceVersion = String(rev);
       } catch (e) {
         await this.def.hooks?.updateFailed?.(obj, old, this.store);
@@ -365,7 +365,7 @@ export class GenericRegistry {
 
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
     for (let attempt = 0; ; attempt++) {
-      const kv = await this.store.get(this.key(namespace, name));
+      const kv = await traced(ctx, 'storage.get', () => this.store.get(this.key(namespace, name)));
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
       const old = this.decodeKV(kv);
       const pre = opts.preconditions;
@@ -406,7 +406,7 @@ export class GenericRegistry {
       if (sameObject(next, old)) return { object: old, deleted: false };
       if (ctx.dryRun) return { object: next, deleted: false };
       try {
-        const rev = await this.store.update(kv.key, this.encode(next, kv.key), kv.modRevision);
+        const rev = await tracedWrite(ctx, 'update', () => this.store.update(kv.key, this.encode(next, kv.key), kv.modRevision), (r) => r);
         next.metadata.resourceVersion = String(rev);
         return { object: next, deleted: false };
       } catch (e) {
@@ -420,7 +420,7 @@ export class GenericRegistry {
     if (ctx.dryRun) return { object: old, deleted: true };
     const key = this.key(old.metadata.namespace, old.metadata.name as string);
     try {
-      const { revision } = await this.store.delete(key, modRevision);
+      const { revision } = await tracedWrite(ctx, 'delete', () => this.store.delete(key, modRevision), (r) => r.revision);
       await this.def.hooks?.afterDelete?.(old, this.store);
       return { object: { ...old, metadata: { ...old.metadata, resourceVersion: String(revision) } }, deleted: true };
     } catch (e) {

@@ -2,10 +2,11 @@
 // (`admission.policy.<policy>`), with the labels of upstream's
 // apiserver_validating_admission_policy_check_duration_seconds.
 import { StatusError } from '../errors.js';
-import { currentTrace, now } from './request-trace.js';
+import { now, traceOf } from './request-trace.js';
 
-export async function tracePolicyBinding<T>(policy: string, binding: string, fn: () => Promise<T>): Promise<T> {
-  const trace = currentTrace();
+/** `key` is the request's RequestInfo. */
+export async function tracePolicyBinding<T>(key: object, policy: string, binding: string, fn: () => Promise<T>): Promise<T> {
+  const trace = traceOf(key);
   if (!trace) return fn();
   const start = now();
   let action = 'allow';

@@ -3,9 +3,10 @@
 // to be traced, the time until the watch cache had handed the event to every watcher. Every
 // request has one (the slow-request log and the /metrics histograms read it); only an opted-in
 // request sees it, as a Server-Timing header. Code deep in the pipeline finds the request's
-// trace through `currentTrace()` (one AsyncLocalStorage scope per request), so stages are
-// recorded without threading a parameter through every signature.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// trace from an object that already travels with the request — its RequestInfo (admission
+// gets it) or its RequestContext (the registries get it) — through `traceOf`, so no signature
+// changes. Not AsyncLocalStorage: on Node 20 it turns promise hooks on for the whole process,
+// which cost more than all of the tracing (bench/request-trace.ts).
 import { performance } from 'node:perf_hooks';
 
 export interface Stage {
@@ -25,6 +26,8 @@ export class RequestTrace {
   readonly stages: Stage[] = [];
   /** The request asked to see its stages (X-Capstan-Trace or --server-timing): worth waiting for watchers. */
   opted = false;
+  /** Resolves true once watchers were handed revision `rev`, false after `timeoutMs` (the watch cache's wait). */
+  delivered?: (rev: number, timeoutMs: number) => Promise<boolean>;
   /** Where the top-level stages have reached (ms since the start): the next gap begins here. */
   private reached = 0;
 
@@ -62,22 +65,40 @@ export class RequestTrace {
   }
 }
 
-const scope = new AsyncLocalStorage<RequestTrace>();
+const traces = new WeakMap<object, RequestTrace>();
 
-/** Runs `fn` with `trace` as the current request's trace. */
-export function withTrace<T>(trace: RequestTrace, fn: () => T): T {
-  return scope.run(trace, fn);
+/** Makes `trace` the trace of whatever request `key` (its RequestInfo or RequestContext) belongs to. */
+export function bindTrace(key: object, trace: RequestTrace): void {
+  traces.set(key, trace);
 }
 
-/** The trace of the request this code runs for, if any (startup and background work have none). */
-export function currentTrace(): RequestTrace | undefined {
-  return scope.getStore();
+/** The trace of the request `key` belongs to, if any (startup and background work have none). */
+export function traceOf(key: object | undefined): RequestTrace | undefined {
+  return key && traces.get(key);
 }
 
-/** Times `fn` as a stage of the current request, if there is one. */
-export function traced<T>(name: string, fn: () => Promise<T>, refused?: (out: T) => boolean): Promise<T> {
-  const t = scope.getStore();
+/** Times `fn` as a stage of `key`'s request, if it has a trace. */
+export function traced<T>(key: object | undefined, name: string, fn: () => Promise<T>, refused?: (out: T) => boolean): Promise<T> {
+  const t = traceOf(key);
   return t ? t.time(name, fn, refused) : fn();
+}
+
+const WATCH_WAIT_MS = 1000;
+
+/**
+ * A store write of `key`'s request, recorded as `storage.<operation>`; when the request is
+ * traced, then waits (at most a second) until watchers were handed its revision (`watch`).
+ */
+export async function tracedWrite<T>(key: object | undefined, operation: string, write: () => Promise<T>, revisionOf: (out: T) => number): Promise<T> {
+  const t = traceOf(key);
+  if (!t) return write();
+  const out = await t.time(`storage.${operation}`, write);
+  if (t.opted && t.delivered) {
+    const start = now();
+    const ok = await t.delivered(revisionOf(out), WATCH_WAIT_MS);
+    t.add('watch', start, !ok);
+  }
+  return out;
 }
 
 export const now = (): number => performance.now();

@@ -112,7 +112,7 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
         const names = { policy: policy.metadata.name!, binding: binding.metadata.name! };
         authz ??= authzSession(deps.authorizer, a.user);
         try {
-          await tracePolicyBinding(names.policy, names.binding, () => applyBinding(a, spec, bspec, version, names, authz!));
+          await tracePolicyBinding(a.info, names.policy, names.binding, () => applyBinding(a, spec, bspec, version, names, authz!));
         } catch (e) {
           if (e instanceof StatusError) throw e;
           if (!(e instanceof PolicyError || e instanceof ParamError)) throw e;

@@ -114,7 +114,7 @@ function patchObject(a: AdmissionAttributes, webhook: Fields, version: string, p
 
 export function mutatingWebhooks(configs: GenericRegistry, deps: Deps): AdmissionPlugin {
   async function callOne(a: AdmissionAttributes, webhook: Fields, version: string): Promise<void> {
-    const res = await traced(`admission.webhook.mutating.${webhook.name}`, () => call(deps, a, webhook, version), (r) => !!r && !r.allowed);
+    const res = await traced(a.info, `admission.webhook.mutating.${webhook.name}`, () => call(deps, a, webhook, version), (r) => !!r && !r.allowed);
     if (!res) return;
     warn(a, res.warnings);
     if (!res.allowed) throw denied(webhook.name, res.status);
@@ -147,7 +147,7 @@ export function validatingWebhooks(configs: GenericRegistry, deps: Deps): Admiss
     async validate(a) {
       const hooks = await matchingWebhooks(configs, deps, a);
       if (!hooks.length) return;
-      const results = await Promise.allSettled(hooks.map(({ webhook, version }) => traced(`admission.webhook.validating.${webhook.name}`, () => call(deps, a, webhook, version), (r) => !!r && !r.allowed)));
+      const results = await Promise.allSettled(hooks.map(({ webhook, version }) => traced(a.info, `admission.webhook.validating.${webhook.name}`, () => call(deps, a, webhook, version), (r) => !!r && !r.allowed)));
       results.forEach((r) => { if (r.status === 'fulfilled' && r.value) warn(a, r.value.warnings); });
       results.forEach((r, i) => {
         if (r.status === 'rejected') throw r.reason;
