@@ -24,8 +24,9 @@ export function optedIn(req: IncomingMessage, opts: TraceOptions): boolean {
 }
 
 export function timingEntries(trace: RequestTrace): TimingEntry[] {
-  // Stages are recorded as they end (an inner one before its outer one); the header lists them as they began.
-  const stages = [...trace.stages].sort((a, b) => a.start - b.start);
+  // Stages are recorded as they end (an inner one before its outer one); the header lists them
+  // as they began, an outer one before the inner ones that began with it.
+  const stages = [...trace.stages].sort((a, b) => a.start - b.start || b.dur - a.dur);
   return [...stages.map((s) => ({ name: s.name, dur: s.dur, start: s.start, ...(s.labels?.policy_binding ? { desc: `binding ${s.labels.policy_binding}` } : {}) })), { name: 'total', dur: trace.elapsed(), start: 0 }];
 }
 

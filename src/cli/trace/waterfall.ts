@@ -30,9 +30,9 @@ export function renderWaterfall(requests: RecordedRequest[]): string {
       at = start + s.dur;
       return { ...s, start };
     });
-    for (const s of placed) {
+    for (const [i, s] of placed.entries()) {
       // A stage inside another (a webhook inside its plugin, a storage read inside admission) is indented under it.
-      const depth = placed.filter((o) => o !== s && o.start <= s.start && o.start + o.dur >= s.start + s.dur && o.dur > s.dur).length;
+      const depth = placed.filter((o, j) => o !== s && o.start <= s.start && o.start + o.dur >= s.start + s.dur && (o.dur > s.dur || j < i)).length;
       const name = `${'  '.repeat(depth)}${s.name}`;
       out.push(`  ${name.padEnd(nameWidth)} ${ms(s.dur).padStart(9)} |${bar(s.start, s.dur, total)}|`);
     }
