@@ -60,13 +60,27 @@ function scopeOf(info: RequestInfo): string {
 
 const operations: Record<string, string> = { create: 'CREATE', update: 'UPDATE', patch: 'UPDATE', delete: 'DELETE', deletecollection: 'DELETE' };
 
-/** The stage label of capstan_apiserver_request_stage_duration_seconds: plugins fold into their step, storage calls into `storage`. */
-function stageLabel(name: string): string | undefined {
-  if (name.startsWith('admission.webhook.') || name.startsWith('admission.policy.')) return undefined;
-  if (name.startsWith('admission.mutating.')) return 'admission.mutating';
-  if (name.startsWith('admission.validating.')) return 'admission.validating';
-  if (name.startsWith('storage.')) return 'storage';
-  return name;
+interface StageMetric {
+  /** The stage label of capstan_apiserver_request_stage_duration_seconds: plugins fold into their step, storage calls into `storage`; none for stages inside a plugin. */
+  fold?: string;
+  histogram?: 'controller' | 'webhook' | 'policy';
+  type?: 'admit' | 'validate';
+  name?: string;
+}
+
+// Stage names repeat from request to request: each is taken apart once.
+const parsed = new Map<string, StageMetric>();
+
+function stageMetric(stage: string): StageMetric {
+  let m = parsed.get(stage);
+  if (m) return m;
+  const [first, kind, ...rest] = stage.split('.');
+  if (first !== 'admission') m = { fold: first === 'storage' ? 'storage' : stage };
+  else if (kind === 'webhook') m = { histogram: 'webhook', type: rest[0] === 'mutating' ? 'admit' : 'validate', name: rest.slice(1).join('.') };
+  else if (kind === 'policy') m = { histogram: 'policy' };
+  else m = { fold: `admission.${kind}`, histogram: 'controller', type: kind === 'mutating' ? 'admit' : 'validate', name: rest.join('.') };
+  if (parsed.size < 10_000) parsed.set(stage, m);
+  return m;
 }
 
 export function observeRequest(metrics: APIMetrics, trace: RequestTrace, req: IncomingMessage, res: ServerResponse, info: RequestInfo): void {
@@ -83,19 +97,16 @@ export function observeRequest(metrics: APIMetrics, trace: RequestTrace, req: In
   const steps = { admit: { dur: 0, rejected: false, ran: false }, validate: { dur: 0, rejected: false, ran: false } };
   const folded = new Map<string, number>();
   for (const s of trace.stages) {
-    const label = stageLabel(s.name);
-    if (label) folded.set(label, (folded.get(label) ?? 0) + s.dur);
-    const rejected = String(!!s.failed);
-    const [, kind, ...rest] = s.name.split('.');
-    if (s.name.startsWith('admission.policy.') && s.labels) {
-      metrics.policyCheck.observe(s.labels, s.dur / 1000);
-    } else if (s.name.startsWith('admission.webhook.')) {
-      const [webhookKind, ...name] = rest;
-      metrics.admissionWebhook.observe({ name: name.join('.'), type: webhookKind === 'mutating' ? 'admit' : 'validate', operation, rejected }, s.dur / 1000);
-    } else if (s.name.startsWith('admission.')) {
-      const type = kind === 'mutating' ? 'admit' : 'validate';
-      metrics.admissionController.observe({ name: rest.join('.'), type, operation, rejected }, s.dur / 1000);
-      const step = steps[type];
+    const m = stageMetric(s.name);
+    if (m.fold) folded.set(m.fold, (folded.get(m.fold) ?? 0) + s.dur);
+    const rejected = s.failed ? 'true' : 'false';
+    if (m.histogram === 'policy') {
+      if (s.labels) metrics.policyCheck.observe(s.labels, s.dur / 1000);
+    } else if (m.histogram === 'webhook') {
+      metrics.admissionWebhook.observe({ name: m.name!, type: m.type!, operation, rejected }, s.dur / 1000);
+    } else if (m.histogram === 'controller') {
+      metrics.admissionController.observe({ name: m.name!, type: m.type!, operation, rejected }, s.dur / 1000);
+      const step = steps[m.type!];
       step.dur += s.dur;
       step.ran = true;
       step.rejected ||= !!s.failed;
