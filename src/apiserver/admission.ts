@@ -8,6 +8,7 @@ import type { GenericRegistry } from './registry/index.js';
 import type { RequestInfo } from './request-info.js';
 import type { UserInfo } from './authn/index.js';
 import type { Store } from '../storage/store.js';
+import { now, traceOf } from './trace/request-trace.js';
 
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -31,12 +32,28 @@ export interface AdmissionPlugin {
 }
 
 export class AdmissionChain {
+  private readonly steps: { name: string; run: (a: AdmissionAttributes) => Promise<void> }[] = [];
+
   /** Plugins are run in the order given; `admissionChain` (plugins.ts) orders them as upstream. */
-  constructor(readonly plugins: AdmissionPlugin[]) {}
+  constructor(readonly plugins: AdmissionPlugin[]) {
+    for (const p of plugins) if (p.mutate) this.steps.push({ name: `admission.mutating.${p.name}`, run: (a) => p.mutate!(a) });
+    for (const p of plugins) if (p.validate) this.steps.push({ name: `admission.validating.${p.name}`, run: (a) => p.validate!(a) });
+  }
 
   async admit(a: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) await p.mutate?.(a);
-    for (const p of this.plugins) await p.validate?.(a);
+    // Each plugin is a stage of the request's trace (Server-Timing, admission metrics).
+    const trace = traceOf(a.info);
+    for (const step of this.steps) {
+      if (!trace) { await step.run(a); continue; }
+      const start = now();
+      try {
+        await step.run(a);
+      } catch (e) {
+        trace.add(step.name, start, true);
+        throw e;
+      }
+      trace.add(step.name, start);
+    }
   }
 }
 

@@ -36,6 +36,8 @@ import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, ty
 import type { Duplex } from 'node:stream';
 import type { HealthEndpoints } from './healthz.js';
 import { METRICS_GROUP, serveMetrics, type MetricsScraper } from './metrics-api/index.js';
+import { bindTrace, RequestTrace, traceOf } from './trace/request-trace.js';
+import { logIfSlow, observeRequest, optedIn, sendServerTiming, type TraceOptions } from './trace/report.js';
 
 export interface HandlerDeps {
   registries: Registries;
@@ -58,6 +60,8 @@ export interface HandlerDeps {
   kubelet?: KubeletClientConfig;
   /** metrics.k8s.io's source (absent without kubelet credentials). */
   metricsScraper?: MetricsScraper;
+  /** Server-Timing and the slow-request log (trace/). */
+  trace?: TraceOptions;
   /** Non-resource paths served by other parts of capstan (the lab view), authorized like /metrics. */
   pathHandlers?: PathHandler[];
 }
@@ -70,8 +74,19 @@ export interface PathHandler {
 
 export function createHandler(deps: HandlerDeps) {
   const openapiHash = String(Date.now());
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = process.hrtime.bigint();
+  const traceOpts = deps.trace ?? {};
+  const slowMs = traceOpts.slowRequestThresholdMs ?? 1000;
+  return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const trace = new RequestTrace();
+    if (optedIn(req, traceOpts)) {
+      trace.opted = true;
+      trace.delivered = (rev, ms) => deps.cache.waitUntil(rev, ms);
+      sendServerTiming(res, trace);
+    }
+    return serve(req, res, trace);
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse, trace: RequestTrace): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://apiserver');
     // A path that does not decode (`%ZZ`) is answered 400 like any other bad request.
     let info: RequestInfo;
@@ -83,17 +98,18 @@ export function createHandler(deps: HandlerDeps) {
       badPath = e;
       info = parseRequestInfo(req.method ?? 'GET', '/', url.searchParams);
     }
+    bindTrace(info, trace);
     if (wantsPretty(url.searchParams, req.headers['user-agent'])) indentReplies(res);
     const accept = negotiate(req.headers.accept);
     let who: Authenticated | undefined;
     try {
       if (badPath instanceof StatusError) throw badPath;
       if (badPath) throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(badPath as Error).message}`);
-      who = await deps.authn.authenticate(req);
+      who = await trace.time('authn', () => deps.authn.authenticate(req));
       const { user } = who;
       if (who.impersonator) deps.log.debug('impersonating', { ...requestUser(who), path: url.pathname, verb: info.verb });
       const attrs = requestAttributes(info, url.searchParams);
-      const denial = await deps.authz.authorize(user, attrs);
+      const denial = await trace.time('authz', () => deps.authz.authorize(user, attrs), (d) => d !== null);
       if (denial !== null) throw forbiddenError(attrs, denial);
       if (info.isResourceRequest) await serveResource(req, res, url, info, who);
       else await serveNonResource(req, res, url, info, user);
@@ -101,13 +117,11 @@ export function createHandler(deps: HandlerDeps) {
       const status = toStatusError(err, (msg, fields) => deps.log.error(msg, { ...fields, path: url.pathname, verb: info.verb, ...requestUser(who) }));
       sendError(res, status, accept);
     } finally {
-      if (info.verb !== 'watch') {
-        const labels = { verb: info.verb.toUpperCase(), group: info.group, resource: info.resource };
-        deps.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-        deps.metrics.requests.inc({ ...labels, subresource: info.subresource, code: String(res.statusCode) });
-      }
+      trace.addGap('encode');
+      observeRequest(deps.metrics, trace, req, res, info);
+      logIfSlow(deps.log, trace, slowMs, req, res, info, who?.user.username);
     }
-  };
+  }
 
   async function serveResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, who: Authenticated): Promise<void> {
     const { user } = who;
@@ -136,6 +150,8 @@ export function createHandler(deps: HandlerDeps) {
       req, res, query: url.searchParams, info, user, reg, version,
       accept: negotiate(req.headers.accept), ctx: requestContext(user, url.searchParams, who.impersonator), warnings: [],
     };
+    const trace = traceOf(info);
+    if (trace) bindTrace(h.ctx, trace);
     const handlerDeps = { admission: deps.admission, fields: deps.fields };
     if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return proxyPodLog(h, deps.registries, deps.kubelet);
     if (isStreamSubresource(info.resource, info.subresource) && !info.group) throw badRequest('Upgrade request required');
@@ -238,7 +254,7 @@ export function createUpgradeHandler(deps: HandlerDeps) {
       const denial = await deps.authz.authorize(user, info);
       if (denial !== null) throw forbiddenError(info, denial);
       await deps.admission.admit({ operation: 'CONNECT', info, user, registry: deps.registries.get('', 'pods')!, object: connectOptions(info.subresource, url.searchParams), dryRun: false });
-      deps.metrics.requests.inc({ verb: 'CONNECT', group: '', resource: 'pods', subresource: info.subresource, code: '101' });
+      deps.metrics.requests.inc({ verb: 'CONNECT', dry_run: '', group: '', version: info.version, resource: 'pods', subresource: info.subresource, scope: 'resource', component: 'apiserver', code: '101' });
       await proxyStreamUpgrade(req, socket, head, info.namespace, info.name, info.subresource, url.searchParams, deps.registries, deps.kubelet);
     } catch (err) {
       const status = toStatusError(err, (msg, fields) => deps.log.error(msg, { ...fields, path: url.pathname, verb: 'upgrade' }));

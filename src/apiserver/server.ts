@@ -36,6 +36,8 @@ import type { KubeObject } from '../api/object.js';
 import { fieldTracker } from './managed-fields.js';
 import { APIMetrics } from './metrics.js';
 import { CountedStore } from './counted-store.js';
+import { TimedStore } from './trace/timed-store.js';
+import type { TraceOptions } from './trace/report.js';
 import { ResourceTransformers, type EncryptionConfiguration } from './encryption/index.js';
 import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
@@ -100,6 +102,8 @@ export interface APIServerOptions {
   metricResolutionMs?: number;
   /** Authorizers built elsewhere for modes this server does not build itself (Node). */
   authorizers?: Partial<Record<AuthorizationMode, DecisionAuthorizer>>;
+  /** --server-timing and --slow-request-threshold (src/apiserver/trace). */
+  trace?: TraceOptions;
 }
 
 export interface ConnectionOptions {
@@ -147,7 +151,8 @@ export class APIServer {
 
   constructor(private opts: APIServerOptions) {
     this.log = opts.log ?? logger('apiserver');
-    const store = new CountedStore(opts.store, this.metrics.storageLists);
+    const timed = new TimedStore(opts.store, this.metrics.storage);
+    const store = new CountedStore(timed, this.metrics.storageLists);
     const escalation = new EscalationGuard(this.rbac);
     this.registries = buildRegistries(store, {
       serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
@@ -249,6 +254,7 @@ export class APIServer {
         readyz: [pingCheck, logCheck, storeCheck(this.opts.store), bootstrapRoles, shutdownCheck(() => this.stopping)],
       }, this.log),
       bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
+      trace: this.opts.trace,
       kubelet: this.opts.kubeletClient ? { ...this.opts.kubeletClient, caPem: this.opts.tls.caPem } : undefined,
       pathHandlers: this.pathHandlers,
       metricsScraper: this.metricsScraper = this.opts.kubeletClient && new MetricsScraper({

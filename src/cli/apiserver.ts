@@ -32,6 +32,8 @@ export const apiserverFlags = {
   'metric-resolution': { type: 'string', default: '15s' },
   ...authenticationFlags,
   'encryption-provider-config': { type: 'string' },
+  'server-timing': { type: 'boolean', default: false },
+  'slow-request-threshold': { type: 'string', default: '1s' },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -58,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
     disableAdmissionPlugins: admission.disable, enableAdmissionPlugins: admission.enable, defaultTolerationSeconds: admission.tolerationSeconds,
     tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'], ...authenticationOptions(values, dataDir), encryption,
     metricResolutionMs: parseDuration(values['metric-resolution']),
+    trace: { serverTiming: values['server-timing'], slowRequestThresholdMs: parseDuration(values['slow-request-threshold']) },
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

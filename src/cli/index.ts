@@ -18,6 +18,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   proxy: { summary: 'run the service proxy (nftables or iptables)', load: async () => (await import('./proxy.js')).run },
   image: { summary: 'load an image archive into the node\'s containerd (image import FILE.tar)', load: async () => (await import('./image.js')).run },
   bench: { summary: 'run the benchmark suites and write results.json and report.html (bench compare A.json B.json)', load: async () => (await import('./bench.js')).run },
+  trace: { summary: 'run a command (kubectl) through a recording proxy and show each request\'s API server stages (trace -- kubectl apply -f x.yaml)', load: async () => (await import('./trace/command.js')).run },
   policy: { summary: 'explain which network policies allow or deny a flow (policy explain SRC DST PORT)', load: async () => (await import('./policy.js')).run },
 };
 

@@ -20,6 +20,7 @@ import { atExactRevision, freshSource, listSource } from '../read-source.js';
 import { decodedOnce, encodedOnce } from '../encoded-once.js';
 import type { KeyValue } from '../../storage/store.js';
 import { getReadAt, listReadAt } from '../resource-version.js';
+import { traced } from '../trace/request-trace.js';
 
 export interface ResourceHandlerDeps {
   admission: AdmissionChain;
@@ -67,7 +68,7 @@ export async function respondObject(h: HandlerContext, code: number, obj: KubeOb
 /** Without `cache` (subresources) the object is read from storage. */
 export async function getResource(h: HandlerContext, cache?: WatchCache): Promise<void> {
   const source = cache ? await freshSource(getReadAt(h.query), cache, h.reg.store) : h.reg.store;
-  const obj = await h.reg.get(h.info.namespace || undefined, h.info.name, source);
+  const obj = await traced(h.info, 'read', () => h.reg.get(h.info.namespace || undefined, h.info.name, source));
   await respondObject(h, 200, obj);
 }
 
@@ -81,10 +82,10 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   // each response must ask the webhook again, as upstream does.
   const decode = h.version.prepare ? undefined : (kv: KeyValue) => decodedOnce(h.reg, kv.value, kv.modRevision, kv.key);
   const opts = { namespace: h.info.namespace || undefined, ...selectors(h), limit, continueToken: h.query.get('continue') ?? undefined, decode };
-  const result = at.kind === 'exact'
+  const result = await traced(h.info, 'read', async () => at.kind === 'exact'
     ? await atExactRevision(at.revision, cache, () => h.reg.list({ ...opts, revision: at.revision }))
     // As upstream, resourceVersion=0 returns the whole cached list whatever the limit.
-    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await listSource(at, cache, h.reg.store, !!opts.continueToken) });
+    : await h.reg.list({ ...opts, limit: at.kind === 'any' ? 0 : limit, source: await listSource(at, cache, h.reg.store, !!opts.continueToken) }));
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continueToken) meta.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
@@ -106,7 +107,11 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   sendObject(h.res, 200, { ...head, items: result.items.map((o) => versioned(h, o)) }, h.accept);
 }
 
-async function readObject(h: HandlerContext): Promise<KubeObject> {
+function readObject(h: HandlerContext): Promise<KubeObject> {
+  return traced(h.info, 'decode', () => decodeObject(h));
+}
+
+async function decodeObject(h: HandlerContext): Promise<KubeObject> {
   const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
   if (body.kind !== 'json' && body.kind !== 'yaml' && body.kind !== 'protobuf') throw badRequest(`unsupported content type for ${h.info.verb}: ${h.req.headers['content-type']}`);
   const validation = parseFieldValidation(h.query.get('fieldValidation'));
@@ -150,7 +155,7 @@ export async function updateResource(h: HandlerContext, deps: ResourceHandlerDep
 }
 
 export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps, subresource = ''): Promise<void> {
-  const body = decodeBody(await readBody(h.req), h.req.headers['content-type']);
+  const body = await traced(h.info, 'decode', async () => decodeBody(await readBody(h.req), h.req.headers['content-type']));
   const validation = parseFieldValidation(h.query.get('fieldValidation'));
   const duplicates = duplicateFieldWarnings(body.duplicates, validation);
   const ns = h.info.namespace || undefined;

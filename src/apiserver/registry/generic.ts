@@ -13,6 +13,7 @@ import { CompactedError, ConflictError, KeyExistsError, NotFoundError, type KeyV
 import { alreadyExists, badRequest, conflict, expired, internalError, invalid, notFound, StatusError, type FieldError } from '../errors.js';
 import { identity, TransformError, type ValueTransformer } from '../encryption/index.js';
 import { resourcePrefix, storageKey, type RequestContext, type ResourceDef, type Strategy, type VersionDef } from './types.js';
+import { now, traceOf, traced, tracedWrite } from '../trace/request-trace.js';
 
 export interface ListOptions {
   namespace?: string;
@@ -269,17 +270,19 @@ export class GenericRegistry {
     if (obj.spec !== undefined) meta.generation = 1;
     else delete meta.generation;
     const strategy = this.def.strategy;
+    const validating = now();
     strategy.prepareForCreate?.(obj, ctx);
     strategy.defaults?.(obj);
     strategy.canonicalize?.(obj);
     this.validateOrThrow(obj, [...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator), ...strategy.validate(obj, ctx), ...(strategy.validateCreate?.(obj, ctx) ?? [])]);
     await this.def.hooks?.checkWrite?.(obj, undefined, ctx);
+    traceOf(ctx)?.add('validation', validating);
     if (ctx.dryRun) return { ...obj, metadata: { ...obj.metadata } };
 
     await this.def.hooks?.beforeCreate?.(obj, ctx, this.store);
     try {
       const key = this.key(meta.namespace, meta.name as string);
-      const rev = await this.store.create(key, this.encode(obj, key));
+      const rev = await tracedWrite(ctx, 'create', () => this.store.create(key, this.encode(obj, key)), (r) => r);
       obj.metadata.resourceVersion = String(rev);
       return obj;
     } catch (e) {
@@ -308,7 +311,7 @@ export class GenericRegistry {
   async update(namespace: string | undefined, name: string, fn: UpdateFn, ctx: RequestContext, subresource = ''): Promise<KubeObject> {
     const strategy = this.strategyFor(subresource);
     for (let attempt = 0; ; attempt++) {
-      const kv = await this.store.get(this.key(namespace, name));
+      const kv = await traced(ctx, 'storage.get', () => this.store.get(this.key(namespace, name)));
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
       const { obj: read, stale } = this.read(kv.value, kv.modRevision, kv.key);
       const [old] = await this.current([read]);
@@ -317,7 +320,9 @@ export class GenericRegistry {
       if (preconditionRV && preconditionRV !== old.metadata.resourceVersion) {
         throw conflict(this.def.resource, this.def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
       }
+      const validating = now();
       const obj = this.prepareUpdate(desired, old, strategy, ctx, name, namespace);
+      traceOf(ctx)?.add('validation', validating);
       // An unchanged object is not written again, unless it is stored under an older key or
       // provider: rewriting is how `kubectl replace` re-encrypts after a rotation.
       if (sameObject(obj, old) && !stale) return old;
@@ -328,7 +333,7 @@ export class GenericRegistry {
       if (ctx.dryRun) return obj;
       await this.def.hooks?.beforeUpdate?.(obj, old, ctx, this.store);
       try {
-        const rev = await this.store.update(kv.key, this.encode(obj, kv.key), kv.modRevision);
+        const rev = await tracedWrite(ctx, 'update', () => this.store.update(kv.key, this.encode(obj, kv.key), kv.modRevision), (r) => r);
         obj.metadata.resourceVersion = String(rev);
       } catch (e) {
         await this.def.hooks?.updateFailed?.(obj, old, this.store);
@@ -393,7 +398,7 @@ export class GenericRegistry {
 
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
     for (let attempt = 0; ; attempt++) {
-      const kv = await this.store.get(this.key(namespace, name));
+      const kv = await traced(ctx, 'storage.get', () => this.store.get(this.key(namespace, name)));
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
       const [old] = await this.current([this.decodeKV(kv)]);
       const pre = opts.preconditions;
@@ -434,7 +439,7 @@ export class GenericRegistry {
       if (sameObject(next, old)) return { object: old, deleted: false };
       if (ctx.dryRun) return { object: next, deleted: false };
       try {
-        const rev = await this.store.update(kv.key, this.encode(next, kv.key), kv.modRevision);
+        const rev = await tracedWrite(ctx, 'update', () => this.store.update(kv.key, this.encode(next, kv.key), kv.modRevision), (r) => r);
         next.metadata.resourceVersion = String(rev);
         return { object: next, deleted: false };
       } catch (e) {
@@ -448,7 +453,7 @@ export class GenericRegistry {
     if (ctx.dryRun) return { object: old, deleted: true };
     const key = this.key(old.metadata.namespace, old.metadata.name as string);
     try {
-      const { revision } = await this.store.delete(key, modRevision);
+      const { revision } = await tracedWrite(ctx, 'delete', () => this.store.delete(key, modRevision), (r) => r.revision);
       await this.def.hooks?.afterDelete?.(old, this.store);
       return { object: { ...old, metadata: { ...old.metadata, resourceVersion: String(revision) } }, deleted: true };
     } catch (e) {

@@ -17,6 +17,7 @@ import { POLICY_VARIABLES } from '../../registry/admissionregistration/policies.
 import { matchResources } from './match.js';
 import { ParamError, resolveParams } from './params.js';
 import { authzSession, requestBindings } from './request.js';
+import { tracePolicyBinding } from '../../trace/policy.js';
 
 /** `source` is the watch cache: policies, bindings, params and namespaces are read from it, as upstream reads its informers. */
 interface Deps { registries: Registries; source: ListSource & Pick<Store, 'get'>; authorizer: DecisionAuthorizer; log: Logger }
@@ -111,7 +112,7 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
         const names = { policy: policy.metadata.name!, binding: binding.metadata.name! };
         authz ??= authzSession(deps.authorizer, a.user);
         try {
-          await applyBinding(a, spec, bspec, version, names, authz);
+          await tracePolicyBinding(a.info, names.policy, names.binding, () => applyBinding(a, spec, bspec, version, names, authz!));
         } catch (e) {
           if (e instanceof StatusError) throw e;
           if (!(e instanceof PolicyError || e instanceof ParamError)) throw e;

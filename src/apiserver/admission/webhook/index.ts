@@ -19,6 +19,7 @@ import { callFailed, denied, post, resolveTarget, type ObjectReader } from './cl
 import type { Logger } from '../../../log/index.js';
 import type { DecisionAuthorizer } from '../../authz/index.js';
 import { conditionsHold } from './conditions.js';
+import { traced } from '../../trace/request-trace.js';
 
 interface Deps { registries: Registries; source: ListSource; log: Logger; authorizer?: DecisionAuthorizer }
 
@@ -123,7 +124,7 @@ async function patchObject(a: AdmissionAttributes, webhook: Fields, version: str
 
 export function mutatingWebhooks(configs: GenericRegistry, deps: Deps): AdmissionPlugin {
   async function callOne(a: AdmissionAttributes, webhook: Fields, version: string): Promise<void> {
-    const res = await call(deps, a, webhook, version);
+    const res = await traced(a.info, `admission.webhook.mutating.${webhook.name}`, () => call(deps, a, webhook, version), (r) => !!r && !r.allowed);
     if (!res) return;
     warn(a, res.warnings);
     if (!res.allowed) throw denied(webhook.name, res.status);
@@ -156,7 +157,7 @@ export function validatingWebhooks(configs: GenericRegistry, deps: Deps): Admiss
     async validate(a) {
       const hooks = await matchingWebhooks(configs, deps, a);
       if (!hooks.length) return;
-      const results = await Promise.allSettled(hooks.map(({ webhook, version }) => call(deps, a, webhook, version)));
+      const results = await Promise.allSettled(hooks.map(({ webhook, version }) => traced(a.info, `admission.webhook.validating.${webhook.name}`, () => call(deps, a, webhook, version), (r) => !!r && !r.allowed)));
       results.forEach((r) => { if (r.status === 'fulfilled' && r.value) warn(a, r.value.warnings); });
       results.forEach((r, i) => {
         if (r.status === 'rejected') throw r.reason;
