@@ -51,7 +51,8 @@ t.test('a pod that fits nowhere gets FailedScheduling and schedules once a node 
   const s = await start(t, { seedNodes: [node('small', { cpu: '1' }), node('tainted', { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] })] });
   await s.create(pod('big', { cpu: '2' }));
   await eventually(() => s.events('FailedScheduling').length > 0, 5_000, 'FailedScheduling');
-  const msg = '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: db}.';
+  // Preemption was tried too (as upstream does for every pod): no lower-priority pod to evict.
+  const msg = '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: db}. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.';
   t.equal(s.events('FailedScheduling')[0].message, msg);
   t.equal(s.events('FailedScheduling')[0].type, 'Warning');
   await eventually(() => s.pods()[0].status.conditions?.length > 0, 5_000, 'condition');
