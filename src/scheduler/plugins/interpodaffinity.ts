@@ -87,8 +87,12 @@ function preFilter(pod: PodInfo, state: CycleState): void {
       if (p.info.uid !== pod.uid && termMatches(t, p.info.namespace, p.info.labels, nsLabels)) add(s.anti, t.topologyKey, p.node.labels[t.topologyKey], 1);
     }
   }
+  // Nothing to check on any node: leave the filter a no-op.
+  if (!a?.requiredAffinity.length && !a?.requiredAntiAffinity.length && !s.existingAnti.size) return;
   (state.data ??= {})[name] = s;
 }
+
+const noTerms: readonly AffinityTerm[] = [];
 
 function satisfiesAffinity(pod: PodInfo, s: FilterState, node: NodeInfo): boolean {
   const terms = pod.affinity?.requiredAffinity;
@@ -111,8 +115,8 @@ export const interPodAffinityFilter: FilterPlugin = {
     const s = state?.data?.[name] as FilterState | undefined;
     if (!s) return null;
     if (!satisfiesAffinity(pod, s, node)) return errAffinity;
-    for (const t of pod.affinity?.requiredAntiAffinity ?? []) if (count(s.anti, t.topologyKey, node.labels[t.topologyKey]) > 0) return errAntiAffinity;
-    for (const [key, byValue] of s.existingAnti) {
+    for (const t of pod.affinity?.requiredAntiAffinity ?? noTerms) if (count(s.anti, t.topologyKey, node.labels[t.topologyKey]) > 0) return errAntiAffinity;
+    if (s.existingAnti.size) for (const [key, byValue] of s.existingAnti) {
       const v = node.labels[key];
       if (v !== undefined && (byValue.get(v) ?? 0) > 0) return errExistingAntiAffinity;
     }

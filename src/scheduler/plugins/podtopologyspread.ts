@@ -52,12 +52,9 @@ function constraintsOf(pod: PodInfo, state: CycleState, kind: SpreadConstraint['
 }
 
 /** Matching pods per node: from the cache's owner index, else from label-indexed candidates. */
-function podsPerNode(pod: PodInfo, c: Counted, state: CycleState, view: ClusterView): Map<NodeInfo, number> {
+function podsPerNode(pod: PodInfo, c: Counted, state: CycleState, view: ClusterView): ReadonlyMap<NodeInfo, number> {
+  if (c.system && state.ownerNodes && !state.serviceSelectors.length) return state.ownerNodes;
   const out = new Map<NodeInfo, number>();
-  if (c.system && state.ownerNodes && !state.serviceSelectors.length) {
-    for (const [node, n] of state.ownerNodes) out.set(node, n);
-    return out;
-  }
   const sel = c.system ? state.serviceSelectors[0] ?? [] : c.selector;
   for (const p of view.candidates(sel)) if (p.info.uid !== pod.uid && c.counts(p.info)) out.set(p.node, (out.get(p.node) ?? 0) + 1);
   return out;
@@ -187,9 +184,15 @@ export const podTopologySpreadScore: ScorePlugin = {
     let scored = 0;
     const seen = cs.map(() => new Set<string>());
     for (let i = 0; i < n; i++) {
+      const labels = nodes[i].labels;
       if (requireAll && !hasKeys(nodes[i], cs)) { ignored[i] = 1; continue; }
       scored++;
-      cs.forEach((c, j) => { const v = nodes[i].labels[c.topologyKey]; if (v !== undefined) seen[j].add(v); });
+      for (let j = 0; j < cs.length; j++) {
+        const key = cs[j].topologyKey;
+        if (key === labelHostname) continue;
+        const v = labels[key];
+        if (v !== undefined) seen[j].add(v);
+      }
     }
     const weights = cs.map((c, j) => Math.log((c.topologyKey === labelHostname ? scored : seen[j].size) + 2));
     const perHost = cs.map((c) => (c.topologyKey === labelHostname ? podsPerNode(pod, c, state, view) : undefined));
