@@ -114,8 +114,14 @@ export class Scheduler {
 
   private podAdded(pod: Pod): void {
     if (isTerminal(pod)) return;
-    if (pod.spec?.nodeName) { this.cache.addOrUpdatePod(pod); return; }
+    if (pod.spec?.nodeName) { this.assignedPodAdded(pod); return; }
     if (this.responsible(pod) && !pod.metadata.deletionTimestamp) this.queue.add(this.pendingInfo(pod));
+  }
+
+  /** A pod newly seen on a node may be what a pending pod's affinity or spread waits for. */
+  private assignedPodAdded(pod: Pod): void {
+    this.cache.addOrUpdatePod(pod);
+    this.queue.moveWhere(mayWaitForPods);
   }
 
   /** A pending pod's PodInfo, its nomination (status.nominatedNodeName) recorded in the cache. */
@@ -130,7 +136,7 @@ export class Scheduler {
     if (old === pod) return;
     const uid = pod.metadata.uid as string;
     if (pod.spec?.nodeName) {
-      if (!old.spec?.nodeName) { this.queue.delete(uid); this.cache.nominate(newPodInfo(pod), ''); }
+      if (!old.spec?.nodeName) { this.queue.delete(uid); this.cache.nominate(newPodInfo(pod), ''); this.queue.moveWhere(mayWaitForPods); }
       if (isTerminal(pod)) {
         // A finished pod frees its node's resources.
         this.cache.removePod(pod);
@@ -315,6 +321,11 @@ export class Scheduler {
 }
 
 const noPods: ReadonlyMap<NodeInfo, number> = new Map<NodeInfo, number>();
+
+/** Pods another pod's arrival can help: required pod affinity, or a DoNotSchedule spread (upstream's Pod/Add hints). */
+function mayWaitForPods(info: PodInfo): boolean {
+  return !!info.affinity?.requiredAffinity.length || info.spread.some((c) => c.whenUnsatisfiable === 'DoNotSchedule');
+}
 
 function podRef(pod: Pod): Pod {
   return { ...pod, apiVersion: 'v1', kind: 'Pod' };

@@ -168,3 +168,14 @@ t.test('preemptionPolicy Never waits instead of preempting', async (t) => {
   t.equal(s.events('FailedScheduling')[0].message, '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.');
   t.ok(s.pods().some((p) => p.metadata.name === 'low' && !p.metadata.deletionTimestamp), 'nothing evicted');
 });
+
+t.test('a pod waiting for pod affinity is retried when a matching pod lands', async (t) => {
+  const s = await start(t, { seedNodes: [node('n1', { labels: { 'topology.kubernetes.io/zone': 'a' } })] });
+  const affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'topology.kubernetes.io/zone' }] } };
+  await s.create(pod('follower', { affinity }));
+  await eventually(() => s.scheduler.queue.stats().unschedulable === 1, 5_000, 'unschedulable');
+  t.equal(s.events('FailedScheduling')[0].message, "0/1 nodes are available: 1 node(s) didn't match pod affinity rules. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
+  await s.create(pod('db', { labels: { app: 'db' } }));
+  s.clock.step(2_000); // past the follower's backoff
+  await eventually(() => s.pods().every((p) => p.spec.nodeName === 'n1'), 5_000, 'both bound');
+});
