@@ -6,6 +6,10 @@
 //   the scheduling loop started; time to all bound (schedule + bind through the API).
 // * Fake: the same scheduler on FakeClientset (in-memory API), to separate API cost from
 //   scheduling cost; "algorithm only" counts just the filter/score time.
+// * "constrained": every pod also carries required pod anti-affinity (one per node within its
+//   group of 100), a zone topologySpreadConstraint (maxSkew 1, DoNotSchedule), a hostname one
+//   (ScheduleAnyway) and a preferred pod affinity to the previous group's zone; the fake runs
+//   with and without them side by side, the API run adds a queued → all bound phase with them.
 // Usage: node dist/bench/scheduler.js [--pods 10000] [--nodes 1000,5000] [--skip-api] [--skip-fake]
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
@@ -40,12 +44,26 @@ function benchNode(i: number): KubeObject {
   };
 }
 
-function benchPod(ns: string, i: number): KubeObject {
+function constraints(group: number): KubeObject['spec'] {
+  const mine = { matchLabels: { app: `app-${group}` } };
+  return {
+    affinity: {
+      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: mine, topologyKey: 'kubernetes.io/hostname' }] },
+      podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, podAffinityTerm: { labelSelector: { matchLabels: { app: `app-${group - 1}` } }, topologyKey: 'topology.kubernetes.io/zone' } }] },
+    },
+    topologySpreadConstraints: [
+      { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: mine },
+      { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: mine },
+    ],
+  };
+}
+
+function benchPod(ns: string, i: number, constrained = false): KubeObject {
   // Pods in groups of 100 under one "ReplicaSet", so spreading has work to do.
   const group = Math.floor(i / 100);
   return {
     metadata: { name: `pod-${i}`, namespace: ns, labels: { app: `app-${group}` }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${group}`, uid: `00000000-0000-0000-0000-${String(group).padStart(12, '0')}`, controller: true }] },
-    spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] },
+    spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9', resources: { requests: { cpu: '100m', memory: '128Mi' } } }], ...(constrained ? constraints(group) : {}) },
   };
 }
 
@@ -76,10 +94,10 @@ function cpuNote(pid: number, before: [number, number]): string {
 
 interface Row { nodes: number; mode: string; seconds: number; podsPerSec: number; note: string }
 
-async function runFake(nodes: number): Promise<Row[]> {
+async function runFake(nodes: number, constrained: boolean): Promise<Row[]> {
   const fake = new FakeClientset();
   for (let i = 0; i < nodes; i++) fake.seed(resources.nodes, benchNode(i));
-  for (let i = 0; i < podCount; i++) fake.seed(resources.pods, { ...benchPod('bench', i), metadata: { ...benchPod('bench', i).metadata, uid: `pod-uid-${i}` } });
+  for (let i = 0; i < podCount; i++) { const p = benchPod('bench', i, constrained); fake.seed(resources.pods, { ...p, metadata: { ...p.metadata, uid: `pod-uid-${i}` } }); }
   const informers = new SharedInformerFactory(fake);
   const counter = boundCounter();
   const scheduler = new Scheduler({ clients: fake, informers, onBound: counter.onBound });
@@ -92,9 +110,10 @@ async function runFake(nodes: number): Promise<Row[]> {
   await informers.stop();
   fake.close();
   const s = (t1 - t0) / 1000, alg = scheduler.stats.algorithmMs / 1000;
+  const what = constrained ? ', constrained' : '';
   return [
-    { nodes, mode: 'FakeClientset, queued → all bound', seconds: s, podsPerSec: podCount / s, note: 'in-memory API: bind writes, watch events, informer' },
-    { nodes, mode: 'algorithm only (filter + score)', seconds: alg, podsPerSec: podCount / alg, note: `mean ${(scheduler.stats.algorithmMs / podCount * 1000).toFixed(0)} µs/pod` },
+    { nodes, mode: `FakeClientset, queued → all bound${what}`, seconds: s, podsPerSec: podCount / s, note: 'in-memory API: bind writes, watch events, informer' },
+    { nodes, mode: `algorithm only (filter + score)${what}`, seconds: alg, podsPerSec: podCount / alg, note: `mean ${(scheduler.stats.algorithmMs / podCount * 1000).toFixed(0)} µs/pod${constrained ? '; anti-affinity, zone spread (DoNotSchedule), hostname spread, preferred affinity' : ''}` },
   ];
 }
 
@@ -116,7 +135,7 @@ async function runAPI(nodes: number): Promise<{ rows: Row[]; latency: ReturnType
   const n0 = performance.now();
   await pool(nodes, 32, (i) => nodesAPI.create(undefined, benchNode(i)));
   const nodeCreateSec = (performance.now() - n0) / 1000;
-  for (const ns of ['bench-a', 'bench-b']) await admin.resource(resources.namespaces).create(undefined, { metadata: { name: ns } });
+  for (const ns of ['bench-a', 'bench-b', 'bench-c']) await admin.resource(resources.namespaces).create(undefined, { metadata: { name: ns } });
   const rows: Row[] = [];
 
   // 1. Pods created while the scheduler runs.
@@ -153,6 +172,19 @@ async function runAPI(nodes: number): Promise<{ rows: Row[]; latency: ReturnType
   rows.push({ nodes, mode: 'API, queued → all bound', seconds: (t3 - t2) / 1000, podsPerSec: podCount / ((t3 - t2) / 1000), note: `${podCount} pods already bound in the cluster; algorithm ${(second.scheduler.stats.algorithmMs / 1000).toFixed(2)} s; ${cpuNote(api.pid, cpu2)}` });
   await second.scheduler.stop();
   await second.informers.stop();
+
+  // 3. The same with the constraints, queued first.
+  await pool(podCount, 32, (i) => podsAPI.create('bench-c', benchPod('bench-c', i, true)));
+  const counter3 = boundCounter();
+  const third = await newScheduler(schedClients, eventClients, counter3.onBound);
+  while (third.scheduler.pending() < podCount) await new Promise((r) => setTimeout(r, 100));
+  const cpu3: [number, number] = [cpuSeconds(api.pid), cpuSeconds()];
+  const t4 = performance.now();
+  void third.scheduler.run();
+  const t5 = await counter3.until(podCount);
+  rows.push({ nodes, mode: 'API, queued → all bound, constrained', seconds: (t5 - t4) / 1000, podsPerSec: podCount / ((t5 - t4) / 1000), note: `${2 * podCount} pods already bound; algorithm ${(third.scheduler.stats.algorithmMs / 1000).toFixed(2)} s; ${cpuNote(api.pid, cpu3)}` });
+  await third.scheduler.stop();
+  await third.informers.stop();
   admin.close(); schedClients.close(); eventClients.close();
   await api.stop();
   return { rows, latency: summarize(latencies), samples: latencies, nodeCreateSec };
@@ -166,7 +198,7 @@ const loadBefore = loadavg()[0];
 try {
   for (const nodes of nodeCounts) {
     progress(`${nodes} nodes: fake`);
-    if (!values['skip-fake']) rows.push(...await runFake(nodes));
+    if (!values['skip-fake']) for (const constrained of [false, true]) rows.push(...await runFake(nodes, constrained));
     if (!values['skip-api']) {
       progress(`${nodes} nodes: API`);
       try {
@@ -185,7 +217,7 @@ try {
 }
 
 return emitScheduler(podCount, rows, latencies, writeReport('scheduler', 'Scheduler throughput', `
-${podCount} pods (100m CPU, 128Mi each, in groups of 100 under one controller owner) onto nodes with 64 CPU, 256Gi, 110 pods, spread over 3 zones. Default plugins, adaptive percentageOfNodesToScore (420 of 1,000 nodes, 500 of 5,000), 32 binds in flight. Kubernetes' scheduler_perf floors for comparison: 680–810 pods/s at 5,000 nodes.
+${podCount} pods (100m CPU, 128Mi each, in groups of 100 under one controller owner) onto nodes with 64 CPU, 256Gi, 110 pods, spread over 3 zones. "constrained" pods also carry required pod anti-affinity by hostname within their group, a zone topologySpreadConstraint (maxSkew 1, DoNotSchedule), a hostname one (ScheduleAnyway) and a preferred pod affinity (weight 10) to the previous group's zone; the others get the PodTopologySpread system defaults. Default plugins (InterPodAffinity, PodTopologySpread and DefaultPreemption included), adaptive percentageOfNodesToScore (420 of 1,000 nodes, 500 of 5,000), 32 binds in flight. Kubernetes' scheduler_perf floors for comparison: 680–810 pods/s at 5,000 nodes.
 
 ${table(['nodes', 'what', 'seconds', 'pods/s', 'note'], rows.map((r) => [r.nodes, r.mode, r.seconds.toFixed(2), r.podsPerSec.toFixed(0), r.note]))}
 

@@ -17,8 +17,8 @@ export function numFeasibleNodesToFind(all: number, percentage = 0): number {
 }
 
 export class FitError extends Error {
-  constructor(readonly numAllNodes: number, readonly reasons: Map<string, number>) {
-    super(fitMessage(numAllNodes, reasons));
+  constructor(readonly numAllNodes: number, readonly reasons: Map<string, number>, postFilter = '') {
+    super(fitMessage(numAllNodes, reasons) + (postFilter ? ` ${postFilter}` : ''));
   }
 }
 
@@ -47,8 +47,27 @@ export class Algorithm {
     this.random = opts.random ?? Math.random;
   }
 
+  get filters(): readonly FilterPlugin[] {
+    return this.opts.filters;
+  }
+
+  /** Runs every filter's preFilter: once per cycle, before filterNode. */
+  preFilter(pod: PodInfo, state: CycleState): void {
+    state.data = {};
+    for (const f of this.opts.filters) f.preFilter?.(pod, state);
+  }
+
+  /** null when every filter passes on `node`; else the first failing filter's reason(s). */
+  filterNode(pod: PodInfo, node: NodeInfo, state: CycleState): string | string[] | null {
+    const filters = this.opts.filters;
+    let failed: string | string[] | null = null;
+    for (let f = 0; f < filters.length && !failed; f++) failed = filters[f].filter(pod, node, state);
+    return failed;
+  }
+
   /** The chosen node's name, or a FitError saying why no node fits. */
   schedule(pod: PodInfo, nodes: readonly NodeInfo[], state: CycleState): string | FitError {
+    this.preFilter(pod, state);
     const all = nodes.length;
     const want = numFeasibleNodesToFind(all, this.opts.percentageOfNodesToScore);
     const feasible = this.feasible;
@@ -59,7 +78,7 @@ export class Algorithm {
     for (; processed < all && feasible.length < want; processed++) {
       const node = nodes[(this.nextStart + processed) % all];
       let failed: string | string[] | null = null;
-      for (let f = 0; f < filters.length && !failed; f++) failed = filters[f].filter(pod, node);
+      for (let f = 0; f < filters.length && !failed; f++) failed = filters[f].filter(pod, node, state);
       if (!failed) { feasible.push(node); continue; }
       if (typeof failed === 'string') reasons.set(failed, (reasons.get(failed) ?? 0) + 1);
       else for (const r of failed) reasons.set(r, (reasons.get(r) ?? 0) + 1);

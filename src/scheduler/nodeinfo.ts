@@ -71,6 +71,11 @@ export class NodeInfo {
   readonly usedPorts = new Map<string, Map<string, number>>();
   /** Pods here per controlling owner UID. */
   readonly ownerCounts = new Map<string, number>();
+  /**
+   * Pending pods nominated to this node by preemption: their requests are held for them
+   * against pods of no higher priority, so the room preemption made is not taken by others.
+   */
+  readonly nominated = new Map<string, PodInfo>();
   // allocatable − requested, kept current so the fit check reads four fields of this
   // object instead of chasing two nested ones per resource (it runs for every node tried).
   freeMilliCPU = 0;

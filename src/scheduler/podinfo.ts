@@ -4,6 +4,7 @@ import { podRequests, type Resources } from './resources.js';
 import { compileNodeSelectorTerms, type CompiledTerm } from './nodeselector.js';
 import type { Pod } from '../api/kinds.js';
 import type { PodSpec } from 'kubernetes-types/core/v1.js';
+import { compileAffinityTerms, compileSpreadConstraints, type PodAffinityTerms, type SpreadConstraint } from './terms.js';
 
 export interface Toleration {
   key?: string;
@@ -36,6 +37,13 @@ export interface PodInfo {
   readonly preferredTerms: { weight: number; term: CompiledTerm }[];
   /** UID of the controlling owner (ReplicaSet, StatefulSet, ...), for spreading. */
   readonly ownerUID?: string;
+  readonly labels: Record<string, string>;
+  /** Inter-pod (anti-)affinity terms; undefined when the pod has none. */
+  readonly affinity?: PodAffinityTerms;
+  /** topologySpreadConstraints as written (empty: the scheduler's defaults apply). */
+  readonly spread: SpreadConstraint[];
+  /** preemptionPolicy: Never. */
+  readonly preemptNever: boolean;
   /** Set when the pod cannot be scheduled as written (malformed quantity, selector). */
   readonly invalid?: string;
 }
@@ -66,6 +74,8 @@ export function newPodInfo(pod: Pod): PodInfo {
     tolerations: (spec.tolerations ?? []) as Toleration[],
     nodeSelector: Object.entries((spec.nodeSelector ?? {}) as Record<string, string>),
     ownerUID: meta.ownerReferences?.find((o) => o.controller)?.uid,
+    labels: meta.labels ?? {},
+    preemptNever: spec.preemptionPolicy === 'Never',
   };
   try {
     const affinity = spec.affinity?.nodeAffinity;
@@ -76,9 +86,11 @@ export function newPodInfo(pod: Pod): PodInfo {
       requests: podRequests(pod), nonZero: podRequests(pod, true),
       requiredTerms: required ? compileNodeSelectorTerms(required) : undefined,
       preferredTerms: preferred.filter((p) => p.weight).map((p) => ({ weight: Number(p.weight), term: compileNodeSelectorTerms([p.preference])[0] })),
+      affinity: compileAffinityTerms(pod),
+      spread: compileSpreadConstraints(pod),
     };
   } catch (e) {
     const none = { milliCPU: 0, memory: 0, ephemeralStorage: 0 };
-    return { ...base, requests: none, nonZero: none, preferredTerms: [], invalid: (e as Error).message };
+    return { ...base, requests: none, nonZero: none, preferredTerms: [], spread: [], invalid: (e as Error).message };
   }
 }

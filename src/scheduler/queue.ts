@@ -197,10 +197,19 @@ export class SchedulingQueue {
   /** The cluster changed in a way that may let unschedulable pods fit. */
   moveAll(): void {
     this.moveRequestCycle = this.cycle;
+    this.moveWhere(() => true);
+  }
+
+  /**
+   * Like moveAll, for a change that can help only the pods `mayHelp` accepts. It does not
+   * send a pod whose attempt is in flight to backoff: attempts run synchronously, so none
+   * overlaps the informer event that calls this.
+   */
+  moveWhere(mayHelp: (info: PodInfo) => boolean): void {
     if (!this.unschedulable.size) return;
-    const pods = [...this.unschedulable.values()];
-    this.unschedulable.clear();
+    const pods = [...this.unschedulable.values()].filter((q) => mayHelp(q.info));
     for (const q of pods) {
+      this.unschedulable.delete(q.info.uid);
       this.where.delete(q.info.uid);
       if (this.isBackingOff(q)) this.pushBackoff(q);
       else this.pushActive(q);

@@ -13,12 +13,13 @@ import { Binder } from './binder.js';
 import { SchedulerCache } from './cache.js';
 import type { NodeInfo } from './nodeinfo.js';
 import { schedulerMetrics, type SchedulerMetrics } from './metrics.js';
-import { newPodInfo } from './podinfo.js';
+import { newPodInfo, type PodInfo } from './podinfo.js';
+import { Preemptor, type Candidate } from './preemption.js';
 import { defaultFilters, defaultScorers, type CycleState, type FilterPlugin, type ScorePlugin } from './plugins/index.js';
 import { SchedulingQueue, type QueueOptions, type QueuedPod } from './queue.js';
 import { nodeChangeMayHelp, podSchedulingChanged, isTerminal } from './changes.js';
 import { VolumeBinding } from './volume-binding.js';
-import type { Pod, Service } from '../api/kinds.js';
+import type { Namespace, Pod, PodDisruptionBudget, Service } from '../api/kinds.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 
@@ -42,6 +43,8 @@ export interface SchedulerOptions {
   onBound?: (pod: Pod, node: string) => void;
   /** The VolumeBinding filter and selected-node annotations (default on; benchmarks without claims may turn it off). */
   volumeBinding?: boolean;
+  /** DefaultPreemption (default on). */
+  preemption?: boolean;
 }
 
 export interface SchedulerStats {
@@ -63,6 +66,8 @@ export class Scheduler {
   private readonly algorithm: Algorithm;
   private readonly binder: Binder;
   private readonly volumes?: VolumeBinding;
+  private readonly preemptor?: Preemptor;
+  private readonly namespaces: SharedInformer<Namespace>;
   private readonly clock: Clock;
   private readonly name: string;
   private selectorCache = new WeakMap<Service, Selector | null>();
@@ -81,6 +86,12 @@ export class Scheduler {
     this.metrics = schedulerMetrics(this.registry, () => this.queue.stats());
     this.pods = opts.informers.informerFor(resources.pods);
     this.services = opts.informers.informerFor(resources.services);
+    this.namespaces = opts.informers.informerFor(resources.namespaces);
+    this.cache.namespaceLabels = (ns) => this.namespaces.lister.get(undefined, ns)?.metadata.labels;
+    if (opts.preemption !== false) {
+      const pdbs: SharedInformer<PodDisruptionBudget> = opts.informers.informerFor(resources.poddisruptionbudgets);
+      this.preemptor = new Preemptor(this.algorithm, () => pdbs.lister.list(), opts.random);
+    }
     opts.informers.informerFor(resources.nodes).addEventHandler({
       onAdd: (n) => { this.cache.addNode(n); this.queue.moveAll(); },
       onUpdate: (old, n) => {
@@ -103,15 +114,29 @@ export class Scheduler {
 
   private podAdded(pod: Pod): void {
     if (isTerminal(pod)) return;
-    if (pod.spec?.nodeName) { this.cache.addOrUpdatePod(pod); return; }
-    if (this.responsible(pod) && !pod.metadata.deletionTimestamp) this.queue.add(newPodInfo(pod));
+    if (pod.spec?.nodeName) { this.assignedPodAdded(pod); return; }
+    if (this.responsible(pod) && !pod.metadata.deletionTimestamp) this.queue.add(this.pendingInfo(pod));
+  }
+
+  /** A pod newly seen on a node may be what a pending pod's affinity or spread waits for. */
+  private assignedPodAdded(pod: Pod): void {
+    this.cache.addOrUpdatePod(pod);
+    this.queue.moveWhere(mayWaitForPods);
+  }
+
+  /** A pending pod's PodInfo, its nomination (status.nominatedNodeName) recorded in the cache. */
+  private pendingInfo(pod: Pod): PodInfo {
+    const info = newPodInfo(pod);
+    const nominated = (pod.status?.nominatedNodeName as string | undefined) ?? '';
+    if (nominated || this.cache.nominatedNode(info.uid)) this.cache.nominate(info, nominated);
+    return info;
   }
 
   private podUpdated(old: Pod, pod: Pod): void {
     if (old === pod) return;
     const uid = pod.metadata.uid as string;
     if (pod.spec?.nodeName) {
-      if (!old.spec?.nodeName) this.queue.delete(uid);
+      if (!old.spec?.nodeName) { this.queue.delete(uid); this.cache.nominate(newPodInfo(pod), ''); this.queue.moveWhere(mayWaitForPods); }
       if (isTerminal(pod)) {
         // A finished pod frees its node's resources.
         this.cache.removePod(pod);
@@ -124,11 +149,12 @@ export class Scheduler {
     if (isTerminal(pod) || pod.metadata.deletionTimestamp || !this.responsible(pod)) { this.queue.delete(uid); return; }
     // Our own bind is in flight; the informer will show the pod bound shortly.
     if (this.cache.isAssumed(uid)) return;
-    this.queue.update(newPodInfo(pod), podSchedulingChanged(old, pod));
+    this.queue.update(this.pendingInfo(pod), podSchedulingChanged(old, pod));
   }
 
   private podDeleted(pod: Pod): void {
     this.queue.delete(pod.metadata.uid as string);
+    if (!pod.spec?.nodeName) this.cache.nominate(newPodInfo(pod), '');
     const wasHere = !!pod.spec?.nodeName || this.cache.isAssumed(pod.metadata.uid as string);
     this.cache.removePod(pod);
     if (wasHere) this.queue.moveAll();
@@ -195,12 +221,16 @@ export class Scheduler {
     }
     if (info.invalid) { this.failed(q, `Pod is invalid for scheduling: ${info.invalid}`, true); return; }
     const t0 = performance.now();
-    const state: CycleState = { serviceSelectors: this.serviceSelectors(info.pod), ownerNodes: info.ownerUID ? this.cache.ownerNodes(info.ownerUID) ?? noPods : undefined };
+    const state: CycleState = {
+      serviceSelectors: this.serviceSelectors(info.pod), ownerNodes: info.ownerUID ? this.cache.ownerNodes(info.ownerUID) ?? noPods : undefined,
+      cluster: this.cache,
+    };
     const result = this.algorithm.schedule(info, this.cache.nodeList(), state);
     const ms = performance.now() - t0;
     this.stats.algorithmMs += ms;
     this.metrics.algorithmLatency.observe(ms / 1000);
-    if (result instanceof FitError) { this.failed(q, result.message, true); return; }
+    if (result instanceof FitError) { this.failed(q, this.postFilter(info, state, result), true); return; }
+    this.cache.nominate(info, '');
     this.cache.assumePod(info, result);
     this.queue.done(info.uid);
     const { namespace, pod } = info;
@@ -220,6 +250,43 @@ export class Scheduler {
     });
   }
 
+  /** DefaultPreemption: nominate a node and evict victims there, or say why not. Returns the FailedScheduling message. */
+  private postFilter(info: PodInfo, state: CycleState, fit: FitError): string {
+    if (!this.preemptor) return fit.message;
+    const why = this.preemptor.ineligible(info, this.cache.nominatedNode(info.uid));
+    if (why) return `${fit.message} preemption: ${why}`;
+    const t0 = performance.now();
+    const outcome = this.preemptor.preempt(info, this.cache.nodeList(), state);
+    this.stats.algorithmMs += performance.now() - t0;
+    if ('message' in outcome) return `${fit.message} ${outcome.message}`;
+    this.preemptOn(info, outcome);
+    return fit.message;
+  }
+
+  private preemptOn(info: PodInfo, c: Candidate): void {
+    const node = c.node.name;
+    const pods = this.opts.clients.resource(resources.pods);
+    const warn = (what: string, pod: string) => (e: Error) => this.opts.log?.warn(what, { pod, error: e.message });
+    this.cache.nominate(info, node);
+    const now = rfc3339(new Date(this.clock.now()));
+    for (const v of c.victims) {
+      const ns = v.namespace, name = v.pod.metadata.name as string;
+      const condition = { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: `${this.name}: preempting to accommodate a higher priority pod`, lastTransitionTime: now };
+      this.opts.recorder?.event(podRef(v.pod), 'Normal', 'Preempted', `Preempted by pod ${info.uid} on node ${node}`);
+      pods.patch(ns, name, 'strategic', { status: { conditions: [condition] } }, 'status')
+        .catch(warn('victim condition not set', v.key))
+        .then(() => pods.delete(ns, name, { preconditions: { uid: v.uid } }))
+        .catch(warn('victim not deleted', v.key));
+    }
+    // Lower-priority pods nominated to this node lose the room they were promised.
+    for (const other of [...c.node.nominated.values()]) {
+      if (other.uid === info.uid || other.priority >= info.priority) continue;
+      this.cache.nominate(other, '');
+      pods.patch(other.namespace, other.pod.metadata.name as string, 'merge', { status: { nominatedNodeName: null } }, 'status').catch(warn('nomination not cleared', other.key));
+    }
+    pods.patch(info.namespace, info.pod.metadata.name as string, 'merge', { status: { nominatedNodeName: node } }, 'status').catch(warn('nomination not recorded', info.key));
+  }
+
   private failed(q: QueuedPod, message: string, unschedulable: boolean): void {
     if (unschedulable) this.stats.unschedulable++;
     else this.stats.errors++;
@@ -230,7 +297,7 @@ export class Scheduler {
       this.queue.done(info.uid);
       return;
     }
-    if (cur.metadata.resourceVersion !== info.pod.metadata.resourceVersion) q.info = newPodInfo(cur);
+    if (cur.metadata.resourceVersion !== info.pod.metadata.resourceVersion) q.info = this.pendingInfo(cur);
     if (unschedulable) this.queue.addUnschedulable(q);
     else this.queue.addBackoff(q);
     this.opts.log?.debug('pod not scheduled', { pod: info.key, reason: 'FailedScheduling', message });
@@ -254,6 +321,11 @@ export class Scheduler {
 }
 
 const noPods: ReadonlyMap<NodeInfo, number> = new Map<NodeInfo, number>();
+
+/** Pods another pod's arrival can help: required pod affinity, or a DoNotSchedule spread (upstream's Pod/Add hints). */
+function mayWaitForPods(info: PodInfo): boolean {
+  return !!info.affinity?.requiredAffinity.length || info.spread.some((c) => c.whenUnsatisfiable === 'DoNotSchedule');
+}
 
 function podRef(pod: Pod): Pod {
   return { ...pod, apiVersion: 'v1', kind: 'Pod' };

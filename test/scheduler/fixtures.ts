@@ -1,5 +1,8 @@
 // Node and pod objects for scheduler tests.
 import type { KubeObject } from '../../src/api/object.js';
+import { SchedulerCache } from '../../src/scheduler/cache.js';
+import { newPodInfo } from '../../src/scheduler/podinfo.js';
+import type { CycleState, FilterPlugin, ScorePlugin } from '../../src/scheduler/plugins/types.js';
 
 export interface NodeOpts {
   cpu?: string;
@@ -43,6 +46,9 @@ export interface PodOpts {
   initContainers?: unknown[];
   overhead?: Record<string, string>;
   extra?: Record<string, string>;
+  topologySpreadConstraints?: unknown[];
+  preemptionPolicy?: string;
+  deleting?: boolean;
 }
 
 export function pod(name: string, o: PodOpts = {}): KubeObject {
@@ -56,6 +62,7 @@ export function pod(name: string, o: PodOpts = {}): KubeObject {
     apiVersion: 'v1', kind: 'Pod',
     metadata: {
       name, namespace: o.namespace ?? 'default', uid: o.uid ?? `uid-${name}`, labels: o.labels ?? {},
+      ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
       ...(o.owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: o.owner, uid: `rs-${o.owner}`, controller: true }] } : {}),
     },
     spec: {
@@ -68,7 +75,41 @@ export function pod(name: string, o: PodOpts = {}): KubeObject {
       ...(o.priority !== undefined ? { priority: o.priority } : {}),
       ...(o.schedulerName ? { schedulerName: o.schedulerName } : {}),
       ...(o.overhead ? { overhead: o.overhead } : {}),
+      ...(o.topologySpreadConstraints ? { topologySpreadConstraints: o.topologySpreadConstraints } : {}),
+      ...(o.preemptionPolicy ? { preemptionPolicy: o.preemptionPolicy } : {}),
     },
     status: { phase: 'Pending' },
   };
+}
+
+/** A scheduler cache holding `nodes` and the `pods` bound to them (each pod names its node). */
+export function clusterOf(nodes: KubeObject[], pods: KubeObject[] = [], namespaces: Record<string, Record<string, string>> = {}): SchedulerCache {
+  const cache = new SchedulerCache();
+  for (const n of nodes) cache.addNode(n);
+  for (const p of pods) cache.addOrUpdatePod(p);
+  cache.namespaceLabels = (ns) => namespaces[ns];
+  return cache;
+}
+
+/** Runs `filters` (their preFilter first) for `p` against every node of `cache`: node name → reason or null. */
+export function filterAll(filters: FilterPlugin[], p: KubeObject, cache: SchedulerCache, extra: Partial<CycleState> = {}): Record<string, string | string[] | null> {
+  const info = newPodInfo(p);
+  const state: CycleState = { serviceSelectors: [], cluster: cache, ownerNodes: info.ownerUID ? cache.ownerNodes(info.ownerUID) ?? new Map() : undefined, ...extra };
+  for (const f of filters) f.preFilter?.(info, state);
+  const out: Record<string, string | string[] | null> = {};
+  for (const n of cache.nodeList()) {
+    let r: string | string[] | null = null;
+    for (const f of filters) if ((r = f.filter(info, n, state))) break;
+    out[n.name] = r;
+  }
+  return out;
+}
+
+/** One scorer's normalised scores for `p` over every node of `cache`, by node name. */
+export function scoreAll(plugin: ScorePlugin, p: KubeObject, cache: SchedulerCache, extra: Partial<CycleState> = {}): Record<string, number> {
+  const info = newPodInfo(p);
+  const nodes = cache.nodeList();
+  const out = new Float64Array(nodes.length);
+  plugin.score(info, nodes, out, { serviceSelectors: [], cluster: cache, ownerNodes: info.ownerUID ? cache.ownerNodes(info.ownerUID) ?? new Map() : undefined, ...extra });
+  return Object.fromEntries(nodes.map((n, i) => [n.name, out[i]]));
 }

@@ -132,15 +132,3 @@ t.test('score plugins', async (t) => {
   const ssd = nodeInfo('x', { labels: { disk: 'ssd' } }), both = nodeInfo('y', { labels: { disk: 'ssd', zone: 'a' } });
   t.same(scores(plugins.nodeAffinityScore, pod('p', { affinity: preferred }), [empty, ssd, both]), [0, 25, 100], 'NodeAffinity: summed weights, normalised');
 });
-
-t.test('SelectorSpread', async (t) => {
-  const rsPod = (n: string) => pod(n, { owner: 'web', labels: { app: 'web' } });
-  const a = nodeInfo('a', {}, [rsPod('w1'), rsPod('w2')]), b = nodeInfo('b', {}, [rsPod('w3')]), c = nodeInfo('c', {}, [pod('other', { labels: { app: 'web' } })]);
-  t.same(scores(plugins.selectorSpread, rsPod('new'), [a, b, c]), [0, 50, 100], 'by controller owner');
-  t.same(scores(plugins.selectorSpread, pod('lone'), [a, b, c]), [100, 100, 100], 'a pod with no group scores all nodes alike');
-  t.same(scores(plugins.selectorSpread, pod('svc', { labels: { app: 'web' } }), [a, b, c], [[{ key: 'app', operator: 'In', values: ['web'] }]]), [0, 50, 50], 'by Service selector');
-  const z1 = nodeInfo('z1', { labels: { 'topology.kubernetes.io/zone': 'east' } }, [rsPod('w1')]);
-  const z2 = nodeInfo('z2', { labels: { 'topology.kubernetes.io/zone': 'east' } });
-  const z3 = nodeInfo('z3', { labels: { 'topology.kubernetes.io/zone': 'west' } });
-  t.same(scores(plugins.selectorSpread, rsPod('new'), [z1, z2, z3]), [0, 33.33, 100], 'zones weigh 2/3: an empty node in a busy zone loses to one in an empty zone');
-});

@@ -51,7 +51,8 @@ t.test('a pod that fits nowhere gets FailedScheduling and schedules once a node 
   const s = await start(t, { seedNodes: [node('small', { cpu: '1' }), node('tainted', { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] })] });
   await s.create(pod('big', { cpu: '2' }));
   await eventually(() => s.events('FailedScheduling').length > 0, 5_000, 'FailedScheduling');
-  const msg = '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: db}.';
+  // Preemption was tried too (as upstream does for every pod): no lower-priority pod to evict.
+  const msg = '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: db}. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.';
   t.equal(s.events('FailedScheduling')[0].message, msg);
   t.equal(s.events('FailedScheduling')[0].type, 'Warning');
   await eventually(() => s.pods()[0].status.conditions?.length > 0, 5_000, 'condition');
@@ -132,4 +133,49 @@ t.test('metrics', async (t) => {
   t.match(text, /scheduler_schedule_attempts_total\{result="scheduled",profile="default-scheduler"\} 1/);
   t.match(text, /scheduler_e2e_scheduling_duration_seconds_count\{result="scheduled",profile="default-scheduler"\} 1/);
   t.match(text, /scheduler_pending_pods\{queue="active"\} 0/);
+});
+
+t.test('a high-priority pod preempts a lower-priority one: DisruptionTarget, deletion, Preempted event, nomination, then bound', async (t) => {
+  const s = await start(t, { seedNodes: [node('only', { cpu: '2' })] });
+  await s.create(pod('low', { cpu: '2', priority: 1 }));
+  await eventually(() => s.pods()[0]?.spec.nodeName === 'only', 5_000, 'low bound');
+  const actions = () => s.fake.actions.filter((a) => a.resource === 'pods');
+  await s.create(pod('high', { cpu: '2', priority: 1000 }));
+  await eventually(() => !s.pods().some((p) => p.metadata.name === 'low'), 5_000, 'the victim deleted');
+  t.equal(s.pods()[0].status.nominatedNodeName, 'only', 'nominated');
+  s.clock.step(2_000); // past the preemptor's backoff
+  await eventually(() => s.pods().some((p) => p.metadata.name === 'high' && p.spec.nodeName === 'only'), 10_000, 'high bound where low was');
+  // (The fake records concurrent patches as updates of the whole object.)
+  const statusWrites = (name: string) => actions().filter((a) => a.name === name && a.subresource === 'status').map((a) => a.object as unknown as { status: { conditions?: { type: string }[] } });
+  const disruption = statusWrites('low').flatMap((o) => o.status.conditions ?? []).find((c) => c.type === 'DisruptionTarget');
+  t.match(disruption, { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: 'default-scheduler: preempting to accommodate a higher priority pod' });
+  const order = actions().filter((a) => a.name === 'low').map((a) => a.verb);
+  t.same(order.slice(-2), [order.at(-2) === 'patch' ? 'patch' : 'update', 'delete'], 'the condition is written before the delete');
+  const ev = s.events('Preempted');
+  t.equal(ev.length, 1);
+  t.equal(ev[0].involvedObject.name, 'low');
+  t.equal(ev[0].type, 'Normal');
+  const high = s.pods().find((p) => p.metadata.name === 'high')!;
+  t.equal(ev[0].message, `Preempted by pod ${high.metadata.uid} on node only`);
+});
+
+t.test('preemptionPolicy Never waits instead of preempting', async (t) => {
+  const s = await start(t, { seedNodes: [node('only', { cpu: '2' })] });
+  await s.create(pod('low', { cpu: '2', priority: 1 }));
+  await eventually(() => s.pods()[0]?.spec.nodeName === 'only', 5_000, 'low bound');
+  await s.create(pod('polite', { cpu: '2', priority: 1000, preemptionPolicy: 'Never' }));
+  await eventually(() => s.events('FailedScheduling').length > 0, 5_000, 'FailedScheduling');
+  t.equal(s.events('FailedScheduling')[0].message, '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.');
+  t.ok(s.pods().some((p) => p.metadata.name === 'low' && !p.metadata.deletionTimestamp), 'nothing evicted');
+});
+
+t.test('a pod waiting for pod affinity is retried when a matching pod lands', async (t) => {
+  const s = await start(t, { seedNodes: [node('n1', { labels: { 'topology.kubernetes.io/zone': 'a' } })] });
+  const affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'topology.kubernetes.io/zone' }] } };
+  await s.create(pod('follower', { affinity }));
+  await eventually(() => s.scheduler.queue.stats().unschedulable === 1, 5_000, 'unschedulable');
+  t.equal(s.events('FailedScheduling')[0].message, "0/1 nodes are available: 1 node(s) didn't match pod affinity rules. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
+  await s.create(pod('db', { labels: { app: 'db' } }));
+  s.clock.step(2_000); // past the follower's backoff
+  await eventually(() => s.pods().every((p) => p.spec.nodeName === 'n1'), 5_000, 'both bound');
 });

@@ -6,10 +6,17 @@ export const nodeResourcesFit: FilterPlugin = {
   name: 'NodeResourcesFit',
   filter(pod, node) {
     const want = pod.requests;
-    const pods = node.freePods < 1;
-    const cpu = want.milliCPU > 0 && want.milliCPU > node.freeMilliCPU;
-    const memory = want.memory > 0 && want.memory > node.freeMemory;
-    const storage = want.ephemeralStorage > 0 && want.ephemeralStorage > node.freeEphemeralStorage;
+    let freePods = node.freePods, freeCPU = node.freeMilliCPU, freeMemory = node.freeMemory, freeStorage = node.freeEphemeralStorage;
+    if (node.nominated.size) {
+      for (const p of node.nominated.values()) {
+        if (p.uid === pod.uid || p.priority < pod.priority) continue;
+        freePods--; freeCPU -= p.requests.milliCPU; freeMemory -= p.requests.memory; freeStorage -= p.requests.ephemeralStorage;
+      }
+    }
+    const pods = freePods < 1;
+    const cpu = want.milliCPU > 0 && want.milliCPU > freeCPU;
+    const memory = want.memory > 0 && want.memory > freeMemory;
+    const storage = want.ephemeralStorage > 0 && want.ephemeralStorage > freeStorage;
     if (!pods && !cpu && !memory && !storage && !want.scalar) return null;
     const a = node.allocatable, used = node.requested;
     // The uncommon path: say everything that is short, as Kubernetes does.

@@ -2,6 +2,7 @@
 // nodes that passed, already normalised to 0..maxNodeScore. Both run inside the scheduling
 // loop: no I/O, no allocation per node where it can be helped, never mutate pod or node.
 import type { Selector } from '../../api/labels.js';
+import type { ClusterView } from '../cluster.js';
 import type { NodeInfo } from '../nodeinfo.js';
 import type { PodInfo } from '../podinfo.js';
 
@@ -9,8 +10,15 @@ export const maxNodeScore = 100;
 
 export interface FilterPlugin {
   readonly name: string;
+  /** Once per scheduling cycle, before any filter: work out what filter() reads from `state`. */
+  preFilter?(pod: PodInfo, state: CycleState): void;
   /** null when the pod fits; else the reason(s), worded as in Kubernetes' FailedScheduling. */
-  filter(pod: PodInfo, node: NodeInfo): string | string[] | null;
+  filter(pod: PodInfo, node: NodeInfo, state?: CycleState): string | string[] | null;
+  /**
+   * Preemption's what-if: `other` is taken off (sign -1) or put back on (+1) `node`; the
+   * plugin updates what its preFilter computed, as upstream's PreFilterExtensions.
+   */
+  updateState?(pod: PodInfo, state: CycleState, other: PodInfo, node: NodeInfo, sign: 1 | -1): void;
 }
 
 /** What the scheduler works out once per pod for the scorers. */
@@ -22,6 +30,10 @@ export interface CycleState {
    * scheduler's cache does); without it spreading reads each node's own counts.
    */
   ownerNodes?: ReadonlyMap<NodeInfo, number>;
+  /** The cluster beyond one node (inter-pod affinity, topology spread); absent, those plugins pass. */
+  cluster?: ClusterView;
+  /** What plugins worked out in preFilter, by plugin name. */
+  data?: Record<string, unknown>;
 }
 
 export interface ScorePlugin {
