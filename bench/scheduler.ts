@@ -58,9 +58,12 @@ function constraints(group: number): KubeObject['spec'] {
   };
 }
 
+/** Pods per "ReplicaSet": 100, or the number of nodes if fewer (constrained pods go one per node within their group). */
+let groupSize = 100;
+
 function benchPod(ns: string, i: number, constrained = false): KubeObject {
-  // Pods in groups of 100 under one "ReplicaSet", so spreading has work to do.
-  const group = Math.floor(i / 100);
+  // Pods in groups under one "ReplicaSet", so spreading has work to do.
+  const group = Math.floor(i / groupSize);
   return {
     metadata: { name: `pod-${i}`, namespace: ns, labels: { app: `app-${group}` }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${group}`, uid: `00000000-0000-0000-0000-${String(group).padStart(12, '0')}`, controller: true }] },
     spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9', resources: { requests: { cpu: '100m', memory: '128Mi' } } }], ...(constrained ? constraints(group) : {}) },
@@ -197,6 +200,7 @@ const latencies: [number, number[]][] = [];
 const loadBefore = loadavg()[0];
 try {
   for (const nodes of nodeCounts) {
+    groupSize = Math.min(100, nodes);
     progress(`${nodes} nodes: fake`);
     if (!values['skip-fake']) for (const constrained of [false, true]) rows.push(...await runFake(nodes, constrained));
     if (!values['skip-api']) {
@@ -217,7 +221,7 @@ try {
 }
 
 return emitScheduler(podCount, rows, latencies, writeReport('scheduler', 'Scheduler throughput', `
-${podCount} pods (100m CPU, 128Mi each, in groups of 100 under one controller owner) onto nodes with 64 CPU, 256Gi, 110 pods, spread over 3 zones. "constrained" pods also carry required pod anti-affinity by hostname within their group, a zone topologySpreadConstraint (maxSkew 1, DoNotSchedule), a hostname one (ScheduleAnyway) and a preferred pod affinity (weight 10) to the previous group's zone; the others get the PodTopologySpread system defaults. Default plugins (InterPodAffinity, PodTopologySpread and DefaultPreemption included), adaptive percentageOfNodesToScore (420 of 1,000 nodes, 500 of 5,000), 32 binds in flight. Kubernetes' scheduler_perf floors for comparison: 680–810 pods/s at 5,000 nodes.
+${podCount} pods (100m CPU, 128Mi each, in groups of 100 — or of the node count, if smaller — under one controller owner) onto nodes with 64 CPU, 256Gi, 110 pods, spread over 3 zones. "constrained" pods also carry required pod anti-affinity by hostname within their group, a zone topologySpreadConstraint (maxSkew 1, DoNotSchedule), a hostname one (ScheduleAnyway) and a preferred pod affinity (weight 10) to the previous group's zone; the others get the PodTopologySpread system defaults. Default plugins (InterPodAffinity, PodTopologySpread and DefaultPreemption included), adaptive percentageOfNodesToScore (420 of 1,000 nodes, 500 of 5,000), 32 binds in flight. Kubernetes' scheduler_perf floors for comparison: 680–810 pods/s at 5,000 nodes.
 
 ${table(['nodes', 'what', 'seconds', 'pods/s', 'note'], rows.map((r) => [r.nodes, r.mode, r.seconds.toFixed(2), r.podsPerSec.toFixed(0), r.note]))}
 
