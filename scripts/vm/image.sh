@@ -9,7 +9,9 @@
 set -eu
 CACHE=${1:-/var/cache/capstan-vm}
 PACKAGES="systemd,systemd-sysv,udev,dbus,kmod,iproute2,openssh-server,sudo,procps,linux-image-amd64,initramfs-tools,ca-certificates,containerd,runc,nftables,conntrack,iputils-ping,netbase"
-STAMP="$(printf '%s\n' "$PACKAGES" "$(sha256sum "$0" | cut -d' ' -f1)" | sha256sum | cut -d' ' -f1)"
+# Bump when the image's content changes in a way the package list does not show.
+IMAGE_VERSION=1
+STAMP="$(printf '%s\n' "$IMAGE_VERSION" "$PACKAGES" | sha256sum | cut -d' ' -f1)"
 mkdir -p "$CACHE"
 if [ -f "$CACHE/stamp" ] && [ "$(cat "$CACHE/stamp")" = "$STAMP" ] && [ -f "$CACHE/root.qcow2" ]; then
   echo "image: reusing $CACHE"
@@ -27,7 +29,6 @@ mmdebstrap --variant=minbase --mode=root --include="$PACKAGES" \
   --customize-hook='mkdir -p "$1/root/.ssh" && chmod 700 "$1/root/.ssh"' \
   --customize-hook="cp '$CACHE/id_ed25519.pub' \"\$1/root/.ssh/authorized_keys\"" \
   --customize-hook='chroot "$1" systemctl enable systemd-networkd systemd-network-generator ssh serial-getty@ttyS0' \
-  --customize-hook='printf "[Match]\nName=eth*\n\n[Network]\nDHCP=no\n" > "$1/etc/systemd/network/50-none.network"' \
   --customize-hook='printf "nameserver 10.77.0.1\n" > "$1/etc/resolv.conf"' \
   bookworm "$ROOT"
 KVER=$(ls "$ROOT/lib/modules" | head -n 1)

@@ -17,6 +17,8 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   lab: { summary: 'a multi-node lab in network namespaces (up, down, kubectl)', load: async () => (await import('./lab.js')).run },
   proxy: { summary: 'run the service proxy (nftables or iptables)', load: async () => (await import('./proxy.js')).run },
   image: { summary: 'load an image archive into the node\'s containerd (image import FILE.tar)', load: async () => (await import('./image.js')).run },
+  install: { summary: 'install this release as a systemd service (install --role control-plane|node|all)', load: async () => (await import('./install.js')).run },
+  uninstall: { summary: 'stop and remove everything `capstan install` created on this machine', load: async () => (await import('./uninstall.js')).run },
   policy: { summary: 'explain which network policies allow or deny a flow (policy explain SRC DST PORT)', load: async () => (await import('./policy.js')).run },
 };
 
