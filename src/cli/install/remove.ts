@@ -66,6 +66,8 @@ export async function uninstall(L: Layout, m: InstallManifest, sys: Systemctl, l
       const stuck = unmountUnder(dir);
       if (stuck.length) problems.push(`mounts remain under ${dir}: ${stuck.join(', ')}`);
     }
+    // Sockets and containerd's volatile state: made by the running units, gone at the next boot anyway.
+    if (existsSync(L.run)) { rmSync(L.run, { recursive: true, force: true }); log(`removed ${L.run}`); }
   }
   await attempt('disable units', () => sys.disable(units.filter((u) => existsSync(join(L.units, u)))));
   for (const path of [...m.created].reverse()) {
