@@ -9,7 +9,8 @@
 // `capstan uninstall` leaves each VM as it found it. Prints each phase with its time.
 // Env: NODES (2), VM_CACHE (/var/cache/capstan-vm), VM_MEMORY (MiB, 1536), KEEP=1 (leave the
 // VMs up for a look; cleanup then needs `ip netns del` and the printed PIDs killed).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -43,9 +44,19 @@ const vms = [{ name: 'cp', ip: '10.77.0.10' }, ...Array.from({ length: NODES }, 
 const [cp, ...nodes] = vms;
 const pids = [];
 
-const SSH_OPTS = ['-i', key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', 'ConnectTimeout=10', '-o', 'ServerAliveInterval=15'];
-function ssh(vm, command, timeoutMs = 1_800_000) {
-  return inNS('ssh', [...SSH_OPTS, `root@${vm.ip}`, command], { timeout: timeoutMs });
+const SSH_OPTS = ['-i', key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', 'ConnectTimeout=60', '-o', 'ServerAliveInterval=30', '-o', 'ServerAliveCountMax=10'];
+const run = promisify(execFile);
+/** A command over ssh; a connection that fails (exit 255: an emulated VM under load is slow to answer) is tried again. */
+async function ssh(vm, command, timeoutMs = 1_800_000, tries = 5) {
+  for (let i = 1; ; i++) {
+    try {
+      return (await run('ip', ['netns', 'exec', NS, 'ssh', ...SSH_OPTS, `root@${vm.ip}`, command], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20 })).stdout;
+    } catch (e) {
+      if (e.code !== 255 || i >= tries) throw e;
+      log(`ssh to ${vm.name} failed (${String(e.stderr).trim()}); again`);
+      await sleep(5000);
+    }
+  }
 }
 const kubeconfig = join(work, 'admin.kubeconfig');
 const kubectl = (args, opts) => inNS('kubectl', ['--kubeconfig', kubeconfig, ...args], opts);
@@ -86,6 +97,17 @@ function network() {
   });
 }
 
+/** The unpacked release as an ext4 disk each VM mounts read-only (scp and tar take minutes under emulation). */
+function releaseDisk(tarball) {
+  const dir = join(work, 'release');
+  mkdirSync(dir);
+  sh('tar', ['-xzf', tarball, '-C', dir]);
+  const img = join(work, 'release.img');
+  sh('mkfs.ext4', ['-q', '-F', '-L', 'release', '-d', dir, img, '512M']);
+  rmSync(dir, { recursive: true, force: true });
+  return img;
+}
+
 function boot(vm, i) {
   const disk = join(work, `${vm.name}.qcow2`);
   sh('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', join(CACHE, 'root.qcow2'), disk]);
@@ -93,7 +115,7 @@ function boot(vm, i) {
   const append = `console=ttyS0 root=/dev/vda rw net.ifnames=0 ip=${vm.ip}::10.77.0.1:255.255.255.0:${vm.name}:eth0:off systemd.hostname=${vm.name}`;
   const child = spawn('ip', ['netns', 'exec', NS, 'qemu-system-x86_64', '-accel', 'tcg,tb-size=128', '-machine', 'q35', '-cpu', 'max', '-m', MEMORY, '-smp', '1',
     '-nographic', '-nodefaults', '-serial', `file:${vm.console}`, '-kernel', join(CACHE, 'vmlinux'), '-initrd', join(CACHE, 'initrd.img'), '-append', append,
-    '-drive', `file=${disk},if=virtio,format=qcow2,cache=unsafe`, '-netdev', `tap,id=n0,ifname=${vm.tap},script=no,downscript=no`,
+    '-drive', `file=${disk},if=virtio,format=qcow2,cache=unsafe`, '-drive', `file=${vm.releaseDisk},if=virtio,format=raw,readonly=on`, '-netdev', `tap,id=n0,ifname=${vm.tap},script=no,downscript=no`,
     '-device', `virtio-net-pci,netdev=n0,mac=52:54:00:77:00:${(10 + i).toString(16).padStart(2, '0')}`], { stdio: 'ignore', detached: true });
   child.unref();
   pids.push(child.pid);
@@ -153,36 +175,36 @@ async function main() {
 
   done = phase(`boot (1 control plane + ${NODES} node${NODES === 1 ? '' : 's'})`);
   network();
+  const disk = releaseDisk(tarball);
+  for (const vm of vms) vm.releaseDisk = disk;
   vms.forEach(boot);
-  await Promise.all(vms.map((vm) => until(`ssh on ${vm.name}`, 900_000, () => ssh(vm, 'systemctl is-system-running --wait >/dev/null 2>&1; true', 120_000) !== undefined, 5000)
+  await Promise.all(vms.map((vm) => until(`ssh on ${vm.name}`, 900_000, async () => await ssh(vm, 'systemctl is-system-running --wait >/dev/null 2>&1; true', 300_000, 1) !== undefined, 5000)
     .then(() => log(`${vm.name} up at ${secs(Date.now() - phaseStart)}`))));
   done();
 
-  const before = Object.fromEntries(vms.map((vm) => [vm.name, ssh(vm, SNAPSHOT)]));
-
-  done = phase('copy the release');
-  await Promise.all(vms.map(async (vm) => {
-    inNS('scp', [...SSH_OPTS, tarball, `root@${vm.ip}:/root/`], { timeout: 900_000 });
-    ssh(vm, `tar -xzf /root/${basename(tarball)} -C /root && rm /root/${basename(tarball)}`);
-  }));
+  done = phase('snapshot of each VM before the install');
+  const before = Object.fromEntries(await Promise.all(vms.map(async (vm) => [vm.name, await ssh(vm, SNAPSHOT)])));
   done();
-  const capstan = `/root/${releaseName}/bin/capstan`;
+
+  // The release is on /dev/vdb, as if copied: mounted where a user would have unpacked it.
+  await Promise.all(vms.map((vm) => ssh(vm, 'mkdir -p /mnt/release && mount -o ro /dev/vdb /mnt/release')));
+  const capstan = `/mnt/release/${releaseName}/bin/capstan`;
 
   done = phase('install the control plane');
-  const cpOut = ssh(cp, `${capstan} install --role control-plane --advertise-address ${cp.ip}`);
+  const cpOut = await ssh(cp, `${capstan} install --role control-plane --advertise-address ${cp.ip}`);
   process.stdout.write(cpOut.split('\n').map((l) => `   | ${l}`).join('\n') + '\n');
   const joinLine = cpOut.split('\n').map((l) => l.trim()).find((l) => l.startsWith('capstan install --role node --join'));
   if (!joinLine) throw new Error('the control plane install printed no join command');
-  writeFileSync(kubeconfig, ssh(cp, 'cat /etc/capstan/admin.kubeconfig'));
+  writeFileSync(kubeconfig, await ssh(cp, 'cat /etc/capstan/admin.kubeconfig'));
   done();
 
   done = phase('install the nodes');
-  for (const vm of nodes) {
+  await Promise.all(nodes.map(async (vm) => {
     const start = Date.now();
-    const out = ssh(vm, `${joinLine.replace(/^capstan/, capstan)} --advertise-address ${vm.ip}`);
+    const out = await ssh(vm, `${joinLine.replace(/^capstan/, capstan)} --advertise-address ${vm.ip}`);
     process.stdout.write(out.split('\n').map((l) => `   | ${l}`).join('\n') + '\n');
     log(`${vm.name} installed and Ready in ${secs(Date.now() - start)}`);
-  }
+  }));
   done();
 
   done = phase('all nodes Ready');
@@ -234,7 +256,7 @@ async function main() {
   await until('the connection through the echo Service to carry lines', 120_000, () => lines('talker') > 3);
   const idsBefore = containerIDs();
   const linesBefore = lines('talker');
-  ssh(target, 'systemctl restart capstan-kubelet capstan-proxy');
+  await ssh(target, 'systemctl restart capstan-kubelet capstan-proxy');
   log('restarted; waiting for the node to report Ready again');
   await sleep(5000);
   await until(`${target.name} Ready`, 300_000, () => nodeReady(target.name));
@@ -248,9 +270,9 @@ async function main() {
   done();
 
   done = phase(`reboot ${target.name}`);
-  try { ssh(target, 'systemctl reboot', 30_000); } catch { /* the connection drops */ }
+  try { await ssh(target, 'systemctl reboot', 30_000, 1); } catch { /* the connection drops */ }
   await sleep(20_000);
-  await until(`ssh on ${target.name} after the reboot`, 900_000, () => ssh(target, 'true', 60_000) !== undefined, 5000);
+  await until(`ssh on ${target.name} after the reboot`, 900_000, async () => await ssh(target, 'true', 120_000, 1) !== undefined, 5000);
   await until(`${target.name} Ready after the reboot`, 900_000, () => nodeReady(target.name));
   await until(`the pods on ${target.name} Running again`, 900_000, () => kjson(['get', 'pods']).items.filter((p) => p.spec.nodeName === target.name)
     .every((p) => p.status.phase === 'Running' && (p.status.containerStatuses ?? []).every((c) => c.ready || c.state?.running)));
@@ -260,13 +282,13 @@ async function main() {
   done = phase('uninstall');
   kubectl(['delete', 'deployment', 'web', '--wait=false']);
   for (const vm of [...nodes, cp]) {
-    const out = ssh(vm, `${capstan} uninstall`);
+    const out = await ssh(vm, `${capstan} uninstall`);
     log(`${vm.name}: ${out.trim().split('\n').pop()}`);
-    ssh(vm, `rm -rf /root/${releaseName}`);
   }
   const problems = [];
+  await Promise.all(vms.map((vm) => ssh(vm, 'umount /mnt/release && rmdir /mnt/release')));
   for (const vm of vms) {
-    const d = diffLines(before[vm.name], ssh(vm, SNAPSHOT));
+    const d = diffLines(before[vm.name], await ssh(vm, SNAPSHOT));
     if (d.length) problems.push(`${vm.name} differs after uninstall:\n${d.map((l) => `     ${l}`).join('\n')}`);
     else log(`${vm.name}: packages, units, links, routes, nft tables and files as before`);
   }
