@@ -191,7 +191,9 @@ async function main() {
   const capstan = `/mnt/release/${releaseName}/bin/capstan`;
 
   done = phase('install the control plane');
-  const cpOut = await ssh(cp, `${capstan} install --role control-plane --advertise-address ${cp.ip}`);
+  // An emulated VM answers API calls slowly: leader election gets more room than the defaults give it.
+  const slow = "CAPSTAN_CONTROLLER_MANAGER_ARGS='--leader-elect-lease-duration 120s --leader-elect-renew-deadline 90s --leader-elect-retry-period 5s' CAPSTAN_SCHEDULER_ARGS='--leader-elect-lease-duration 120s --leader-elect-renew-deadline 90s --leader-elect-retry-period 5s'";
+  const cpOut = await ssh(cp, `${slow} ${capstan} install --role control-plane --advertise-address ${cp.ip}`);
   process.stdout.write(cpOut.split('\n').map((l) => `   | ${l}`).join('\n') + '\n');
   const joinLine = cpOut.split('\n').map((l) => l.trim()).find((l) => l.startsWith('capstan install --role node --join'));
   if (!joinLine) throw new Error('the control plane install printed no join command');

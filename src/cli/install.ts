@@ -58,6 +58,14 @@ function storeURL(store: string): { url: string; localEtcd: boolean } {
   throw new Error(`--store must be sqlite, etcd, sqlite:///PATH or etcd://HOST:PORT[,…], not "${store}"`);
 }
 
+const EXTRA_ARGS = ['APISERVER', 'CONTROLLER_MANAGER', 'SCHEDULER', 'KUBELET', 'PROXY', 'NETWORK_AGENT', 'DNS'].map((c) => `CAPSTAN_${c}_ARGS`);
+
+/** Each component's extra flags: from the installer's environment, else kept from the file a previous install wrote. */
+export function extraArgs(existing: string | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
+  const kept = new Map((existing ?? '').split('\n').map((l) => /^(CAPSTAN_[A-Z_]+_ARGS)=(.*)$/.exec(l)).filter((m) => !!m).map((m) => [m![1], m![2]]));
+  return Object.fromEntries(EXTRA_ARGS.map((k) => [k, (env[k] ?? kept.get(k) ?? '').replace(/\n/g, ' ')]));
+}
+
 export function defaultsFile(v: Record<string, string>): string {
   return `# Written by capstan install; the capstan units read it. A new install rewrites it.\n${Object.entries(v).map(([k, val]) => `${k}=${val}`).join('\n')}\n`;
 }
@@ -109,6 +117,7 @@ export async function run(argv: string[]): Promise<number> {
       CAPSTAN_ROLE: role, CAPSTAN_ADVERTISE_ADDRESS: advertise, CAPSTAN_STORE: store.url,
       CAPSTAN_CLUSTER_CIDR: values['cluster-cidr'], CAPSTAN_SERVICE_CIDR: values['service-cluster-ip-range'],
       CAPSTAN_NODE_NAME: nodeName, CAPSTAN_NODE_IP: nodeIP,
+      ...extraArgs(existsSync(L.defaults) ? readFileSync(L.defaults, 'utf8') : undefined, process.env),
     }));
     const units: string[] = [];
     const targets: string[] = [];

@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 const repo = resolve(fileURLToPath(import.meta.url), '../../../..');
 const capstan = join(repo, 'bin', 'capstan.js');
 
-function capstanRun(args: string[]): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, [capstan, ...args], { encoding: 'utf8' });
+function capstanRun(args: string[], env: Record<string, string> = {}): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, [capstan, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -65,7 +65,7 @@ t.test('install, reinstall, upgrade and uninstall of a control plane and node', 
   const root = machine(t, false);
   const before = snapshot(root);
   const rel1 = fakeRelease(join(root, '..', 'rel1'), '0.1.0');
-  const first = capstanRun(cpFlags(root, rel1));
+  const first = capstanRun(cpFlags(root, rel1), { CAPSTAN_CONTROLLER_MANAGER_ARGS: '--leader-elect-lease-duration 60s' });
   t.equal(first.code, 0, first.out);
   t.match(first.out, /installing 0\.1\.0 as all/);
 
@@ -106,6 +106,7 @@ t.test('install, reinstall, upgrade and uninstall of a control plane and node', 
   t.equal(second.code, 0, second.out);
   t.match(second.out, /upgrading 0\.1\.0 → 0\.2\.0/);
   t.same(readFileSync(join(root, 'etc/capstan/pki/ca.key')), ca, 'the CA is kept');
+  t.match(readFileSync(join(root, 'etc/default/capstan'), 'utf8'), /^CAPSTAN_CONTROLLER_MANAGER_ARGS=--leader-elect-lease-duration 60s$/m, 'extra flags are kept');
   t.ok(existsSync(join(root, 'opt/capstan/NEW-FILE')), 'the new release is in /opt/capstan');
   t.notOk(existsSync(join(root, 'opt/capstan.old')) || existsSync(join(root, 'opt/capstan.new')));
 
