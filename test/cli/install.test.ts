@@ -82,6 +82,11 @@ t.test('install, reinstall, upgrade and uninstall of a control plane and node', 
   const containerd = readFileSync(join(root, 'etc/capstan/containerd.toml'), 'utf8');
   t.match(containerd, /root = "\/var\/lib\/capstan\/containerd\/root"/, 'paths as the machine sees them, not below --root');
   t.match(containerd, /bin_dir = "\/var\/lib\/capstan\/cni\/bin"/);
+  // The kubelet and the network agent talk to the containerd this configuration makes.
+  const socket = /\[grpc\]\s+address = "([^"]+)"/.exec(containerd)?.[1];
+  for (const u of ['capstan-kubelet.service', 'capstan-network-agent.service']) {
+    t.equal(/--container-runtime-endpoint unix:\/\/(\S+)/.exec(readFileSync(join(root, 'etc/systemd/system', u), 'utf8'))?.[1], socket, `${u} uses containerd's socket`);
+  }
   // Linked as `systemctl enable` does: the targets into multi-user, the units into their targets.
   const link = (p: string) => readlinkSync(join(root, 'etc/systemd/system', p));
   t.equal(link('multi-user.target.wants/capstan-node.target'), '/etc/systemd/system/capstan-node.target');
