@@ -19,6 +19,8 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   image: { summary: 'load an image archive into the node\'s containerd (image import FILE.tar)', load: async () => (await import('./image.js')).run },
   bench: { summary: 'run the benchmark suites and write results.json and report.html (bench compare A.json B.json)', load: async () => (await import('./bench.js')).run },
   trace: { summary: 'run a command (kubectl) through a recording proxy and show each request\'s API server stages (trace -- kubectl apply -f x.yaml)', load: async () => (await import('./trace/command.js')).run },
+  install: { summary: 'install this release as a systemd service (install --role control-plane|node|all)', load: async () => (await import('./install.js')).run },
+  uninstall: { summary: 'stop and remove everything `capstan install` created on this machine', load: async () => (await import('./uninstall.js')).run },
   policy: { summary: 'explain which network policies allow or deny a flow (policy explain SRC DST PORT)', load: async () => (await import('./policy.js')).run },
 };
 
