@@ -3,14 +3,13 @@
 // to, against the same creates its binding's objectSelector leaves out, on one `capstan
 // apiserver` process. Rounds alternate so drift hits both alike.
 // Usage: node dist/bench/admission-policy.js [--ops N] [--rounds R]
-import { parseArgs } from 'node:util';
 import { Agent } from 'node:https';
 import { startAPIServerProcess } from '../test/helpers/apiserver-process.js';
 import { APIClient } from '../test/helpers/api.js';
 import { timeOps } from './lib/latency.js';
 import { percentile } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
-import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { defineSuite, opsAndRounds, runIfMain, withAndWithout, type Progress } from './lib/suite.js';
 
 let ops = 300;
 let rounds = 6;
@@ -77,13 +76,7 @@ ${table(['creates', 'n', 'p50 ms', 'p99 ms'], [row('with'), row('without')])}
 
 The policy adds ${extra.toFixed(2)} ms at p50 (programs are compiled once and cached by expression text).
 `);
-  const rec = new Recorder();
-  const figure = 'ConfigMap create, one at a time';
-  const withIt = rec.metric({ figure, system: 'capstan with ValidatingAdmissionPolicy (4 validations)', unit: 'ms', samples: samples.with });
-  const without = rec.metric({ figure, system: 'no policy', baseline: true, unit: 'ms', samples: samples.without });
-  rec.ratio(withIt, without, 'p50');
-  rec.ratio(withIt, without, 'p99');
-  return rec.output(report);
+  return withAndWithout('ConfigMap create, one at a time', { with: 'capstan with ValidatingAdmissionPolicy (4 validations)', without: 'no policy' }, samples, report);
 } finally {
   for (const fn of teardowns.reverse()) await fn();
 }
@@ -93,10 +86,7 @@ export const suite = defineSuite({
   name: 'admission-policy',
   title: 'ValidatingAdmissionPolicy cost per request',
   params: { full: { ops, rounds }, quick: { ops: 40, rounds: 2 } },
-  fromArgv: (argv, full) => {
-    const v = parseArgs({ args: argv, options: { ops: { type: 'string', default: String(full.ops) }, rounds: { type: 'string', default: String(full.rounds) } } }).values;
-    return { ops: Number(v.ops), rounds: Number(v.rounds) };
-  },
+  fromArgv: opsAndRounds,
   run: (p, progress) => {
     [ops, rounds] = [p.ops, p.rounds];
     return main(progress);

@@ -3,7 +3,6 @@
 // objectSelector leaves out, on one `capstan apiserver` process. Rounds alternate so drift
 // hits both alike; the webhook server counts TLS connections, which shows keep-alive.
 // Usage: node dist/bench/admission-webhook.js [--ops N] [--rounds R]
-import { parseArgs } from 'node:util';
 import { Agent } from 'node:https';
 import { startAPIServerProcess } from '../test/helpers/apiserver-process.js';
 import { APIClient } from '../test/helpers/api.js';
@@ -11,7 +10,7 @@ import { startWebhookServer } from '../test/helpers/webhook-server.js';
 import { timeOps } from './lib/latency.js';
 import { percentile } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
-import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
+import { defineSuite, opsAndRounds, runIfMain, withAndWithout, type Progress } from './lib/suite.js';
 
 let ops = 300;
 let rounds = 6;
@@ -67,13 +66,7 @@ The webhook adds ${extra.toFixed(2)} ms at p50. The webhook server saw ${hook.co
 ${hook.reviews.length} reviews: the API server keeps its connection to the webhook alive (a new one
 after each round without the webhook, longer than the test server's 5 s idle timeout).
 `);
-  const rec = new Recorder();
-  const figure = 'ConfigMap create, one at a time';
-  const withIt = rec.metric({ figure, system: 'capstan with validating webhook (allow)', unit: 'ms', samples: samples.with });
-  const without = rec.metric({ figure, system: 'no webhook', baseline: true, unit: 'ms', samples: samples.without });
-  rec.ratio(withIt, without, 'p50');
-  rec.ratio(withIt, without, 'p99');
-  return rec.output(report);
+  return withAndWithout('ConfigMap create, one at a time', { with: 'capstan with validating webhook (allow)', without: 'no webhook' }, samples, report);
 } finally {
   for (const fn of teardowns.reverse()) await fn();
 }
@@ -83,10 +76,7 @@ export const suite = defineSuite({
   name: 'admission-webhook',
   title: 'Admission webhook round trip on loopback',
   params: { full: { ops, rounds }, quick: { ops: 40, rounds: 2 } },
-  fromArgv: (argv, full) => {
-    const v = parseArgs({ args: argv, options: { ops: { type: 'string', default: String(full.ops) }, rounds: { type: 'string', default: String(full.rounds) } } }).values;
-    return { ops: Number(v.ops), rounds: Number(v.rounds) };
-  },
+  fromArgv: opsAndRounds,
   run: (p, progress) => {
     [ops, rounds] = [p.ops, p.rounds];
     return main(progress);

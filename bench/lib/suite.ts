@@ -4,6 +4,7 @@
 // runIfMain().
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { Metric, ParamValue, Ratio, Summary, Unit } from './schema.js';
 import { summarize } from './stats.js';
 
@@ -106,6 +107,22 @@ export class Recorder {
   output(report?: string): SuiteOutput {
     return { metrics: this.metrics, ratios: this.ratios, ...(report ? { report } : {}) };
   }
+}
+
+/** `--ops N --rounds N`, for suites that time alternating rounds of single operations. */
+export function opsAndRounds(argv: string[], full: { ops: number; rounds: number }): { ops: number; rounds: number } {
+  const v = parseArgs({ args: argv, options: { ops: { type: 'string', default: String(full.ops) }, rounds: { type: 'string', default: String(full.rounds) } } }).values;
+  return { ops: Number(v.ops), rounds: Number(v.rounds) };
+}
+
+/** One figure measured with a feature and without it (the anchor), compared at p50 and p99. */
+export function withAndWithout(figure: string, systems: { with: string; without: string }, samples: { with: number[]; without: number[] }, report: string): SuiteOutput {
+  const rec = new Recorder();
+  const withIt = rec.metric({ figure, system: systems.with, unit: 'ms', samples: samples.with });
+  const without = rec.metric({ figure, system: systems.without, baseline: true, unit: 'ms', samples: samples.without });
+  rec.ratio(withIt, without, 'p50');
+  rec.ratio(withIt, without, 'p99');
+  return rec.output(report);
 }
 
 export async function missingRequirements<P extends Params>(suite: Suite<P>, params: P): Promise<string[]> {
