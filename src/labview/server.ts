@@ -32,6 +32,8 @@ export class LabView {
   private idleTimer?: NodeJS.Timeout;
   private pending?: NodeJS.Timeout;
   private current?: { model: ViewModel; json: string };
+  /** Counts changes, so a model computed across a change is not kept as current. */
+  private changes = 0;
   private heartbeat?: NodeJS.Timeout;
   private subscribed = false;
 
@@ -49,15 +51,17 @@ export class LabView {
 
   private changed(): void {
     this.current = undefined;
+    this.changes++;
     if (!this.streams.size || this.pending) return;
     this.pending = setTimeout(() => { this.pending = undefined; void this.push(); }, this.o.coalesceMs ?? 25);
   }
 
   private async model(): Promise<{ model: ViewModel; json: string }> {
     if (this.current) return this.current;
+    const at = this.changes;
     const model = buildView(await this.o.source.snapshot());
     const cur = { model, json: JSON.stringify(model) };
-    this.current = cur;
+    if (at === this.changes) this.current = cur;
     return cur;
   }
 
