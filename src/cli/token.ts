@@ -1,7 +1,9 @@
 // `capstan token create [--ttl 24h]`: a bootstrap token for joining nodes (kubeadm's token
 // create): a kube-system Secret `bootstrap-token-<id>` usable for authentication and for
 // signing cluster-info, in kubeadm's default-node-token group; prints the join command with
-// the server cluster-info names and the CA's public key hash.
+// the server cluster-info names and the CA's public key hash — once the controller-manager's
+// bootstrap signer has signed cluster-info for the token, since a node's discovery fails
+// until then (a join started the moment the command returned used to fail).
 import { parseArgs } from 'node:util';
 import { randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -11,6 +13,7 @@ import { clientsetFromKubeconfig, isNotFound, loadKubeconfig, resources, type Cl
 import { parseDuration } from '../util/index.js';
 import { NODE_BOOTSTRAP_TOKEN_GROUP } from './node-bootstrap.js';
 import { clusterOf } from './join-discovery.js';
+import { until } from './install/wait.js';
 
 /**
  * The server cluster-info names (capstan up's advertise address, reachable from other
@@ -54,6 +57,16 @@ export async function createBootstrapToken(clients: ClientsetAPI, ttlMs: number,
   return { token: `${id}.${secret}`, expires };
 }
 
+/**
+ * Resolves once the bootstrap signer has signed cluster-info for `token` (its
+ * `jws-kubeconfig-<id>` entry): only then can a node's discovery verify the control plane.
+ */
+export async function clusterInfoSigned(clients: ClientsetAPI, token: string, timeoutMs: number, everyMs = 1000): Promise<void> {
+  const jwsKey = `${clusterInfo.jwsKeyPrefix}${token.split('.')[0]}`;
+  await until('the bootstrap signer to sign cluster-info for the new token', timeoutMs, async () =>
+    (await clients.resource(resources.configmaps).get(clusterInfo.namespace, clusterInfo.name)).data?.[jwsKey] ? true : undefined, everyMs);
+}
+
 /** The `capstan join …` command line for a token. */
 export function joinCommand(server: string, token: string, caPem: string): string {
   return `capstan join --server ${server} --token ${token} --discovery-token-ca-cert-hash ${caCertHash(caPem)}`;
@@ -61,9 +74,11 @@ export function joinCommand(server: string, token: string, caPem: string): strin
 
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'create') throw new Error('usage: capstan token create [--ttl 24h] [--description TEXT] [--kubeconfig FILE | --data-dir DIR]');
+  if (sub !== 'create') throw new Error('usage: capstan token create [--ttl 24h] [--description TEXT] [--timeout 5m] [--kubeconfig FILE | --data-dir DIR]');
   const { values } = parseArgs({ args: rest, strict: true, options: {
     ttl: { type: 'string', default: '24h' }, description: { type: 'string' },
+    // How long to wait for the bootstrap signer (kubeadm's discovery timeout).
+    timeout: { type: 'string', default: '5m' },
     kubeconfig: { type: 'string' }, 'data-dir': { type: 'string', default: '.capstan' },
   } });
   const kubeconfig = resolve(values.kubeconfig ?? `${values['data-dir']}/admin.kubeconfig`);
@@ -71,8 +86,20 @@ export async function run(argv: string[]): Promise<number> {
   if (!cfg.caPem) throw new Error(`${kubeconfig} names no certificate authority: the join command needs its hash`);
   const clients = clientsetFromKubeconfig(kubeconfig, 'capstan-token');
   try {
+    const timeoutMs = parseDuration(values.timeout);
+    const advertised = await advertisedServer(clients);
     const created = await createBootstrapToken(clients, values.ttl === '0' ? 0 : parseDuration(values.ttl), values.description);
-    process.stdout.write(`${joinCommand(await advertisedServer(clients) ?? cfg.server, created.token, cfg.caPem)}\n`);
+    // Without cluster-info (a bare API server) there is nothing to sign: the kubeconfig's server.
+    if (advertised) {
+      try {
+        await clusterInfoSigned(clients, created.token, timeoutMs);
+      } catch (e) {
+        // A token no node can discover with is not handed out; nor left behind.
+        await clients.resource(resources.secrets).delete(bootstrapTokenNamespace, `${bootstrapTokenSecretPrefix}${created.token.split('.')[0]}`).catch(() => undefined);
+        throw new Error(`${(e as Error).message} (is the controller-manager running with its bootstrapsigner controller?); the token was deleted`);
+      }
+    }
+    process.stdout.write(`${joinCommand(advertised ?? cfg.server, created.token, cfg.caPem)}\n`);
   } finally {
     clients.close();
   }

@@ -3,12 +3,11 @@
 // (kubeadm's bootstrap-token phase) and a token for the next node.
 import { join } from 'node:path';
 import { ensureSigningKeyFile } from '../../apiserver/authn/index.js';
-import { clientsetFromKubeconfig, resources } from '../../client/index.js';
+import { clientsetFromKubeconfig } from '../../client/index.js';
 import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig, type ClusterPKI } from '../pki-files.js';
 import { ensureClusterInfo, ensureNodeBootstrapRBAC } from '../node-bootstrap.js';
-import { createBootstrapToken } from '../token.js';
-import { caCertHash, clusterInfo } from '../../api/cluster-info.js';
-import { until } from './wait.js';
+import { clusterInfoSigned, createBootstrapToken } from '../token.js';
+import { caCertHash } from '../../api/cluster-info.js';
 import { httpsURL } from '../inherited-listener.js';
 import type { InstallFiles } from './files.js';
 import type { Layout } from './layout.js';
@@ -49,9 +48,7 @@ export async function prepareJoins(cp: ControlPlaneFiles, tokenTTLMs: number): P
     const { token } = await createBootstrapToken(clients, tokenTTLMs, 'capstan install: joining nodes');
     // The controller-manager's bootstrap signer signs cluster-info for the new token; a node's
     // discovery fails until it has, so the join command is printed only then.
-    const jwsKey = `${clusterInfo.jwsKeyPrefix}${token.split('.')[0]}`;
-    await until('the bootstrap signer to sign cluster-info for the new token', 600_000, async () =>
-      (await clients.resource(resources.configmaps).get(clusterInfo.namespace, clusterInfo.name)).data?.[jwsKey] ? true : undefined);
+    await clusterInfoSigned(clients, token, 600_000, 2000);
     return { server: cp.server, token, caCertHash: caCertHash(cp.pki.ca.certPem) };
   } finally {
     clients.close();
