@@ -3,14 +3,14 @@
 // host name by default) and runs the pods bound to it.
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { delegatedAuth, startKubeletServer, type KubeletServer } from '../kubelet/server/index.js';
 import { CRIClient, type CRIMethod } from '../../cri/index.js';
-import { clientsetFromKubeconfig, realClock, type Clientset } from '../client/index.js';
-import { clientCredentials, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
+import { clientsetFromKubeconfig, nodeKubeconfigPath, realClock, type Clientset } from '../client/index.js';
+import { clientCredentials, renewComponentCertificates, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
 import { summaryProvider } from '../kubelet/stats/index.js';
 import { parseSoftThresholds, parseThresholds } from '../kubelet/eviction.js';
@@ -76,6 +76,10 @@ export const kubeletFlags = {
   'cert-dir': { type: 'string' },
   'rotate-certificates': { type: 'string', default: 'false' },
   'rotate-server-certificates': { type: 'string', default: 'false' },
+  // capstan: also keep renewed the service proxy's, network agent's and DNS's certificates the
+  // node requested for them (in --cert-dir, their kubeconfigs beside --kubeconfig), as an
+  // installed node's units have no other long-lived process holding the node's identity.
+  'rotate-component-certificates': { type: 'string', default: 'false' },
   'image-gc-high-threshold': { type: 'string', default: '85' },
   'image-gc-low-threshold': { type: 'string', default: '80' },
   'minimum-image-ttl-duration': { type: 'string', default: '2m' },
@@ -103,7 +107,13 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
   // Ready must turn False within a heartbeat when the runtime is gone, not after 10 s.
   const healthRuntime = new CRIClient({ socket, timeouts: { Status: 2_000, Version: 2_000 } });
   const clients = extras.clients ?? credentials?.clients ?? clientsetFromKubeconfig(values.kubeconfig!, 'capstan-kubelet');
-  const closeClients = () => { if (credentials) credentials.stop(); else if (!extras.clients) clients.close(); };
+  const components = values['rotate-component-certificates'] === 'true' && values.kubeconfig
+    ? renewComponentCertificates({
+      kubeletKubeconfig: resolve(values.kubeconfig), certDir, components: ['proxy', 'networkAgent', 'dns'],
+      kubeconfigPath: (c) => nodeKubeconfigPath(dirname(resolve(values.kubeconfig!)), c), clock: realClock, log,
+    })
+    : undefined;
+  const closeClients = () => { components?.stop(); if (credentials) credentials.stop(); else if (!extras.clients) clients.close(); };
   let serving: CertificateManager | undefined;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -11,6 +11,9 @@ export interface ClientConfig {
   keyPem?: string;
   token?: string;
   insecureSkipTLSVerify?: boolean;
+  /** Where certPem and keyPem were read from, when the kubeconfig names files: they are read again as they change (RESTClient). */
+  certFile?: string;
+  keyFile?: string;
 }
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -53,9 +56,10 @@ export function loadKubeconfig(path: string, context?: string): ClientConfig & {
   const user = raw.users?.find((u) => u.name === ctx.user)?.user ?? {};
   if (!cluster) throw new Error(`kubeconfig ${path}: cluster "${ctx.cluster}" not found`);
   const base = dirname(path);
+  const path_ = (file: unknown) => typeof file === 'string' ? (isAbsolute(file) ? file : resolve(base, file)) : undefined;
   const data = (inline: unknown, file: unknown): string | undefined => {
     if (typeof inline === 'string') return Buffer.from(inline, 'base64').toString('utf8');
-    if (typeof file === 'string') return readFileSync(isAbsolute(file) ? file : resolve(base, file), 'utf8');
+    if (typeof file === 'string') return readFileSync(path_(file)!, 'utf8');
     return undefined;
   };
   return {
@@ -64,6 +68,8 @@ export function loadKubeconfig(path: string, context?: string): ClientConfig & {
     insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
     certPem: data(user['client-certificate-data'], user['client-certificate']),
     keyPem: data(user['client-key-data'], user['client-key']),
+    ...(typeof user['client-certificate-data'] !== 'string' && typeof user['client-key-data'] !== 'string' && user['client-certificate'] && user['client-key']
+      ? { certFile: path_(user['client-certificate']), keyFile: path_(user['client-key']) } : {}),
     token: user.token ?? (user.tokenFile ? readFileSync(user.tokenFile, 'utf8').trim() : undefined),
     namespace: ctx.namespace,
   };

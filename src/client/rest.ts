@@ -1,6 +1,8 @@
 // HTTPS transport to the API server: JSON requests with client certificates or a bearer
 // token, keep-alive connections, deadlines, and streaming watches. Everything capstan runs
 // outside the API server talks to it through this, exactly as kubectl does.
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { APIError, type StatusBody } from './errors.js';
@@ -34,8 +36,18 @@ function buildPath(path: string, query?: RequestOptions['query']): string {
   return s ? `${path}?${s}` : path;
 }
 
+/**
+ * How often a client certificate the kubeconfig names by file is read again (client-go reloads
+ * such files too): a certificate renewed on disk — a node component's, which the kubelet renews
+ * (kubelet/certificate/components.ts) — is used without a restart, long before the old expires.
+ */
+export const CERT_FILE_RECHECK_MS = 60_000;
+
 export class RESTClient {
   private agent: Agent;
+  private recheck?: ReturnType<typeof setInterval>;
+  /** The certificate file's text as last read. */
+  private certFileText?: string;
   private host: string;
   private port: number;
   /** Acting as another user (Impersonate-User/-Group, as `kubectl --as --as-group`). */
@@ -43,11 +55,41 @@ export class RESTClient {
   /** An impersonating view of another client: its connections are the other's to close. */
   private borrowed = false;
 
-  constructor(readonly config: ClientConfig, readonly userAgent = 'capstan') {
+  constructor(readonly config: ClientConfig, readonly userAgent = 'capstan', certFileRecheckMs = CERT_FILE_RECHECK_MS) {
     const u = new URL(config.server);
     this.host = u.hostname.replace(/^\[|\]$/g, '');
     this.port = Number(u.port || 443);
     this.agent = this.newAgent();
+    if (config.certFile && config.keyFile) {
+      this.certFileText = config.certPem;
+      this.recheck = setInterval(() => this.reloadClientCertificate(), certFileRecheckMs);
+      this.recheck.unref();
+    }
+  }
+
+  /**
+   * Reads the kubeconfig's certificate files again and switches to the pair they hold when it
+   * is another certificate. A pair that does not read as one (a file being rewritten by hand)
+   * is skipped until the next look. Returns whether it switched.
+   */
+  reloadClientCertificate(): boolean {
+    const { certFile, keyFile } = this.config;
+    if (!certFile || !keyFile) return false;
+    let certPem: string, keyPem: string, fingerprint: string;
+    try {
+      certPem = readFileSync(certFile, 'utf8');
+      if (certPem === this.certFileText) return false;
+      keyPem = readFileSync(keyFile, 'utf8');
+      fingerprint = new X509Certificate(certPem).fingerprint256;
+      createPrivateKey(keyPem);
+    } catch {
+      return false;
+    }
+    this.certFileText = certPem;
+    // The same certificate (its owner switched to it already: a kubelet's own rotation).
+    if (this.config.certPem && new X509Certificate(this.config.certPem).fingerprint256 === fingerprint) return false;
+    this.setClientCertificate(certPem, keyPem);
+    return true;
   }
 
   /**
@@ -151,6 +193,8 @@ export class RESTClient {
   }
 
   close(): void {
-    if (!this.borrowed) this.agent.destroy();
+    if (this.borrowed) return;
+    clearInterval(this.recheck);
+    this.agent.destroy();
   }
 }

@@ -75,7 +75,7 @@ export async function joinNode(L: Layout, files: InstallFiles, join_: JoinArgs |
   return 'joined';
 }
 
-/** The proxy's, network agent's and DNS's certificates, requested by the node (its Node must exist). */
+/** The proxy's, network agent's and DNS's certificates, requested by the node (its Node must exist); the kubelet keeps them renewed (--rotate-component-certificates). */
 export async function nodeComponentKubeconfigs(L: Layout, nodeName: string): Promise<NodeComponent[]> {
   const components: NodeComponent[] = ['proxy', 'networkAgent', 'dns'];
   const missing = components.filter((c) => !existsSync(nodeKubeconfigPath(L.nodeEtc, c)));

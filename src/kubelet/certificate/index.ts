@@ -4,4 +4,4 @@ export { servingCertificateManager, type ServingCertificateOptions } from './ser
 export { CertificateManager, rotationDeadline, type CertificateManagerOptions } from './manager.js';
 export { CertificateStore, splitPair, type CertificatePair } from './store.js';
 export { requestCertificate, CSRRefusedError, type CSRSpec } from './request.js';
-export { componentCredentials, APISERVER_CLIENT_SIGNER, type NodeComponent, type ComponentCredentialsOptions } from './components.js';
+export { componentCredentials, renewComponentCertificates, APISERVER_CLIENT_SIGNER, type NodeComponent, type ComponentCredentialsOptions, type ComponentRenewalOptions } from './components.js';
