@@ -253,10 +253,6 @@ class DnsUdp : public Napi::ObjectWrap<DnsUdp> {
     if (!ParseAddress(host, port, ss, len)) throw Napi::TypeError::New(env, "not an IP address: " + host);
     fd_ = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) ThrowErrno(env, errno, "socket");
-    if (ss.ss_family == AF_INET6) {
-      int on = 1;
-      setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
-    }
     if (bind(fd_, reinterpret_cast<sockaddr*>(&ss), len) != 0) {
       int err = errno;
       ::close(fd_);
