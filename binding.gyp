@@ -19,7 +19,8 @@
         "native/nft_list.cc",
         "native/nft_wire.cc",
         "native/nft_list_json.cc",
-        "native/nft_js.cc"
+        "native/nft_js.cc",
+        "native/dns_udp.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED"],

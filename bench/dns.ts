@@ -2,9 +2,9 @@
 // informers over a FakeClientset seeded with N Services) side by side with dnsmasq from
 // Debian serving the same N names from host-records, under the same load generator
 // (dnsperf, Debian). Loopback only.
-//   node dist/bench/dns.js [services=1000] [seconds=8] [rounds=2]
+//   node dist/bench/dns.js [services=1000] [seconds=8] [rounds=3]
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -17,7 +17,7 @@ import { command } from './lib/prereq.js';
 
 let SERVICES = 1000;
 let SECONDS = 8;
-let ROUNDS = 2;
+let ROUNDS = 3;
 /** Seconds of each latency round (fixed rate, then flat out). */
 let LATENCY_SECONDS = 4;
 const FIXED_QPS = 5000;
@@ -62,21 +62,35 @@ function pct(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN;
 }
 
-interface Server { label: string; port: number; stop(): Promise<void> }
+interface Server {
+  label: string;
+  port: number;
+  /** CPU time the server has used so far, µs (the capstan servers share this process; the idle ones use next to none). */
+  cpu(): number;
+  stop(): Promise<void>;
+}
 
-async function capstan(cacheSize: number, label: string): Promise<Server> {
+const ownCPU = () => { const c = process.cpuUsage(); return c.user + c.system; };
+
+/** utime + stime of a child from /proc, µs (clock ticks of 10 ms). */
+function childCPU(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+async function capstan(cacheSize: number, label: string, udp: 'native' | 'dgram'): Promise<Server> {
   const fake = new FakeClientset();
   for (let i = 0; i < SERVICES; i++) {
     fake.seed(resources.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${i}`, namespace: 'bench', resourceVersion: '1' }, spec: { clusterIP: ip(i), clusterIPs: [ip(i)], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } });
   }
   const dns: DNSHandle = await startDNS({
     clients: fake, registry: new Registry(), listen: [{ host: '127.0.0.1', port: 0 }], upstreams: [],
-    log: logger('dns', {}, () => undefined), pods: 'disabled', cacheSize,
+    log: logger('dns', {}, () => undefined), pods: 'disabled', cacheSize, udp,
   });
   await dns.informers.waitForCacheSync();
   await new Promise((r) => setImmediate(r));
   dns.sources.flush();
-  return { label, port: dns.server.bound.udp[0].port, stop: () => dns.stop() };
+  return { label, port: dns.server.bound.udp[0].port, cpu: ownCPU, stop: () => dns.stop() };
 }
 
 async function dnsmasq(dir: string): Promise<Server> {
@@ -93,20 +107,25 @@ async function dnsmasq(dir: string): Promise<Server> {
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    label: 'dnsmasq 2.90 (Debian)', port,
+    label: 'dnsmasq 2.90 (Debian)', port, cpu: () => childCPU(child.pid!),
     stop: () => new Promise<void>((r) => { if (child.exitCode !== null) return r(); child.once('exit', () => r()); child.kill('SIGTERM'); }),
   };
 }
 
-interface Row { label: string; qps: number; avgMs: number; lost: number; fixedP50: number; fixedP99: number; satP99: number; ok: boolean; fixed: number[] }
+interface Row { label: string; qps: number; cpuPerQuery: number; avgMs: number; lost: number; fixedP50: number; fixedP99: number; satP99: number; ok: boolean; fixed: number[] }
 
 async function measure(servers: Server[], queries: string): Promise<Row[]> {
   for (const s of servers) await throughput(s.port, queries, 2); // warm-up: JIT, caches
   // Rounds interleave the servers, so a burst of load from elsewhere on the machine hits all of them.
   const best = new Map<Server, Throughput>();
+  const cpu = new Map<Server, { us: number; answered: number }>(servers.map((s) => [s, { us: 0, answered: 0 }]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const s of servers) {
+      const before = s.cpu();
       const t = await throughput(s.port, queries, SECONDS);
+      const c = cpu.get(s)!;
+      c.us += s.cpu() - before;
+      c.answered += t.sent - t.lost;
       const b = best.get(s);
       if (!b || t.qps > b.qps) best.set(s, t);
     }
@@ -130,7 +149,7 @@ async function measure(servers: Server[], queries: string): Promise<Row[]> {
     const b = best.get(s)!;
     const l = lat.get(s)!;
     return {
-      label: s.label, qps: b.qps, avgMs: b.avgMs, lost: b.lost,
+      label: s.label, qps: b.qps, avgMs: b.avgMs, lost: b.lost, cpuPerQuery: cpu.get(s)!.us / cpu.get(s)!.answered,
       fixedP50: median(l.p50), fixedP99: median(l.p99), satP99: median(l.sat),
       ok: b.noerror === b.sent - b.lost, fixed: l.fixed,
     };
@@ -145,7 +164,12 @@ async function main(progress: Progress) {
   let rows: Row[] = [];
   const servers: Server[] = [];
   try {
-    servers.push(await dnsmasq(dir), await capstan(10_000, 'capstan dns (prebuilt replies)'), await capstan(0, 'capstan dns (no prebuilt replies)'));
+    servers.push(
+      await dnsmasq(dir),
+      await capstan(10_000, 'capstan dns (prebuilt replies, addon UDP thread)', 'native'),
+      await capstan(10_000, 'capstan dns (prebuilt replies, Node dgram)', 'dgram'),
+      await capstan(0, 'capstan dns (no prebuilt replies, addon UDP thread)', 'native'),
+    );
     progress(`${SERVICES} names, ${ROUNDS} rounds of ${SECONDS} s per server`);
     rows = await measure(servers, queries);
   } finally {
@@ -157,17 +181,20 @@ async function main(progress: Progress) {
   const body = `
 ${SERVICES} Services (one A record each), queried in random order, all answers cached/in memory.
 Load: dnsperf (Debian) over UDP on loopback, 1 client, 100 queries outstanding; best of ${ROUNDS}
-runs of ${SECONDS} s each, the servers taking turns, after a 2 s warm-up. Latency percentiles from dnsperf -v per-query times, median over ${ROUNDS}
+runs of ${SECONDS} s each, the servers taking turns, after a 2 s warm-up. Server CPU per query: the
+server process's user+system time over all those runs ÷ queries answered (steadier than queries/s on a shared machine). Latency percentiles from dnsperf -v per-query times, median over ${ROUNDS}
 rounds of ${LATENCY_SECONDS} s: at a fixed ${FIXED_QPS} queries/s, and flat out (100 outstanding). Load average at the end:
 ${loadavg().map((l) => l.toFixed(2)).join(', ')} (the machine is shared: absolute numbers move, the ratio is the point).
 
-${table(['server', 'queries/s', 'vs dnsmasq', 'avg latency (flat out)', `p50 @${FIXED_QPS}/s`, `p99 @${FIXED_QPS}/s`, 'p99 flat out', 'lost', 'all NOERROR'],
-    rows.map((r) => [r.label, f(r.qps), `${(r.qps / ref.qps).toFixed(2)}×`, `${f(r.avgMs, 3)} ms`, `${f(r.fixedP50, 3)} ms`, `${f(r.fixedP99, 3)} ms`, `${f(r.satP99, 3)} ms`, r.lost, r.ok ? 'yes' : 'NO']))}
+${table(['server', 'queries/s', 'vs dnsmasq', 'server CPU per query', 'avg latency (flat out)', `p50 @${FIXED_QPS}/s`, `p99 @${FIXED_QPS}/s`, 'p99 flat out', 'lost', 'all NOERROR'],
+    rows.map((r) => [r.label, f(r.qps), `${(r.qps / ref.qps).toFixed(2)}×`, `${f(r.cpuPerQuery, 2)} µs`, `${f(r.avgMs, 3)} ms`, `${f(r.fixedP50, 3)} ms`, `${f(r.fixedP99, 3)} ms`, `${f(r.satP99, 3)} ms`, r.lost, r.ok ? 'yes' : 'NO']))}
 
-Both are single-threaded servers. capstan dns (prebuilt replies) against dnsmasq: ${(rows[1].qps / ref.qps).toFixed(2)}× the
+dnsmasq is single-threaded; capstan answers prebuilt replies on the addon's UDP thread (one per
+socket) and everything else on the event loop. capstan dns (prebuilt replies, addon UDP thread) against dnsmasq: ${(rows[1].qps / ref.qps).toFixed(2)}× the
 queries per second (${(ref.qps / rows[1].qps).toFixed(2)}× as long per query); p99 at ${FIXED_QPS}/s ${f(rows[1].fixedP99, 3)} ms vs
-${f(ref.fixedP99, 3)} ms, p50 ${f(rows[1].fixedP50, 3)} ms vs ${f(ref.fixedP50, 3)} ms. Prebuilt replies are worth
-${(rows[1].qps / rows[2].qps).toFixed(2)}× over decoding, resolving and encoding every query with dns-packet.
+${f(ref.fixedP99, 3)} ms, p50 ${f(rows[1].fixedP50, 3)} ms vs ${f(ref.fixedP50, 3)} ms. The addon's thread is worth
+${(rows[1].qps / rows[2].qps).toFixed(2)}× over Node's dgram on the event loop (same prebuilt replies), and prebuilt replies
+${(rows[1].qps / rows[3].qps).toFixed(2)}× over decoding, resolving and encoding every query with dns-packet.
 `;
   const rec = new Recorder();
   const metrics = rows.map((r, i) => ({

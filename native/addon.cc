@@ -1,6 +1,7 @@
 // Module entry. Napi::Addon gives each environment (main thread, each worker thread) its
 // own instance; the addon keeps no process-wide state beyond that.
 #include "addon.h"
+#include "dns_udp.h"
 
 namespace capstan {
 
@@ -14,6 +15,7 @@ class Addon : public Napi::Addon<Addon> {
         InstanceMethod("nftGeneration", &Addon::Generation),
         InstanceMethod("nftSchema", &Addon::Schema),
     });
+    InitDns(env, exports);
     exports.Set("abiVersion", Napi::Number::New(env, 1));
   }
 

@@ -32,6 +32,8 @@ export interface DNSOptions {
   /** The cluster DNS Service IP: the address of the zone's NS (`ns.dns.<zone>`). */
   clusterDNS?: string;
   cacheSize?: number;
+  /** Who serves UDP (DNSServerOptions.udp): the addon's thread by default when it has one. */
+  udp?: 'native' | 'dgram';
   /** Share an informer factory with other parts of the process; default a new one. */
   informers?: SharedInformerFactory;
 }
@@ -65,7 +67,7 @@ export async function startDNS(opts: DNSOptions): Promise<DNSHandle> {
   const forwarder = new Forwarder({ upstreams: opts.upstreams, timeoutMs: opts.upstreamTimeoutMs ?? 2000 });
   const server = new DNSServer({
     zone, resolver: new Resolver(zone, { pods, ttl }), forwarder, metrics, cache,
-    synced: () => sources.hasSynced(), log: opts.log,
+    synced: () => sources.hasSynced(), log: opts.log, udp: opts.udp,
   });
   informers.start();
   try {

@@ -3,6 +3,7 @@
 // registry when it is scraped: prom-client hashes a label set (a string) on every inc and
 // observe, which at 100k queries/s was garbage and time on the hot path.
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { NativeDnsStats } from './native-udp.js';
 
 const TYPES = ['A', 'AAAA', 'SRV', 'PTR', 'CNAME', 'TXT', 'SOA', 'NS', 'MX', 'ANY', 'other'];
 const TYPE_INDEX = new Map(TYPES.map((t, i) => [t, i]));
@@ -11,7 +12,7 @@ const CODE_INDEX = new Map<number, number>([[1, 0], [28, 1], [33, 2], [12, 3], [
 const OTHER = TYPES.length - 1;
 const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
 const PROTOS = ['udp', 'tcp'];
-const BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+export const BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export class DNSMetrics {
   readonly forwards: Counter<'result'>;
@@ -19,29 +20,56 @@ export class DNSMetrics {
   private requestCounts = new Float64Array(PROTOS.length * TYPES.length);
   private responseCounts = new Float64Array(16);
   private pending = { truncated: 0 };
-  private readonly duration = new DurationHistogram('capstan_dns_request_duration_seconds', 'Time from a query arriving to its reply being handed to the socket.');
+  private readonly duration = new DurationHistogram('capstan_dns_request_duration_seconds', 'Time from a query arriving to its reply being handed to the socket.', () => this.pull());
+  /** The addon's sockets, which count what they answer themselves (read at scrape time). */
+  private readonly natives: { stats(): NativeDnsStats }[] = [];
 
   constructor(registry: Registry, cacheSize: () => number, zoneSize: () => number) {
     const registers = [registry];
     const requests = this.requestCounts, responses = this.responseCounts;
+    const pull = () => this.pull();
     new Counter({
       name: 'capstan_dns_requests_total', help: 'DNS queries received, by transport and query type.', labelNames: ['proto', 'type'], registers,
-      collect() { fold(requests, (i, n) => this.inc({ proto: PROTOS[Math.floor(i / TYPES.length)], type: TYPES[i % TYPES.length] }, n)); },
+      collect() { pull(); fold(requests, (i, n) => this.inc({ proto: PROTOS[Math.floor(i / TYPES.length)], type: TYPES[i % TYPES.length] }, n)); },
     });
     new Counter({
       name: 'capstan_dns_responses_total', help: 'DNS replies sent, by response code.', labelNames: ['rcode'], registers,
-      collect() { fold(responses, (i, n) => this.inc({ rcode: RCODE_NAMES[i] ?? String(i) }, n)); },
+      collect() { pull(); fold(responses, (i, n) => this.inc({ rcode: RCODE_NAMES[i] ?? String(i) }, n)); },
     });
     const pending = this.pending;
     new Counter({
       name: 'capstan_dns_truncated_responses_total', help: 'Replies sent with the TC bit.', registers,
-      collect() { if (pending.truncated > 0) { this.inc(pending.truncated); pending.truncated = 0; } },
+      collect() { pull(); if (pending.truncated > 0) { this.inc(pending.truncated); pending.truncated = 0; } },
     });
     registry.registerMetric(this.duration as unknown as Parameters<Registry['registerMetric']>[0]);
     this.forwards = new Counter({ name: 'capstan_dns_forward_requests_total', help: 'Queries sent upstream, by outcome.', labelNames: ['result'], registers });
     this.malformed = new Counter({ name: 'capstan_dns_malformed_requests_total', help: 'Queries dropped or answered FORMERR/NOTIMP, by reason.', labelNames: ['reason'], registers });
     new Gauge({ name: 'capstan_dns_cache_entries', help: 'Prebuilt replies held.', registers, collect() { this.set(cacheSize()); } });
     new Gauge({ name: 'capstan_dns_zone_records', help: 'Records the cluster zone holds.', registers, collect() { this.set(zoneSize()); } });
+  }
+
+  /** Counts what `socket` answers off the JS thread too (UDP), from its next stats() on. */
+  addNative(socket: { stats(): NativeDnsStats }): void {
+    this.natives.push(socket);
+  }
+
+  removeNative(socket: { stats(): NativeDnsStats }): void {
+    this.pull();
+    const i = this.natives.indexOf(socket);
+    if (i >= 0) this.natives.splice(i, 1);
+  }
+
+  /** Folds the addon's counts (UDP queries it answered) into ours. */
+  private pull(): void {
+    for (const n of this.natives) {
+      const s = n.stats();
+      for (let t = 0; t < s.qtypes.length; t++) {
+        if (s.qtypes[t] > 0) this.requestCounts[t < 256 ? (CODE_INDEX.get(t) ?? OTHER) : OTHER] += s.qtypes[t];
+      }
+      for (let r = 0; r < s.rcodes.length; r++) this.responseCounts[r] += s.rcodes[r];
+      this.pending.truncated += s.truncated;
+      this.duration.add(0, s.buckets, s.sum);
+    }
   }
 
   /** A query of `type` (dns-packet's name for it). */
@@ -94,7 +122,14 @@ class DurationHistogram {
   private counts = PROTOS.map(() => new Float64Array(BUCKETS.length + 1));
   private sums = new Float64Array(PROTOS.length);
 
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(readonly name: string, readonly help: string, private beforeRead: () => void) {}
+
+  /** Counts per bucket (BUCKETS, then +Inf) and their sum, observed elsewhere. */
+  add(proto: number, counts: Float64Array, sum: number): void {
+    const c = this.counts[proto];
+    for (let i = 0; i < c.length && i < counts.length; i++) c[i] += counts[i];
+    this.sums[proto] += sum;
+  }
 
   observe(proto: number, v: number): void {
     let i = 0;
@@ -104,6 +139,7 @@ class DurationHistogram {
   }
 
   get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
+    this.beforeRead();
     const values: Sample[] = [];
     for (let p = 0; p < PROTOS.length; p++) {
       const c = this.counts[p];

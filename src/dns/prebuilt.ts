@@ -5,12 +5,14 @@
 // path gives the same query. Any Zone change clears the table: a stale answer is worse
 // than an encode.
 import { PLAIN_UDP_SIZE, SERVER_UDP_SIZE } from './message.js';
+import type { NativeDnsTable } from './native-udp.js';
 
 const QR = 0x8000, OPCODE = 0x7800, RD = 0x0100, CD = 0x0010;
 const OPT = 41;
 const FNV_OFFSET = 0x811c9dc5 | 0, FNV_PRIME = 0x01000193;
 /** EDNS options dns-packet decodes field by field (ECS, keep-alive, key tag): odd ones must reach its FORMERR. */
-const PARSED_OPTIONS = new Set([8, 11, 14]);
+export const SLOW_EDNS_OPTIONS = [8, 11, 14];
+const PARSED_OPTIONS = new Set(SLOW_EDNS_OPTIONS);
 
 export interface Prebuilt {
   hash: number;
@@ -34,8 +36,17 @@ export class PrebuiltAnswers {
   private qEnd = 0;
   private shape = 0;
   private hash = 0;
+  /** The addon's copy, answering UDP off the JS thread: every insert and clear reach it at once. */
+  private mirror: NativeDnsTable | undefined;
 
   constructor(private max = 10_000) {}
+
+  /** Keeps `table` equal to this one from now on (both start empty). */
+  mirrorInto(table: NativeDnsTable): void {
+    this.clear();
+    this.mirror = table;
+    table.clear();
+  }
 
   get size(): number {
     return this.count;
@@ -135,11 +146,13 @@ export class PrebuiltAnswers {
     };
     this.table.set(this.hash, e);
     this.count++;
+    this.mirror?.insert(e.shape, e.question, e.reply, e.qtype, e.rcode, e.truncated);
   }
 
   clear(): void {
     this.table.clear();
     this.count = 0;
+    this.mirror?.clear();
   }
 }
 

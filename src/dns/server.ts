@@ -6,10 +6,11 @@ import { createSocket, type Socket } from 'node:dgram';
 import { createServer, isIPv6, type Server, type Socket as TCPSocket } from 'node:net';
 import type { Logger } from '../log/index.js';
 import type { Forwarder } from './forward.js';
-import { encodeResponse, headerOnly, isTruncated, parseQuery, rcodeOf, sizeLimit, type ParsedQuery } from './message.js';
-import { DNSMetrics } from './metrics.js';
+import { encodeResponse, headerOnly, isTruncated, parseQuery, PLAIN_UDP_SIZE, rcodeOf, SERVER_UDP_SIZE, sizeLimit, type ParsedQuery } from './message.js';
+import { BUCKETS, DNSMetrics } from './metrics.js';
+import { nativeDns, type NativeDnsSocket, type NativeDnsTable } from './native-udp.js';
 import { inZone, normalize } from './names.js';
-import type { PrebuiltAnswers } from './prebuilt.js';
+import { SLOW_EDNS_OPTIONS, type PrebuiltAnswers } from './prebuilt.js';
 import type { Resolution, Resolver } from './resolver.js';
 import { dnsPacket } from './wire.js';
 import type { RR, Zone } from './zone.js';
@@ -33,6 +34,12 @@ export interface DNSServerOptions {
   /** TCP connections idle this long are closed (RFC 7766 suggests seconds). */
   tcpIdleMs?: number;
   maxTCPConnections?: number;
+  /**
+   * Who receives and answers UDP: `native` (the default when the addon has it) is a thread
+   * of the addon answering prebuilt replies itself and handing the rest to this process;
+   * `dgram` is Node's dgram socket on the event loop.
+   */
+  udp?: 'native' | 'dgram';
 }
 
 const SERVFAIL = 2;
@@ -49,6 +56,10 @@ const literalLookup = { 4: literal(4), 6: literal(6) };
 
 export class DNSServer {
   private udp: Socket[] = [];
+  private nativeUdp: NativeDnsSocket[] = [];
+  private nativeTable: NativeDnsTable | undefined;
+  /** How UDP is served (`native` only when the addon has the DNS path). */
+  readonly udpPath: 'native' | 'dgram';
   private tcp: Server[] = [];
   private conns = new Set<TCPSocket>();
   readonly bound: { udp: ListenAddress[]; tcp: ListenAddress[] } = { udp: [], tcp: [] };
@@ -57,10 +68,24 @@ export class DNSServer {
   constructor(private opts: DNSServerOptions) {
     opts.zone.onChange(() => opts.cache.clear());
     this.fallback = fallbacks('dns', opts.log);
+    const native = opts.udp === 'dgram' ? undefined : nativeDns();
+    if (opts.udp === 'native' && !native) throw new Error('the native DNS path is not in this build of the addon (build/Release/capstan.node)');
+    this.udpPath = native ? 'native' : 'dgram';
+    if (native) {
+      // The addon answers from a copy of the prebuilt table; every insert and clear (a Zone
+      // change clears it, synchronously) reaches the copy before this turn ends.
+      this.nativeTable = native.table();
+      opts.cache.mirrorInto(this.nativeTable);
+    }
   }
 
   async listen(addrs: ListenAddress[]): Promise<void> {
     for (const a of addrs) {
+      if (this.nativeTable) {
+        const port = this.listenNative(a);
+        await this.listenTCP(a.host, port);
+        continue;
+      }
       const v6 = isIPv6(a.host);
       const u = createSocket({ type: v6 ? 'udp6' : 'udp4', lookup: literalLookup[v6 ? 6 : 4] as never });
       u.on('message', (msg, rinfo) => {
@@ -83,19 +108,44 @@ export class DNSServer {
       // TCP on the same port UDP got (matters when the port was 0).
       const port = u.address().port;
       this.bound.udp.push({ host: a.host, port });
-      const t = createServer((sock) => this.serveTCP(sock));
-      t.maxConnections = this.opts.maxTCPConnections ?? 1000;
-      t.on('error', (err) => this.opts.log.warn('tcp listener error', { address: a.host, error: err.message }));
-      await new Promise<void>((resolve, reject) => {
-        t.once('error', reject);
-        t.listen(port, a.host, () => { t.off('error', reject); resolve(); });
-      });
-      this.tcp.push(t);
-      this.bound.tcp.push({ host: a.host, port });
+      await this.listenTCP(a.host, port);
     }
   }
 
+  /** The addon's socket and thread for `a`; returns the port it bound. */
+  private listenNative(a: ListenAddress): number {
+    const sock: NativeDnsSocket = nativeDns()!.socket(a.host, a.port, this.nativeTable!, (msg, address, port) => {
+      if (!this.nativeUdp.includes(sock)) return; // closed while the query waited
+      const send = (reply: Buffer | undefined) => { if (reply) sock.send(reply, address, port); };
+      const r = this.respond(msg, false);
+      if (r instanceof Promise) void r.then(send);
+      else send(r);
+    }, { plainUdpSize: PLAIN_UDP_SIZE, serverUdpSize: SERVER_UDP_SIZE, slowOptions: SLOW_EDNS_OPTIONS, buckets: BUCKETS });
+    this.nativeUdp.push(sock);
+    this.opts.metrics.addNative(sock);
+    const port = sock.port();
+    this.bound.udp.push({ host: a.host, port });
+    return port;
+  }
+
+  private async listenTCP(host: string, port: number): Promise<void> {
+    const t = createServer((sock) => this.serveTCP(sock));
+    t.maxConnections = this.opts.maxTCPConnections ?? 1000;
+    t.on('error', (err) => this.opts.log.warn('tcp listener error', { address: host, error: err.message }));
+    await new Promise<void>((resolve, reject) => {
+      t.once('error', reject);
+      t.listen(port, host, () => { t.off('error', reject); resolve(); });
+    });
+    this.tcp.push(t);
+    this.bound.tcp.push({ host, port });
+  }
+
   async close(): Promise<void> {
+    for (const n of this.nativeUdp) {
+      this.opts.metrics.removeNative(n);
+      n.close();
+    }
+    this.nativeUdp = [];
     for (const u of this.udp) u.close();
     for (const c of this.conns) c.destroy();
     await Promise.all(this.tcp.map((t) => new Promise<void>((r) => t.close(() => r()))));
