@@ -144,22 +144,20 @@ function validateBaseline(o: KubeObject): FieldError[] {
   return errs;
 }
 
-export const adminnetworkpolicies: ResourceDef = {
-  group: GROUP, resource: 'adminnetworkpolicies', singular: 'adminnetworkpolicy', kind: 'AdminNetworkPolicy', listKind: 'AdminNetworkPolicyList',
-  namespaced: false, shortNames: ['anp'],
-  versions: [identityVersion('v1alpha1', 'io.k8s.networking.policy.v1alpha1.AdminNetworkPolicy', defaults)],
-  storageVersion: 'v1alpha1',
-  strategy: specStrategy({ defaults, validate: validateAdmin }),
-  statusStrategy: statusStrategy(),
-  columns: [col('Priority', 'Lower numbers are judged first.', (o) => String(o.spec?.priority ?? '')), ageColumn],
-};
+/** Both kinds: cluster-scoped, one version, the same defaults; a status only implementations write. */
+function kindDef(kind: 'AdminNetworkPolicy' | 'BaselineAdminNetworkPolicy', shortName: string, validate: (o: KubeObject) => FieldError[], columns: ResourceDef['columns']): ResourceDef {
+  const resource = `${kind.toLowerCase()}s`;
+  return {
+    group: GROUP, resource, singular: kind.toLowerCase(), kind, listKind: `${kind}List`,
+    namespaced: false, shortNames: [shortName],
+    versions: [identityVersion('v1alpha1', `io.k8s.networking.policy.v1alpha1.${kind}`, defaults)],
+    storageVersion: 'v1alpha1',
+    strategy: specStrategy({ defaults, validate }),
+    statusStrategy: statusStrategy(),
+    columns,
+  };
+}
 
-export const baselineadminnetworkpolicies: ResourceDef = {
-  group: GROUP, resource: 'baselineadminnetworkpolicies', singular: 'baselineadminnetworkpolicy', kind: 'BaselineAdminNetworkPolicy', listKind: 'BaselineAdminNetworkPolicyList',
-  namespaced: false, shortNames: ['banp'],
-  versions: [identityVersion('v1alpha1', 'io.k8s.networking.policy.v1alpha1.BaselineAdminNetworkPolicy', defaults)],
-  storageVersion: 'v1alpha1',
-  strategy: specStrategy({ defaults, validate: validateBaseline }),
-  statusStrategy: statusStrategy(),
-  columns: [ageColumn],
-};
+export const adminnetworkpolicies = kindDef('AdminNetworkPolicy', 'anp', validateAdmin,
+  [col('Priority', 'Lower numbers are judged first.', (o) => String(o.spec?.priority ?? '')), ageColumn]);
+export const baselineadminnetworkpolicies = kindDef('BaselineAdminNetworkPolicy', 'banp', validateBaseline, [ageColumn]);
