@@ -49,6 +49,7 @@ const UNIT = [
   'test/native/nft-vocabulary',
   'test/network-routes/desired',
   'test/network/policy-model',
+  'test/network/admin-policy-model',
   'test/operator/conditions',
   'test/patch',
   'test/protobuf/decode', 'test/protobuf/generated-tables',

@@ -16,6 +16,7 @@ import type * as networking from 'kubernetes-types/networking/v1.js';
 import type * as rbac from 'kubernetes-types/rbac/v1.js';
 import type * as storage from 'kubernetes-types/storage/v1.js';
 import type * as policy from 'kubernetes-types/policy/v1.js';
+import type * as anp from './policynetworking/v1alpha1/types.js';
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -53,6 +54,8 @@ export type CronJob = Stored<batch.CronJob>;
 export type HorizontalPodAutoscaler = Stored<autoscaling.HorizontalPodAutoscaler>;
 export type ResourceQuota = Stored<core.ResourceQuota>;
 export type NetworkPolicy = Stored<networking.NetworkPolicy>;
+export interface AdminNetworkPolicy { apiVersion?: string; kind?: string; metadata: ObjectMeta; spec: anp.AdminNetworkPolicySpec; status?: anp.AdminNetworkPolicyStatus }
+export interface BaselineAdminNetworkPolicy { apiVersion?: string; kind?: string; metadata: ObjectMeta; spec: anp.BaselineAdminNetworkPolicySpec; status?: anp.AdminNetworkPolicyStatus }
 export type PodDisruptionBudget = Stored<policy.PodDisruptionBudget>;
 
 /** An object of any kind whose metadata is typed: what owner-reference and key helpers take. */

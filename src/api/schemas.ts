@@ -20,6 +20,7 @@ import './batch/v1/schema.js';
 import './apiextensions/v1/schema.js';
 import './admissionregistration/v1/schema.js';
 import './networking/v1/schema.js';
+import './policynetworking/v1alpha1/schema.js';
 import { allTypes, ref, typesGeneration, type RefSchema } from './schema.js';
 import { META } from './meta/v1/names.js';
 

@@ -26,9 +26,12 @@ function describe(e: Explanation): string {
   const lines = [`${e.flow.src} -> ${e.flow.dst} ${e.flow.protocol.toUpperCase()}/${e.flow.port}: ${e.allowed ? 'allowed' : 'denied'}`];
   for (const [dir, v] of [['egress', e.egress], ['ingress', e.ingress]] as const) {
     if (!v) { lines.push(`  ${dir}: not judged on this node`); continue; }
-    if (!v.isolated) lines.push(`  ${dir} of ${v.pod}: not isolated (no policy selects it)`);
-    else if (v.allowed) lines.push(`  ${dir} of ${v.pod}: allowed by ${v.allowedBy.join(', ')}`);
-    else lines.push(`  ${dir} of ${v.pod}: denied; no rule of ${v.policies.join(', ')} allows it`);
+    const rule = (d: NonNullable<typeof v.decidedBy>) => `${d.kind} ${d.policy} rule ${d.rule} (${d.action})`;
+    const passed = v.passedBy ? ` after ${rule(v.passedBy)}` : '';
+    if (v.decidedBy) lines.push(`  ${dir} of ${v.pod}: ${v.allowed ? 'allowed' : 'denied'} by ${rule(v.decidedBy)}${passed}`);
+    else if (!v.isolated) lines.push(`  ${dir} of ${v.pod}: not isolated (no policy selects it)${passed}`);
+    else if (v.allowed) lines.push(`  ${dir} of ${v.pod}: allowed by ${v.allowedBy.join(', ')}${passed}`);
+    else lines.push(`  ${dir} of ${v.pod}: denied; no rule of ${v.policies.join(', ')} allows it${passed}`);
   }
   return lines.join('\n') + '\n';
 }

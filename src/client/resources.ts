@@ -41,6 +41,8 @@ export const resources = {
   rolebindings: r<k.RoleBinding>('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
   clusterrolebindings: r<k.ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
   networkpolicies: r<k.NetworkPolicy>('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true),
+  adminnetworkpolicies: r<k.AdminNetworkPolicy>('policy.networking.k8s.io', 'v1alpha1', 'adminnetworkpolicies', 'AdminNetworkPolicy', false),
+  baselineadminnetworkpolicies: r<k.BaselineAdminNetworkPolicy>('policy.networking.k8s.io', 'v1alpha1', 'baselineadminnetworkpolicies', 'BaselineAdminNetworkPolicy', false),
   certificatesigningrequests: r<k.CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
   jobs: r<k.Job>('batch', 'v1', 'jobs', 'Job', true),
   cronjobs: r<k.CronJob>('batch', 'v1', 'cronjobs', 'CronJob', true),

@@ -11,7 +11,7 @@
 // each pod's network namespace (found through the pod's cgroup); the packets are the pods'.
 import t from 'tap';
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,45 +23,15 @@ import { inNs, newNamespace, type Namespace } from '../native/fixtures/netns.js'
 import { Oracle } from '../network/policy-oracle.js';
 import { openConnection, probe, startServers, type Flow } from '../network/policy-probe.js';
 import { PROBES, scenarios } from '../network/policy-scenarios.js';
+import { NAMESPACES, manifests, podNetns } from './policy-lab.js';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
 
-// Where each pod of the scenarios' world lives, and its named container ports (as in policy-scenarios.ts).
-const PLACEMENT: { ns: string; name: string; node: number; web: number }[] = [
-  { ns: 'x', name: 'a', node: 1, web: 80 }, { ns: 'y', name: 'a', node: 1, web: 80 }, { ns: 'z', name: 'a', node: 1, web: 80 },
-  { ns: 'x', name: 'b', node: 2, web: 81 }, { ns: 'y', name: 'b', node: 2, web: 81 }, { ns: 'z', name: 'b', node: 3, web: 81 },
-];
-const NAMESPACES = [{ name: 'x', labels: { ns: 'x', team: 'a' } }, { name: 'y', labels: { ns: 'y', team: 'a' } }, { name: 'z', labels: { ns: 'z', team: 'b' } }];
 // The outside client's two addresses: one in the allowed block, one not.
 const OUTSIDE = { allowed: '10.77.250.2', other: '10.77.251.2', allowedBlock: '10.77.250.0/24' };
 
-const manifests = (): string => [
-  ...NAMESPACES.map((n) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n.name, labels: n.labels } })),
-  ...PLACEMENT.map((p) => ({
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { namespace: p.ns, name: p.name, labels: { app: p.name, role: p.name === 'a' ? 'client' : 'server', tt: 'yes' } },
-    spec: {
-      nodeName: `node-${p.node}`, terminationGracePeriodSeconds: 1,
-      containers: [{
-        name: 'c', image: 'localhost/capstan/busybox:1', command: ['sleep', '100000'],
-        ports: [{ name: 'web', containerPort: p.web, protocol: 'TCP' }, { name: 'dgram', containerPort: 81, protocol: 'UDP' }],
-      }],
-    },
-  })),
-].map((o) => JSON.stringify(o)).join('\n');
-
 const asManifest = (np: NetworkPolicy) => JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: np.metadata, spec: np.spec });
-
-/** The network namespace of a pod's processes, found by the pod's UID in their cgroup path. */
-function podNetns(uid: string): Namespace {
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cgroup`, 'utf8').includes(`pod${uid}`)) return { name: `pod-${uid}`, path: `/proc/${pid}/ns/net` };
-    } catch { /* gone meanwhile */ }
-  }
-  throw new Error(`no process of pod ${uid}`);
-}
 
 /** Packets each pod chain of the nodes' policy tables dropped (`deny` counters), by node and chain. */
 function dropped(nodes: LabNode[]): Map<string, number> {

@@ -106,4 +106,72 @@ spec:
   t.equal(await until(client.ns, http, false), false, 'relabelling the client\'s namespace out of the selector refuses it again');
   await kubectl.ok(['delete', 'netpol', '-n', 'x', 'deny', 'from-team-a']);
   t.equal(await until(client.ns, http, true), true, 'policies deleted: allowed');
+
+  // AdminNetworkPolicy and BaselineAdminNetworkPolicy, served by the API server, through kubectl.
+  const adminMetric = async (kind: string, policy: string, action: string) => {
+    const text = await registry.metrics();
+    const line = text.split('\n').find((l) => l.startsWith('capstan_admin_network_policy_packets_total{') && l.includes(`kind="${kind}"`) && l.includes(`policy="${policy}"`) && l.includes(`action="${action}"`));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+  await kubectl.ok(['apply', '-f', '-'], `
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: BaselineAdminNetworkPolicy
+metadata: {name: default}
+spec:
+  subject: {namespaces: {matchLabels: {team: a}}}
+  ingress: [{name: no-team-b, action: Deny, from: [{namespaces: {matchLabels: {team: b}}}]}]
+`);
+  t.equal(await until(client.ns, http, false), false, 'BaselineAdminNetworkPolicy: refused where no NetworkPolicy selects');
+  t.ok(await adminMetric('BaselineAdminNetworkPolicy', 'default', 'Deny') > 0, 'the baseline\'s drops are counted for it');
+  const base = await explain('y/client', 'x/server', '80');
+  t.equal(base.exitCode, 3);
+  t.match(base.stdout, /ingress of x\/server: denied by BaselineAdminNetworkPolicy default rule no-team-b \(Deny\)/);
+
+  await kubectl.ok(['apply', '-f', '-'], `
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata: {name: allow-y-web}
+spec:
+  priority: 10
+  subject: {pods: {namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: x}}, podSelector: {matchLabels: {app: server}}}}
+  ingress: [{name: web, action: Allow, from: [{namespaces: {matchLabels: {kubernetes.io/metadata.name: "y"}}}], ports: [{namedPort: http}]}]
+`);
+  t.equal(await until(client.ns, http, true), true, 'an AdminNetworkPolicy Allow overrides the baseline');
+  t.ok(await adminMetric('AdminNetworkPolicy', 'allow-y-web', 'Allow') > 0, 'its allowed packets are counted for it');
+  const admitted = await explain('y/client', 'x/server', '80');
+  t.equal(admitted.exitCode, 0, admitted.stderr);
+  t.match(admitted.stdout, /ingress of x\/server: allowed by AdminNetworkPolicy allow-y-web rule web \(Allow\)/);
+  t.match(await kubectl.ok(['get', 'anp']), /NAME\s+PRIORITY\s+AGE\nallow-y-web\s+10\s/, 'kubectl get anp prints the priority');
+
+  await kubectl.ok(['apply', '-f', '-'], `
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata: {name: deny-y-first}
+spec:
+  priority: 5
+  subject: {namespaces: {}}
+  ingress: [{action: Deny, from: [{pods: {namespaceSelector: {matchLabels: {team: b}}, podSelector: {matchLabels: {app: client}}}}]}]
+`);
+  t.equal(await until(client.ns, http, false), false, 'a lower priority number is judged first: its Deny wins');
+  t.match((await explain('y/client', 'x/server', '80')).stdout, /denied by AdminNetworkPolicy deny-y-first rule ingress\[0\] \(Deny\)/);
+
+  // Validated as upstream's CRDs validate them.
+  const refused = async (yaml: string, message: RegExp, what: string) => {
+    const r = await kubectl(['apply', '-f', '-'], yaml);
+    t.not(r.code, 0, what);
+    t.match(r.stderr, message, what);
+  };
+  await refused('apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\nmetadata: {name: too-high}\nspec: {priority: 1001, subject: {namespaces: {}}}\n',
+    /spec.priority: Invalid value: 1001: spec.priority in body should be less than or equal to 1000/, 'priority above 1000');
+  await refused('apiVersion: policy.networking.k8s.io/v1alpha1\nkind: BaselineAdminNetworkPolicy\nmetadata: {name: second}\nspec: {subject: {namespaces: {}}}\n',
+    /Only one baseline admin network policy with metadata.name="default" can be created in the cluster/, 'a baseline not named default');
+  const rules = Array.from({ length: 101 }, (_, i) => `{name: r${i}, action: Deny, from: [{namespaces: {}}]}`).join(', ');
+  await refused(`apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\nmetadata: {name: many}\nspec: {priority: 1, subject: {namespaces: {}}, ingress: [${rules}]}\n`,
+    /spec.ingress: Too many: 101: must have at most 100 items/, '101 ingress rules');
+  await refused('apiVersion: policy.networking.k8s.io/v1alpha1\nkind: BaselineAdminNetworkPolicy\nmetadata: {name: default}\nspec: {subject: {namespaces: {}}, ingress: [{action: Pass, from: [{namespaces: {}}]}]}\n',
+    /spec.ingress\[0\].action: Unsupported value: "Pass"/, 'Pass in the baseline');
+
+  await kubectl.ok(['delete', 'anp', 'allow-y-web', 'deny-y-first']);
+  await kubectl.ok(['delete', 'banp', 'default']);
+  t.equal(await until(client.ns, http, true), true, 'admin policies deleted: allowed');
 });

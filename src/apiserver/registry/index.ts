@@ -27,6 +27,7 @@ import { priorityclasses } from './scheduling/priorityclasses.js';
 import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration/webhooks.js';
 import { validatingadmissionpolicies, validatingadmissionpolicybindings } from './admissionregistration/policies.js';
 import { networkpolicies } from './networking/networkpolicies.js';
+import { adminnetworkpolicies, baselineadminnetworkpolicies } from './policynetworking/adminnetworkpolicies.js';
 import { horizontalpodautoscalers } from './autoscaling/hpa.js';
 import { poddisruptionbudgets } from './policy/poddisruptionbudgets.js';
 import { Allocator, cidrRange, portRange } from './core/allocator.js';
@@ -67,6 +68,7 @@ export function buildRegistries(backend: Store, cfg: RegistryConfig): Registries
     namespaces, pods, services(serviceIPs, nodePorts), endpoints, nodes, configmaps, secrets, serviceaccounts, events,
     deployments, replicasets, statefulsets, daemonsets, controllerrevisions, persistentvolumeclaims,
     endpointslices, leases, eventsK8sIO, certificatesigningrequests, networkpolicies,
+    adminnetworkpolicies, baselineadminnetworkpolicies,
     ...rbacResources(cfg.escalation),
     jobs, cronjobs, customresourcedefinitions,
     limitranges, resourcequotas, priorityclasses, mutatingwebhookconfigurations, validatingwebhookconfigurations,

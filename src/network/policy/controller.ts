@@ -4,7 +4,7 @@
 // a timer resyncs against the kernel. Counters and the explanation of a flow come from here.
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { resources, type SharedInformer, type SharedInformerFactory } from '../../client/index.js';
-import type { Namespace, NetworkPolicy, Pod } from '../../api/kinds.js';
+import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy, Namespace, NetworkPolicy, Node, Pod } from '../../api/kinds.js';
 import type { Logger } from '../../log/index.js';
 import { metricOn } from '../../log/metrics.js';
 import { SyncRunner, backoffDelay } from '../../util/index.js';
@@ -25,6 +25,11 @@ export class PolicyController {
   readonly pods: SharedInformer<Pod>;
   readonly namespaces: SharedInformer<Namespace>;
   readonly policies: SharedInformer<NetworkPolicy>;
+  readonly nodes: SharedInformer<Node>;
+  readonly adminPolicies: SharedInformer<AdminNetworkPolicy>;
+  readonly baselinePolicies: SharedInformer<BaselineAdminNetworkPolicy>;
+  /** The admin tiers' informers have listed once (an API server without them: never; NetworkPolicy does not wait). */
+  private adminSynced = false;
   private readonly runner: SyncRunner;
   private resyncTimer?: NodeJS.Timeout;
   private collectTimer?: NodeJS.Timeout;
@@ -37,12 +42,20 @@ export class PolicyController {
     this.pods = o.informers.informerFor(resources.pods);
     this.namespaces = o.informers.informerFor(resources.namespaces);
     this.policies = o.informers.informerFor(resources.networkpolicies);
+    this.nodes = o.informers.informerFor(resources.nodes);
+    this.adminPolicies = o.informers.informerFor(resources.adminnetworkpolicies);
+    this.baselinePolicies = o.informers.informerFor(resources.baselineadminnetworkpolicies);
     this.runner = new SyncRunner(() => this.pass(), { onError: (e) => o.log.error('network policy sync failed', { error: (e as Error).message }) });
     const changed = () => { if (this.synced) this.runner.request(); };
     const handler = { onAdd: changed, onUpdate: changed, onDelete: changed };
     this.pods.addEventHandler(handler, 'network-policy');
     this.namespaces.addEventHandler(handler, 'network-policy');
     this.policies.addEventHandler(handler, 'network-policy');
+    this.adminPolicies.addEventHandler(handler, 'network-policy');
+    this.baselinePolicies.addEventHandler(handler, 'network-policy');
+    // Nodes matter only to admin rules with node peers: a change of their addresses or labels.
+    const nodeChanged = (a: Node, b?: Node) => { if (this.synced && (!b || JSON.stringify([a.metadata.labels, a.status?.addresses]) !== JSON.stringify([b.metadata.labels, b.status?.addresses]))) this.runner.request(); };
+    this.nodes.addEventHandler({ onAdd: (n) => nodeChanged(n), onUpdate: (a, b) => nodeChanged(a, b), onDelete: (n) => nodeChanged(n) }, 'network-policy');
     if (o.registry) {
       this.duration = metricOn(o.registry, 'capstan_network_policy_sync_duration_seconds', () => new Histogram({
         name: 'capstan_network_policy_sync_duration_seconds', help: 'Time from a sync request\'s pass start to its committed transaction, by mode (partial, full, unchanged).',
@@ -55,6 +68,11 @@ export class PolicyController {
   /** Call after the informer factory started: the first sync waits for complete caches. */
   async start(): Promise<void> {
     await Promise.all([this.pods.waitForSync(), this.namespaces.waitForSync(), this.policies.waitForSync()]);
+    // The admin tiers join when their informers have listed: an API server that does not serve
+    // policy.networking.k8s.io must not hold NetworkPolicy back. Until then, no admin rules.
+    const adminSync = Promise.all([this.nodes.waitForSync(), this.adminPolicies.waitForSync(), this.baselinePolicies.waitForSync()]).then(() => { this.adminSynced = true; this.runner.request(); });
+    await Promise.race([adminSync, new Promise((r) => setTimeout(r, 5_000).unref())]);
+    if (!this.adminSynced) this.o.log.warn('AdminNetworkPolicy informers not synced after 5s; enforcing NetworkPolicy without them until they are');
     this.synced = true;
     this.runner.request();
     this.resyncTimer = setInterval(() => this.runner.request(), this.o.resyncMs ?? 60_000);
@@ -70,7 +88,8 @@ export class PolicyController {
   private async pass(): Promise<void> {
     const started = performance.now();
     try {
-      const r = await this.o.enforcer.sync({ pods: this.pods.lister.list(), namespaces: this.namespaces.lister.list(), policies: this.policies.lister.list() });
+      const admin = this.adminSynced ? { nodes: this.nodes.lister.list(), admin: this.adminPolicies.lister.list(), baseline: this.baselinePolicies.lister.list() } : {};
+      const r = await this.o.enforcer.sync({ pods: this.pods.lister.list(), namespaces: this.namespaces.lister.list(), policies: this.policies.lister.list(), ...admin });
       if (r.mode === 'unchanged' && Date.now() - this.lastResync >= (this.o.resyncMs ?? 60_000)) {
         this.lastResync = Date.now();
         await this.o.enforcer.resync();
@@ -122,6 +141,15 @@ export class PolicyController {
       async collect() {
         this.reset();
         for (const d of (await enforcer.counts()).denied) for (const p of d.policies) this.inc({ ...split(p), direction: d.direction }, d.packets);
+      },
+    }));
+    metricOn(registry, 'capstan_admin_network_policy_packets_total', () => new Counter({
+      name: 'capstan_admin_network_policy_packets_total',
+      help: 'Packets of new connections an AdminNetworkPolicy or the BaselineAdminNetworkPolicy decided (Allow, Deny) or passed on to NetworkPolicy (Pass) on this node, per policy.',
+      labelNames: ['kind', 'policy', 'action', 'direction'], registers: [registry],
+      async collect() {
+        this.reset();
+        for (const c of (await enforcer.counts()).admin) this.inc({ kind: c.kind, policy: c.policy, action: c.action, direction: c.direction }, c.packets);
       },
     }));
   }

@@ -6,7 +6,7 @@
 // references: sets before the rules that look them up, chains before the map elements that
 // jump to them, map elements gone before their chains, rules gone before their sets.
 import type { NftOp } from '../../nft/index.js';
-import { BASE_CHAINS, LIVE_MS, MAPS, RETIRE_MS, baseRules, type Collectable, type DesiredKeys, type DesiredPolicy, type DesiredSet } from './ruleset.js';
+import { BASE_CHAINS, LIVE_MS, MAPS, RETIRE_MS, baseRules, mapVerdict, type Collectable, type DesiredKeys, type DesiredPolicy, type DesiredSet } from './ruleset.js';
 
 const EMPTY: DesiredPolicy = { sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), refs: new Map(), refCount: new Map(), garbage: new Map() };
 
@@ -45,7 +45,7 @@ export const collectOps = (gone: Collectable): NftOp[] => [
   ...gone.sets.map((set): NftOp => ({ op: 'deleteSet', set })),
 ];
 
-const goto = (ip: string, chain: string) => ({ key: [ip], verdict: { kind: 'goto' as const, chain } });
+const element = (map: string, ip: string, chain: string) => ({ key: [ip], verdict: { kind: mapVerdict(map), chain } });
 
 function opsFor(old: DesiredPolicy, next: DesiredPolicy, keys: DesiredKeys, full: boolean, retire: RetireMode): NftOp[] {
   const ops: NftOp[] = full ? baseOps() : [];
@@ -69,6 +69,7 @@ function opsFor(old: DesiredPolicy, next: DesiredPolicy, keys: DesiredKeys, full
     for (const r of rules) ops.push({ op: 'addRule', chain: name, exprs: r.exprs, comment: r.comment });
   }
   for (const [map, pods] of next.maps) {
+    if (keys.maps && !keys.maps.includes(map)) continue;
     const before = old.maps.get(map) ?? new Map<string, string>();
     const added: [string, string][] = [], removed: [string, string][] = [];
     for (const ip of keys.pods) {
@@ -78,8 +79,8 @@ function opsFor(old: DesiredPolicy, next: DesiredPolicy, keys: DesiredKeys, full
       if (is) added.push([ip, is]);
     }
     if (removed.length && retire === 'delete') ops.push({ op: 'deleteElements', set: map, keyType: ['ipv4_addr'], elements: removed.map(([ip]) => ({ key: [ip] })) });
-    if (removed.length && retire === 'expiry') ops.push({ op: 'addElements', set: map, keyType: ['ipv4_addr'], elements: removed.map(([ip, chain]) => goto(ip, chain)), timeoutMs: LIVE_MS, expiresMs: RETIRE_MS });
-    if (added.length) ops.push({ op: 'addElements', set: map, keyType: ['ipv4_addr'], elements: added.map(([ip, chain]) => goto(ip, chain)), timeoutMs: LIVE_MS, expiresMs: LIVE_MS });
+    if (removed.length && retire === 'expiry') ops.push({ op: 'addElements', set: map, keyType: ['ipv4_addr'], elements: removed.map(([ip, chain]) => element(map, ip, chain)), timeoutMs: LIVE_MS, expiresMs: RETIRE_MS });
+    if (added.length) ops.push({ op: 'addElements', set: map, keyType: ['ipv4_addr'], elements: added.map(([ip, chain]) => element(map, ip, chain)), timeoutMs: LIVE_MS, expiresMs: LIVE_MS });
   }
   for (const name of keys.chains) {
     if (old.chains.has(name) && !next.chains.has(name)) ops.push({ op: 'flushChain', chain: name }, { op: 'deleteChain', chain: name });

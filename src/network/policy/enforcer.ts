@@ -13,6 +13,8 @@ import { changeOps, collectOps, policyOps, type RetireMode } from './diff.js';
 import { explainFlow, type Explanation } from './explain.js';
 import { IncrementalModel } from './incremental.js';
 import type { PolicyInput, PolicyModel, Protocol } from './model.js';
+import { computeAdminModel, emptyAdminModel, type AdminInput, type AdminModel, type AdminTier } from './admin.js';
+import { adminComment, parseAdminChainName, updateAdminDesired, withAdmin } from './admin-ruleset.js';
 import { adoptGenerations, collectable, DENY_COMMENT, desiredPolicy, forgetGarbage, parseChainName, podForm, policyComment, POLICY_TABLE, SETS_COMMENT, updateDesired, type DesiredPolicy } from './ruleset.js';
 
 const fallback = fallbacks('network-agent');
@@ -31,7 +33,12 @@ export interface PolicyCounts {
   allowed: { policy: string; direction: 'ingress' | 'egress'; packets: number }[];
   /** Packets dropped at a pod no policy allowed them to, by pod and direction, with the policies isolating it. */
   denied: { pod: string; direction: 'ingress' | 'egress'; packets: number; policies: string[] }[];
+  /** Packets an AdminNetworkPolicy's or the BaselineAdminNetworkPolicy's rules decided (Allow, Deny) or passed on (Pass). */
+  admin: { kind: AdminTier; policy: string; action: 'Allow' | 'Deny' | 'Pass'; direction: 'ingress' | 'egress'; packets: number }[];
 }
+
+/** What a sync reads: NetworkPolicy's input, and the admin tiers' (absent: none). */
+export type EnforcerInput = Omit<PolicyInput, 'nodeName'> & Partial<Omit<AdminInput, 'pods' | 'namespaces' | 'nodeName'>>;
 
 export interface SyncResult {
   ops: number;
@@ -42,6 +49,7 @@ export class PolicyEnforcer {
   /** What was committed last; a partial sync updates it in place with what changed. */
   private applied?: DesiredPolicy;
   private model?: PolicyModel;
+  private admin: AdminModel = emptyAdminModel();
   private expectedGen?: number;
   /** The model kept between syncs: a sync recomputes only what a change can touch. */
   private readonly incremental: IncrementalModel;
@@ -49,7 +57,7 @@ export class PolicyEnforcer {
   /** How map elements go (see diff.ts); found out from the kernel on the first sync unless given. */
   private retire?: RetireMode;
 
-  constructor(readonly table: NftTable, private readonly log: Logger, nodeName?: string, opts: { retire?: RetireMode } = {}) {
+  constructor(readonly table: NftTable, private readonly log: Logger, private readonly nodeName?: string, opts: { retire?: RetireMode } = {}) {
     this.incremental = new IncrementalModel(nodeName);
     this.retire = opts.retire;
   }
@@ -59,22 +67,39 @@ export class PolicyEnforcer {
     return this.model;
   }
 
-  async sync(input: Omit<PolicyInput, 'nodeName'>): Promise<SyncResult> {
+  /** The model of the admin tiers last enforced. */
+  currentAdmin(): AdminModel {
+    return this.admin;
+  }
+
+  async sync(input: EnforcerInput): Promise<SyncResult> {
     this.retire ??= await retireMode(this.table);
     const changes = this.incremental.update(input);
     const model = this.model = this.incremental.current();
-    if (!this.applied) return this.adoptOrRebuild(desiredPolicy(model));
+    const hadAdmin = this.admin.pods.size > 0;
+    // Admin policies are few and cluster-wide: their model is computed whole, and only while any exists.
+    this.admin = computeAdminModel({ pods: input.pods, namespaces: input.namespaces, nodes: input.nodes ?? [], admin: input.admin ?? [], baseline: input.baseline ?? [], nodeName: this.nodeName });
+    if (!this.applied) return this.adoptOrRebuild(this.fullDesired());
     const desired = this.applied;
-    const { before, keys } = updateDesired(desired, model, changes, Date.now());
+    const now = Date.now();
+    const { before, keys } = updateDesired(desired, model, changes, now);
     const ops = changeOps(before, desired, keys, this.retire);
+    if (hadAdmin || this.admin.pods.size || this.admin.peerSets.size) {
+      const a = updateAdminDesired(desired, this.admin, now);
+      ops.push(...changeOps(a.before, desired, a.keys, this.retire));
+    }
     if (!ops.length) return { ops: 0, mode: 'unchanged' };
     try {
       await this.commit(ops);
       return { ops: ops.length, mode: 'partial' };
     } catch (e) {
       fallback('policy-incremental-apply-failed', { error: e });
-      return this.rebuild(desiredPolicy(model));
+      return this.rebuild(this.fullDesired());
     }
+  }
+
+  private fullDesired(): DesiredPolicy {
+    return withAdmin(desiredPolicy(this.incremental.current()), this.admin);
   }
 
   /**
@@ -121,7 +146,7 @@ export class PolicyEnforcer {
   }
 
   explain(src: string, dst: string, port: number, protocol: Protocol): Explanation | undefined {
-    return this.model && explainFlow(this.model, src, dst, port, protocol);
+    return this.model && explainFlow(this.model, src, dst, port, protocol, this.admin);
   }
 
   /**
@@ -132,7 +157,7 @@ export class PolicyEnforcer {
    */
   async counts(): Promise<PolicyCounts> {
     const state = await this.table.tryList();
-    const out: PolicyCounts = { allowed: [], denied: [] };
+    const out: PolicyCounts = { allowed: [], denied: [], admin: [] };
     if (!state || !this.model) return out;
     const byComment = new Map<string, string>();
     const isolating = new Map<string, string[]>();
@@ -148,7 +173,20 @@ export class PolicyEnforcer {
     }
     const podOf = new Map(this.model.pods.map((p) => [p.ip, p.key]));
     const allowed = new Map<string, number>();
+    const adminNames = new Map<string, string>();
+    for (const p of this.admin.pods.values()) for (const rules of [p.admin.ingress, p.admin.egress, p.baseline.ingress, p.baseline.egress]) for (const r of rules ?? []) adminNames.set(adminComment(r.tier, r.policy), r.policy);
+    const adminCounts = new Map<string, number>();
+    const ACTION = { accept: 'Allow', drop: 'Deny', return: 'Pass' } as const;
     for (const r of state.rules) {
+      const tier = parseAdminChainName(r.chain);
+      if (tier) {
+        const verdict = r.exprs.find((e) => e.kind === 'accept' || e.kind === 'drop' || e.kind === 'return');
+        const packets = r.exprs.reduce((n, e) => n + (e.kind === 'counter' ? e.packets ?? 0 : 0), 0);
+        if (!verdict || !r.comment) continue;
+        const key = [tier.tier, adminNames.get(r.comment) ?? r.comment.replace(/^b?anp:/, ''), ACTION[verdict.kind as keyof typeof ACTION], tier.dir].join('\0');
+        adminCounts.set(key, (adminCounts.get(key) ?? 0) + packets);
+        continue;
+      }
       const chain = parseChainName(r.chain);
       if (!chain) continue;
       const { dir: direction, ip } = chain;
@@ -164,6 +202,10 @@ export class PolicyEnforcer {
         const key = `${byComment.get(r.comment) ?? r.comment}\0${direction}`;
         allowed.set(key, (allowed.get(key) ?? 0) + packets);
       }
+    }
+    for (const [k, packets] of adminCounts) {
+      const [kind, policy, action, direction] = k.split('\0') as [AdminTier, string, 'Allow' | 'Deny' | 'Pass', 'ingress' | 'egress'];
+      out.admin.push({ kind, policy, action, direction, packets });
     }
     for (const [k, packets] of allowed) {
       const [policy, direction] = k.split('\0') as [string, 'ingress' | 'egress'];
@@ -186,7 +228,7 @@ export class PolicyEnforcer {
       this.expectedGen = gen;
       return { ops: 0, mode: 'unchanged' };
     }
-    return this.rebuild(desiredPolicy(this.incremental.current()));
+    return this.rebuild(this.fullDesired());
   }
 
   private async rebuild(desired: DesiredPolicy): Promise<SyncResult> {

@@ -29,6 +29,7 @@
 import type { BaseChain, Element, Expr, Field, KeyType, SetSpec, TableState } from '../../nft/index.js';
 import type { ModelChanges } from './incremental.js';
 import type { LocalPod, PeerMatch, PodRules, PolicyModel, PortMatch, Tuple } from './model.js';
+import type { AdminTier } from './admin.js';
 
 export const POLICY_TABLE = 'capstan-policy';
 export const DENY_COMMENT = 'deny';
@@ -59,16 +60,26 @@ export const BASE_CHAINS: BaseChainDef[] = [
   { name: 'egress-to-node', base: { type: 'filter', hook: 'input', priority: 0, policy: 'accept' }, dir: 'egress', field: 'ip saddr' },
 ];
 
-// Generation 0's map first: a pod moving to 0 takes effect at the commit; one moving to 1,
-// once its retired generation-0 element lapses (RETIRE_MS).
+/** The admin tier's map (AdminNetworkPolicy, `jump`: Pass returns here) and the baseline tier's (`goto`). */
+export const adminMapName = (dir: 'ingress' | 'egress', tier: AdminTier): string => `${dir}-${tier === 'AdminNetworkPolicy' ? 'admin' : 'baseline'}`;
+export const ADMIN_MAPS: string[] = (['ingress', 'egress'] as const).flatMap((dir) => [adminMapName(dir, 'AdminNetworkPolicy'), adminMapName(dir, 'BaselineAdminNetworkPolicy')]);
+export const NP_MAPS: string[] = (['ingress', 'egress'] as const).flatMap((dir) => [mapName(dir, 0), mapName(dir, 1)]);
+/** A map element's verdict kind: the admin tier's chains return to the base chain (Pass, no match). */
+export const mapVerdict = (map: string): 'jump' | 'goto' => (map.endsWith('-admin') ? 'jump' : 'goto');
+
+// The admin tier first (its Allow and Deny end the judgement, Pass and no match continue);
+// then NetworkPolicy: generation 0's map first (a pod moving to 0 takes effect at the commit;
+// one moving to 1, once its retired generation-0 element lapses, RETIRE_MS); a pod isolated
+// there never comes back. Last the baseline tier, for pods no NetworkPolicy isolates.
 export const baseRules = (c: BaseChainDef): Expr[][] => [
   [{ kind: 'ctState', states: ['established', 'related'] }, { kind: 'accept' }],
+  [{ kind: 'vmap', fields: [c.field], map: adminMapName(c.dir, 'AdminNetworkPolicy') }],
   [{ kind: 'vmap', fields: [c.field], map: mapName(c.dir, 0) }],
   [{ kind: 'vmap', fields: [c.field], map: mapName(c.dir, 1) }],
+  [{ kind: 'vmap', fields: [c.field], map: adminMapName(c.dir, 'BaselineAdminNetworkPolicy') }],
 ];
 
-export const MAPS: SetSpec[] = (['ingress', 'egress'] as const).flatMap((dir) => ([0, 1] as const).map((gen): SetSpec =>
-  ({ name: mapName(dir, gen), keyType: ['ipv4_addr'], map: 'verdict', flags: ['timeout'] })));
+export const MAPS: SetSpec[] = [...NP_MAPS, ...ADMIN_MAPS].map((name): SetSpec => ({ name, keyType: ['ipv4_addr'], map: 'verdict', flags: ['timeout'] }));
 
 export interface RuleSpec {
   exprs: Expr[];
@@ -115,7 +126,7 @@ export function peerExprs(p: PeerMatch, field: 'ip saddr' | 'ip daddr'): Expr[] 
   return 'set' in p ? [{ kind: 'lookup', fields: [field], set: p.set }] : [{ kind: 'match', field, value: p.cidr }];
 }
 
-function portExprs(p: PortMatch): Expr[] {
+export function portExprs(p: PortMatch): Expr[] {
   const proto: Expr = { kind: 'match', field: 'meta l4proto', value: p.protocol };
   if (p.from === undefined) return [proto];
   if (p.from === p.to) return [proto, { kind: 'match', field: 'th dport', value: p.from }];
@@ -216,7 +227,7 @@ const peerSet = (name: string, ips: string[]): DesiredSet =>
   ({ spec: { name, keyType: PEER_KEY }, elements: new Map(ips.map((ip) => [ip, { key: [ip] }])) });
 const tupleSet = (name: string, tuples: Tuple[]): DesiredSet =>
   ({ spec: { name, keyType: TUPLE_KEY }, elements: new Map(tuples.map((t) => [elementKey(t), { key: [...t] }])) });
-const emptyDesired = (): DesiredPolicy => ({ sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), refs: new Map(), refCount: new Map(), garbage: new Map() });
+export const emptyDesired = (): DesiredPolicy => ({ sets: new Map(), chains: new Map(), signatures: new Map(), maps: new Map(MAPS.map((m) => [m.name, new Map()])), uses: new Map(), refs: new Map(), refCount: new Map(), garbage: new Map() });
 
 /** Writes the pod's sets; returns the chain's signature (its rules beyond the fixed ones). */
 function setPodSets(d: DesiredPolicy, ip: string, dir: 'ingress' | 'egress', form: PodForm): string {
@@ -291,6 +302,8 @@ export interface DesiredKeys {
   sets: Iterable<string>;
   chains: Iterable<string>;
   pods: Iterable<string>;
+  /** The maps whose elements for `pods` may change (absent: all). */
+  maps?: string[];
 }
 
 /**
@@ -364,7 +377,7 @@ export function updateDesired(desired: DesiredPolicy, model: PolicyModel, change
       desired.garbage.set(name, now);
     }
   }
-  return { before, keys: { sets: setKeys, chains, pods: podIps } };
+  return { before, keys: { sets: setKeys, chains, pods: podIps, maps: NP_MAPS } };
 }
 
 export interface Collectable {

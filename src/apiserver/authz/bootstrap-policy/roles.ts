@@ -97,7 +97,7 @@ export const clusterRoles: BootstrapClusterRole[] = [
   { name: 'system:node-proxier', rules: [rule(['list', 'watch'], core, ['services', 'endpoints']), rule(Read, core, ['nodes']), eventsRule(), rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices'])] },
   // capstan's own node components (src/cli/node-identities.ts), as upstream's system:kube-dns.
   { name: 'system:capstan-dns', rules: [rule(Read, core, ['services', 'pods', 'namespaces']), rule(Read, ['discovery.k8s.io'], ['endpointslices']), rule(['get'], core, ['nodes'])] },
-  { name: 'system:capstan-network-agent', rules: [rule(['get', 'list', 'watch', 'patch'], core, ['nodes']), rule(['list', 'watch'], core, ['pods', 'namespaces']), rule(['list', 'watch'], ['networking.k8s.io'], ['networkpolicies']), eventsRule()] },
+  { name: 'system:capstan-network-agent', rules: [rule(['get', 'list', 'watch', 'patch'], core, ['nodes']), rule(['list', 'watch'], core, ['pods', 'namespaces']), rule(['list', 'watch'], ['networking.k8s.io'], ['networkpolicies']), rule(['list', 'watch'], ['policy.networking.k8s.io'], ['adminnetworkpolicies', 'baselineadminnetworkpolicies']), eventsRule()] },
   {
     name: 'system:kubelet-api-admin', rules: [
       rule(['get', 'list', 'watch'], core, ['nodes']), rule(['proxy'], core, ['nodes']),

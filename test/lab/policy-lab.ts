@@ -1,0 +1,36 @@
+// The truth-table lab world shared by the NetworkPolicy and AdminNetworkPolicy lab tests:
+// namespaces x, y, z and six pods pinned to nodes, and how to find a pod's network namespace.
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Namespace } from '../native/fixtures/netns.js';
+
+// Where each pod of the scenarios' world lives, and its named container ports (as in policy-scenarios.ts).
+export const PLACEMENT: { ns: string; name: string; node: number; web: number }[] = [
+  { ns: 'x', name: 'a', node: 1, web: 80 }, { ns: 'y', name: 'a', node: 1, web: 80 }, { ns: 'z', name: 'a', node: 1, web: 80 },
+  { ns: 'x', name: 'b', node: 2, web: 81 }, { ns: 'y', name: 'b', node: 2, web: 81 }, { ns: 'z', name: 'b', node: 3, web: 81 },
+];
+export const NAMESPACES = [{ name: 'x', labels: { ns: 'x', team: 'a' } }, { name: 'y', labels: { ns: 'y', team: 'a' } }, { name: 'z', labels: { ns: 'z', team: 'b' } }];
+export const manifests = (): string => [
+  ...NAMESPACES.map((n) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n.name, labels: n.labels } })),
+  ...PLACEMENT.map((p) => ({
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { namespace: p.ns, name: p.name, labels: { app: p.name, role: p.name === 'a' ? 'client' : 'server', tt: 'yes' } },
+    spec: {
+      nodeName: `node-${p.node}`, terminationGracePeriodSeconds: 1,
+      containers: [{
+        name: 'c', image: 'localhost/capstan/busybox:1', command: ['sleep', '100000'],
+        ports: [{ name: 'web', containerPort: p.web, protocol: 'TCP' }, { name: 'dgram', containerPort: 81, protocol: 'UDP' }],
+      }],
+    },
+  })),
+].map((o) => JSON.stringify(o)).join('\n');
+
+/** The network namespace of a pod's processes, found by the pod's UID in their cgroup path. */
+export function podNetns(uid: string): Namespace {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cgroup`, 'utf8').includes(`pod${uid}`)) return { name: `pod-${uid}`, path: `/proc/${pid}/ns/net` };
+    } catch { /* gone meanwhile */ }
+  }
+  throw new Error(`no process of pod ${uid}`);
+}
+
