@@ -113,7 +113,7 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       } finally {
         if (Object.keys(audit).length) {
           Object.assign(a.auditAnnotations ??= {}, audit);
-          deps.log.info('ValidatingAdmissionPolicy audit annotations', { resource: a.info.resource, namespace: a.info.namespace, name: a.info.name, annotations: audit });
+          deps.log.info('ValidatingAdmissionPolicy audit annotations', { resource: a.info.resource, namespace: a.info.namespace, name: a.info.name || a.object?.metadata.name, annotations: audit });
         }
       }
     },
