@@ -23,6 +23,11 @@ export interface AdmissionAttributes {
    * path has no reply to carry them.
    */
   warnings?: string[];
+  /**
+   * What upstream would put in the request's audit event as annotations (capstan has no audit
+   * log: the API server logs them); plugins set keys, as upstream's AddAnnotation.
+   */
+  auditAnnotations?: Record<string, string>;
 }
 
 export interface AdmissionPlugin {

@@ -28,6 +28,7 @@ import { pvcResize } from './admission/pvc-resize.js';
 import { resourceQuota } from './admission/resource-quota.js';
 import { mutatingWebhooks, validatingWebhooks } from './admission/webhook/index.js';
 import { validatingAdmissionPolicy } from './admission/policy/validating.js';
+import { PolicyStatusController } from './admission/policy/typecheck-controller.js';
 import { serviceAccountAdmission } from './admission/serviceaccount.js';
 import { nodeRestriction } from './admission/node-restriction.js';
 import { Discovery, resourceInfos } from './discovery.js';
@@ -145,6 +146,7 @@ export class APIServer {
   private stopNodeGraph?: () => void;
   /** Serves custom resources as their CustomResourceDefinitions come and go. */
   crds?: CRDController;
+  policyStatus?: PolicyStatusController;
   readonly admission: AdmissionChain;
   private metricsScraper?: MetricsScraper;
   private pathHandlers: PathHandler[] = [];
@@ -227,6 +229,8 @@ export class APIServer {
     // definitions come and go; discovery and OpenAPI read it on every request.
     this.crds = new CRDController(this.registries, served, this.cache, this.log);
     this.crds.start();
+    this.policyStatus = new PolicyStatusController(this.registries, this.cache, this.log);
+    this.policyStatus.start();
     let port = this.opts.port ?? 6443;
     const advertise = this.opts.advertiseAddress ?? (this.opts.bindAddress && this.opts.bindAddress !== '0.0.0.0' ? this.opts.bindAddress : '127.0.0.1');
     // The decoders and stores count their fallbacks on this registry (the last server started
@@ -328,6 +332,7 @@ export class APIServer {
     this.policyFeed.stop();
     this.stopNodeGraph?.();
     this.crds?.stop();
+    this.policyStatus?.stop();
     this.metricsScraper?.stop();
     await this.cache.stop();
     for (const l of this.opts.extraListeners ?? []) l.close();

@@ -123,11 +123,22 @@ t.test('excludeResourceRules, objectSelector, failurePolicy on an evaluation err
 
 t.test('Warn binding: a Warning header, the object stored', async (t) => {
   const ns = await namespace();
-  await policy('warn-only', { validations: [{ expression: "has(object.metadata.labels) && 'app' in object.metadata.labels", message: 'configmaps should have an app label' }] }, ns, ['Warn', 'Audit']);
+  await policy('warn-only', {
+    validations: [{ expression: "has(object.metadata.labels) && 'app' in object.metadata.labels", message: 'configmaps should have an app label' }],
+    auditAnnotations: [{ key: 'name', valueExpression: "'cm ' + object.metadata.name" }, { key: 'none', valueExpression: 'null' }],
+  }, ns, ['Warn', 'Audit']);
   await live(ns, async () => String((await create(ns, cm(`probe${Math.random().toString(36).slice(2, 8)}`))).headers.warning ?? '').includes('app label'));
   const res = await create(ns, cm('unlabelled'));
   t.equal(res.status, 201);
   t.match(String(res.headers.warning), `299 - "Validation failed for ValidatingAdmissionPolicy 'warn-only' with binding 'warn-only-binding': configmaps should have an app label"`);
+  // Audit: upstream's validation_failure audit annotation, logged for want of an audit log.
+  const audit = api.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'ValidatingAdmissionPolicy audit annotations' && l.name === 'unlabelled');
+  t.ok(audit, 'the request\'s audit annotations are logged');
+  t.same(JSON.parse(audit?.annotations['validation.policy.admission.k8s.io/validation_failure'] ?? '[]'), [
+    { message: 'configmaps should have an app label', policy: 'warn-only', binding: 'warn-only-binding', expressionIndex: 0, validationActions: ['Warn', 'Audit'] },
+  ]);
+  t.equal(audit?.annotations['warn-only/name'], 'cm unlabelled', 'an auditAnnotation under <policy>/<key>');
+  t.notOk('warn-only/none' in (audit?.annotations ?? {}), 'a null value is left out');
 
   // Under failurePolicy Fail an evaluation error is enforced by the binding's actions: here a warning, not a refusal.
   const ns2 = await namespace();

@@ -1,7 +1,8 @@
-// CEL's optional syntax (`.?`, `[?k]`, optional.of/none, orValue, hasValue) and cel.bind, as
-// users write them through kubectl: in a CRD's x-kubernetes-validations and in a
-// ValidatingAdmissionPolicy. Optional entries in list and map literals are refused with a
-// compilation error naming what is not supported.
+// CEL's optional syntax (`.?`, `[?k]`, optional entries in list and map literals,
+// optional.of/none, orValue, hasValue), cel.bind, comments and RE2 patterns, as users write
+// them through kubectl: in a CRD's x-kubernetes-validations and in a ValidatingAdmissionPolicy.
+// Also what kube-apiserver checks when these are written: the per-rule and whole-schema cost
+// estimates of a CRD, and a policy's type checking in `status.typeChecking`.
 import t from 'tap';
 import { join } from 'node:path';
 import { startAPIServer } from '../helpers/api.js';
@@ -62,10 +63,28 @@ t.test('x-kubernetes-validations with optional syntax and cel.bind', async (t) =
   t.match(zero.stderr, /spec: Invalid value: "object": max must be positive/);
 });
 
-t.test('an optional entry in a list literal is refused when the CRD is written', async (t) => {
-  const r = await k(['apply', '-f', '-'], crd('            - rule: "size([?self.?size]) == 1"'));
-  t.not(r.code, 0);
-  t.match(r.stderr, /x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed: ERROR: <input>:1:6: Syntax error: unsupported optional syntax/);
+t.test('optional literal entries, comments and RE2 patterns in rules', async (t) => {
+  await k.ok(['apply', '-f', '-'], crdOf('slots', 'Slot', `            x-kubernetes-validations:
+            - rule: "size([?self.?a, ?self.?b]) <= 1 // at most one of a and b"
+              message: a and b are exclusive
+            - rule: "{'n': 1, ?'a': self.?a}.size() >= 1"
+            - rule: "!has(self.a) || self.a.matches('^(?i)[[:alpha:]]+$')"
+              message: a is letters only
+            properties:
+              a: {type: string}
+              b: {type: string}`));
+  await k.ok(['wait', '--for=condition=Established', '--timeout=20s', 'crd/slots.cel.example.com']);
+  const slot = (name: string, spec: string) => `apiVersion: cel.example.com/v1\nkind: Slot\nmetadata: {name: ${name}}\nspec: ${spec}\n`;
+  await eventually(async () => (await k(['create', '--dry-run=server', '-f', '-'], slot('probe', '{}'))).code === 0, 15_000, 'slots served');
+  t.equal((await k(['create', '-f', '-'], slot('one', '{a: Abc}'))).code, 0);
+  t.match((await k(['create', '-f', '-'], slot('two', '{a: x, b: z}'))).stderr, /spec: Invalid value: "object": a and b are exclusive/);
+  t.match((await k(['create', '-f', '-'], slot('digits', '{a: a1}'))).stderr, /spec: Invalid value: "object": a is letters only/);
+  const look = await k(['apply', '-f', '-'], crdOf('looks', 'Look', `            x-kubernetes-validations:
+            - rule: "self.a.matches('^x(?!y)')"
+            properties:
+              a: {type: string}`));
+  t.not(look.code, 0);
+  t.match(look.stderr, /x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed: ERROR: <input>:1:\d+: invalid matches argument: error parsing regexp: invalid or unsupported Perl syntax: `\(\?!`/);
 });
 
 t.test('a ValidatingAdmissionPolicy with optional syntax and cel.bind', async (t) => {
@@ -108,10 +127,68 @@ t.test('a rule whose estimated cost exceeds the budget is refused when the CRD i
   const quadratic = 'self.all(x, self.exists_one(y, x == y))';
   const r = await k(['apply', '-f', '-'], tags('', quadratic));
   t.not(r.code, 0);
-  t.match(r.stderr, 'The CustomResourceDefinition "tagsets.cel.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)');
+  const path = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].x-kubernetes-validations[0].rule';
+  const hint = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+  t.match(r.stderr, 'The CustomResourceDefinition "tagsets.cel.example.com" is invalid: ');
+  t.match(r.stderr, `* ${path}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${hint}`);
+  // Alone it is also over the whole schema's total, which upstream reports too.
+  t.match(r.stderr, `* ${path}: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema`);
+  t.match(r.stderr, `* spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${hint}`);
   t.equal((await k(['get', 'crd', 'tagsets.cel.example.com'])).code, 1, 'not created');
   const bounded = await k(['apply', '-f', '-'], tags('maxItems: 20', quadratic));
   t.equal(bounded.code, 0, `with maxItems the same rule is accepted: ${bounded.stderr}`);
   const linear = await k(['apply', '-f', '-'], tags('', 'self.all(x, x.size() < 64)'));
   t.equal(linear.code, 0, `a linear rule over an unbounded list is accepted: ${linear.stderr}`);
+});
+
+t.test('rules within their own budget but over the whole-schema total are refused', async (t) => {
+  const rules = Array.from({ length: 30 }, (_, i) => `                  - rule: "self.s.contains('${i}')"`).join('\n');
+  const spec = (maxLength: number) => `            properties:
+              items:
+                type: array
+                maxItems: 1000
+                items:
+                  type: object
+                  properties: {s: {type: string, maxLength: ${maxLength}}}
+                  x-kubernetes-validations:
+${rules}`;
+  const r = await k(['apply', '-f', '-'], crdOf('totals', 'Total', spec(50000)));
+  t.not(r.code, 0);
+  t.match(r.stderr, /spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.properties\[items\]\.items\.x-kubernetes-validations\[\d+\]\.rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema/);
+  t.match(r.stderr, /spec\.versions\[0\]\.schema\.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of 1\.5x/);
+  t.equal((await k(['get', 'crd', 'totals.cel.example.com'])).code, 1, 'not created');
+  const ok = await k(['apply', '-f', '-'], crdOf('totals', 'Total', spec(1000)));
+  t.equal(ok.code, 0, `with shorter strings it fits: ${ok.stderr}`);
+});
+
+t.test('a policy\'s expressions are type checked against the kinds it matches: kubectl shows status.typeChecking', async (t) => {
+  const vap = (expression: string) => `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: typed}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments, replicasets]}]
+  validations:
+  - expression: "${expression}"
+`;
+  await k.ok(['apply', '-f', '-'], vap("object.replicas > 1 && params.data.max != ''"));
+  let status: { observedGeneration?: number; typeChecking?: { expressionWarnings?: { fieldRef: string; warning: string }[] } } = {};
+  await eventually(async () => {
+    status = JSON.parse(await k.ok(['get', 'validatingadmissionpolicy', 'typed', '-o', 'json'])).status ?? {};
+    return status.observedGeneration === 1;
+  }, 15_000, 'the policy to be type checked');
+  t.same(status.typeChecking, { expressionWarnings: [{
+    fieldRef: 'spec.validations[0].expression',
+    warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n | object.replicas > 1 && params.data.max != ''\n | ......^\n"
+      + "apps/v1, Kind=ReplicaSet: ERROR: <input>:1:7: undefined field 'replicas'\n | object.replicas > 1 && params.data.max != ''\n | ......^",
+  }] });
+  const yaml = (await k.ok(['get', 'validatingadmissionpolicy', 'typed', '-o', 'yaml']));
+  t.match(yaml, /typeChecking:\n\s+expressionWarnings:\n\s+- fieldRef: spec\.validations\[0\]\.expression\n\s+warning: \|-?\n\s+apps\/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'/);
+  await k.ok(['apply', '-f', '-'], vap("object.spec.replicas > 1 && params.data.max != ''"));
+  await eventually(async () => {
+    status = JSON.parse(await k.ok(['get', 'validatingadmissionpolicy', 'typed', '-o', 'json'])).status ?? {};
+    return status.observedGeneration === 2;
+  }, 15_000, 'the new generation to be checked');
+  t.same(status.typeChecking, {}, 'fixed: checked, nothing found');
 });

@@ -6,6 +6,7 @@ import { celEnv, celFunc, CelScalar, parse, plan, type CelEnv, type CelResult, t
 import { kubernetesLibrary } from './library/index.js';
 import { tick } from './cost.js';
 import { cachedRegex } from './library/regex.js';
+import { re2, RegexSyntaxError } from './library/re2.js';
 import { desugarOptionals, markOptionalSyntax, sourcePosition } from './optional-syntax.js';
 import { expandBind } from './bind.js';
 
@@ -24,6 +25,8 @@ export interface Program {
   readonly run: (bindings: Record<string, CelInput>) => CelResult;
   /** The checked syntax tree, for the static cost estimate (estimate.ts). */
   readonly expr: Expr;
+  /** Where each node of `expr` is in the expression (type check messages). */
+  readonly sourceInfo?: SourceInfo;
 }
 
 const COST = '@cost';
@@ -60,6 +63,8 @@ function check(e: Expr, declared: ReadonlySet<string>, info: SourceInfo | undefi
           return;
         }
         if (!plannerOps.has(k.value.function) && !env.funcs.find(k.value.function)) errs.push(`ERROR: ${position(info, x.id)}: undeclared reference to '${k.value.function}' (in container '')`);
+        const regexErr = constantRegexError(k.value.function, k.value.target ? k.value.args[0] : k.value.args[1]);
+        if (regexErr) errs.push(`ERROR: ${position(info, x.id)}: ${regexErr}`);
         walk(k.value.target, scope);
         for (const a of k.value.args) walk(a, scope);
         return;
@@ -86,6 +91,21 @@ function check(e: Expr, declared: ReadonlySet<string>, info: SourceInfo | undefi
   };
   walk(e, declared);
   return errs;
+}
+
+const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
+
+/** A constant pattern RE2 refuses is refused when compiling, as cel-go compiles constant patterns ahead. */
+function constantRegexError(fn: string, pattern: Expr | undefined): string | undefined {
+  const k = pattern?.exprKind;
+  if (!REGEX_FUNCTIONS.has(fn) || k?.case !== 'constExpr' || k.value.constantKind.case !== 'stringValue') return undefined;
+  try {
+    re2(k.value.constantKind.value);
+    return undefined;
+  } catch (e) {
+    if (e instanceof RegexSyntaxError) return `invalid ${fn} argument: ${e.message}`;
+    throw e;
+  }
 }
 
 function maxId(e: Expr | undefined, max = 0n): bigint {
@@ -141,16 +161,20 @@ function build(expression: string, declared: ReadonlySet<string>): Program | Com
   } catch (e) {
     return new CompileError(`ERROR: ${(e as Error).message.replace(/^(<input>:\d+:\d+): /, '$1: Syntax error: ')}`);
   }
+  // The package leaves lineOffsets empty; positions on later lines need them (cel-go's: where each line after the first starts).
+  if (parsed.sourceInfo && !parsed.sourceInfo.lineOffsets.length) {
+    for (let i = expression.indexOf('\n'); i >= 0; i = expression.indexOf('\n', i + 1)) parsed.sourceInfo.lineOffsets.push(i + 1);
+  }
   const nextId = { n: maxId(parsed.expr) };
   const syntaxErrs = [
-    ...desugarOptionals(parsed.expr, parsed.sourceInfo, marked.marks, nextId),
+    ...desugarOptionals(parsed.expr, parsed.sourceInfo, marked.marks, nextId, marked.entries),
     ...expandBind(parsed.expr, nextId, (id) => position(parsed.sourceInfo, id)),
   ];
   if (syntaxErrs.length) return new CompileError(syntaxErrs.join('\n'));
   const errs = check(parsed.expr, declared, parsed.sourceInfo, nextId);
   if (errs.length) return new CompileError(errs.join('\n'));
   try {
-    return { expression, run: plan(env, parsed) as Program['run'], expr: parsed.expr };
+    return { expression, run: plan(env, parsed) as Program['run'], expr: parsed.expr, sourceInfo: parsed.sourceInfo };
   } catch (e) {
     return new CompileError(`ERROR: <input>:1:1: ${(e as Error).message}`);
   }

@@ -8,3 +8,4 @@ export { AuthzSession, authorizerValue, type AuthzQuestion, type AuthzAnswer, ty
 export { COST_EXCEEDED } from './cost.js';
 export { optionalOf } from './library/optional.js';
 export { estimateCost, costErrorMessage, maxSize, type SizedSchema } from './estimate.js';
+export { typeCheck, typeOf, formatIssues, DYN, type CelType, type TypeIssue } from './typecheck.js';

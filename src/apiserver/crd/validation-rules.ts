@@ -108,12 +108,19 @@ export function validationRuleErrors(schema: JSONSchemaProps, obj: unknown, old?
 /** Upstream's limit on one rule's estimated cost times how often it may run (StaticEstimatedCostLimit). */
 const RULE_COST_LIMIT = 10_000_000;
 
+/** Upstream's limit on the summed estimated cost of every rule of one version's schema (StaticEstimatedCRDCostLimit). */
+const CRD_COST_LIMIT = 100_000_000;
+/** How many of the most expensive expressions upstream names when the total is over. */
+const MOST_EXPENSIVE = 4;
+
+export interface ExpressionCost { path: string; cost: number }
+
 /**
  * Rules that do not compile, or whose estimated cost (times `cardinality`, how many values
  * of this schema one object may hold) exceeds the budget, for the CRD's own validation
- * (`<path>.x-kubernetes-validations[0].rule`).
+ * (`<path>.x-kubernetes-validations[0].rule`); `costs` gets every expression's estimate.
  */
-export function validationRuleCompileErrors(s: JSONSchemaProps | undefined, path: string, cardinality = 1): FieldError[] {
+export function validationRuleCompileErrors(s: JSONSchemaProps | undefined, path: string, cardinality = 1, costs: ExpressionCost[] = []): FieldError[] {
   if (!s) return [];
   const errs: FieldError[] = [];
   rulesOf(s).forEach((r, i) => {
@@ -127,6 +134,7 @@ export function validationRuleCompileErrors(s: JSONSchemaProps | undefined, path
         continue;
       }
       const cost = estimateCost(program.expr, { self: s, oldSelf: s }) * cardinality;
+      costs.push({ path: `${p}.${field}`, cost });
       if (cost > RULE_COST_LIMIT) {
         const name = field === 'rule' ? 'estimated rule cost' : 'estimated messageExpression cost';
         errs.push({ type: 'FieldValueForbidden', field: `${p}.${field}`, message: costErrorMessage(name, cost, RULE_COST_LIMIT) });
@@ -136,9 +144,25 @@ export function validationRuleCompileErrors(s: JSONSchemaProps | undefined, path
     const reasons = ['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'];
     if (r.reason !== undefined && !reasons.includes(r.reason)) errs.push({ type: 'FieldValueNotSupported', field: `${p}.reason`, message: `${JSON.stringify(r.reason)}: supported values: ${reasons.map((x) => JSON.stringify(x)).join(', ')}` });
   });
-  for (const [k, p] of Object.entries(s.properties ?? {})) errs.push(...validationRuleCompileErrors(p, `${path}.properties[${k}]`, cardinality));
+  for (const [k, p] of Object.entries(s.properties ?? {})) errs.push(...validationRuleCompileErrors(p, `${path}.properties[${k}]`, cardinality, costs));
   const items = itemsOf(s);
-  if (items) errs.push(...validationRuleCompileErrors(items, `${path}.items`, cardinality * maxSize(s)));
-  if (!s.properties && typeof s.additionalProperties === 'object') errs.push(...validationRuleCompileErrors(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, cardinality * maxSize(s)));
+  if (items) errs.push(...validationRuleCompileErrors(items, `${path}.items`, cardinality * maxSize(s), costs));
+  if (!s.properties && typeof s.additionalProperties === 'object') errs.push(...validationRuleCompileErrors(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, cardinality * maxSize(s), costs));
+  return errs;
+}
+
+/**
+ * A version's schema as the CRD's validation sees it: each rule's errors, then, when the
+ * estimates of all its expressions together exceed upstream's per-CRD limit, upstream's
+ * Forbidden on the (at most four) most expensive expressions and on the schema itself.
+ */
+export function schemaRuleErrors(s: JSONSchemaProps | undefined, path: string): FieldError[] {
+  const costs: ExpressionCost[] = [];
+  const errs = validationRuleCompileErrors(s, path, 1, costs);
+  const total = costs.reduce((n, c) => n + c.cost, 0);
+  if (total <= CRD_COST_LIMIT) return errs;
+  const expensive = [...costs].sort((a, b) => b.cost - a.cost).slice(0, MOST_EXPENSIVE);
+  for (const e of expensive) errs.push({ type: 'FieldValueForbidden', field: e.path, message: 'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema' });
+  errs.push({ type: 'FieldValueForbidden', field: path, message: costErrorMessage('x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema', total, CRD_COST_LIMIT) });
   return errs;
 }

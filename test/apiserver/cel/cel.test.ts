@@ -115,7 +115,7 @@ t.test('optional syntax: .? and [?] select and index into optionals; chains stay
   t.equal(run('optional.none().or(optional.of(2)).value()'), 2);
   t.equal(run('optional.ofNonZeroValue("").hasValue() || optional.ofNonZeroValue(0).hasValue()'), false);
   t.throws(() => run('optional.none().value()'), /optional.none\(\) dereference/);
-  t.throws(() => compile('[?object.?x]', ['object']), /^compilation failed: ERROR: <input>:1:1: Syntax error: unsupported optional syntax/);
+  t.throws(() => compile('f(1, ?object)', ['object']), /^compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input '\?'/, 'an optional entry outside a literal');
   t.throws(() => compile('object.?x == nope', ['object']), /<input>:1:14: undeclared reference to 'nope'/, 'positions after .? stay true');
 });
 
@@ -125,4 +125,24 @@ t.test('cel.bind binds a name once', async (t) => {
   t.equal(run('cel.bind(a, 1, cel.bind(b, a + 1, a + b))'), 3);
   t.throws(() => compile('cel.bind(1, 1, 1)', []), /<input>:1:10: cel.bind\(\) variable name must be a simple identifier/);
   t.throws(() => compile('cel.bind(x, 1, y)', []), /undeclared reference to 'y'/);
+});
+
+t.test('optional entries in list and map literals keep only values that are present', async (t) => {
+  const o = { object: { spec: { a: 1, list: [5] } } };
+  t.same(run('[?object.spec.?a, ?object.spec.?nope, 3]', o), [1, 3]);
+  t.same(run('[1, ?optional.none(), ?object.spec.list[?0]]', o), [1, 5]);
+  t.same(run("{'a': 1, ?'b': object.spec.?a, ?'c': object.spec.?nope}", o), { a: 1, b: 1 });
+  t.same(run("{?'k': optional.of([?optional.of(2)])}"), { k: [2] }, 'nested literals');
+  t.equal(run('2 in [?optional.of(2)]'), true, "a literal after 'in'");
+  t.same(run('true ? [?optional.none()] : [1]'), [], "a literal after '?' of a conditional");
+  t.same(run('object.spec.list[?0].hasValue() ? [0] : [1]', o), [0], 'an optional index is still an index');
+  t.throws(() => run('[?1]'), /an optional entry must be an optional/);
+  t.throws(() => run("{'a': 1, ?'a': optional.of(2)}"), /Failed with repeated key: a/);
+});
+
+t.test('comments: // to the end of a line, also on the last line', async (t) => {
+  t.equal(run('1 + 2 // three'), 3);
+  t.equal(run('// leading\n[1, // one\n 2].size() // two'), 2);
+  t.equal(run("'a // not a comment' + '//'"), 'a // not a comment//');
+  t.throws(() => compile('1 + // x\n nope', []), /<input>:2:2: undeclared reference to 'nope'/, 'positions after a comment stay true');
 });

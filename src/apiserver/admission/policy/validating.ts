@@ -2,7 +2,9 @@
 // every binding whose policy matches the request, the policy's CEL runs per parameter object —
 // matchConditions, then variables, then validations — and each failure is acted on as the
 // binding says: Deny refuses the request in upstream's words, Warn adds a Warning header,
-// Audit is logged (capstan has no audit log). An expression that cannot be evaluated, or
+// Audit records upstream's `validation.policy.admission.k8s.io/validation_failure` audit
+// annotation (a JSON list of the failures), as auditAnnotations record `<policy>/<key>`;
+// capstan has no audit log, so the request's annotations are logged. An expression that cannot be evaluated, or
 // parameters that cannot be resolved, fail the request or are ignored by failurePolicy.
 import { celMap, isCelError, celError, type CelInput, type CelValue } from '@bufbuild/cel';
 import type { Fields, KubeObject } from '../../../api/object.js';
@@ -28,7 +30,10 @@ const codes: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Inval
 /** Thrown inside one binding's evaluation when failurePolicy decides (an error, not a validation failure). */
 class PolicyError extends Error {}
 
-interface Failure { message: string; reason: string }
+interface Failure { message: string; reason: string; expressionIndex: number }
+
+/** Upstream's audit annotation key for failures under the Audit action. */
+export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.k8s.io/validation_failure';
 
 async function run(expr: string, vars: Record<string, CelInput>, opts: EvalOptions): Promise<CelValue> {
   try {
@@ -59,7 +64,7 @@ async function evaluatePolicy(spec: Fields, vars: Record<string, CelInput>, opts
     try { variables.set(v.name, await run(v.expression, vars, opts)); } catch (e) { variables.set(v.name, celError((e as Error).message) as never); }
   }
   const failures: Failure[] = [];
-  for (const v of (spec.validations ?? []) as Fields[]) {
+  for (const [expressionIndex, v] of ((spec.validations ?? []) as Fields[]).entries()) {
     const r = await run(v.expression, vars, opts);
     if (r === true) continue;
     if (r !== false) throw new PolicyError(`expression '${v.expression}' resulted in a non-boolean value`);
@@ -70,7 +75,7 @@ async function evaluatePolicy(spec: Fields, vars: Record<string, CelInput>, opts
         if (typeof m === 'string' && m.trim() && !m.includes('\n')) message = m;
       } catch { /* upstream keeps the static message when messageExpression fails */ }
     }
-    failures.push({ message, reason: v.reason ?? 'Invalid' });
+    failures.push({ message, reason: v.reason ?? 'Invalid', expressionIndex });
   }
   return failures;
 }
@@ -102,40 +107,59 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       if (!bindings.length) return;
       const byName = new Map(policies.map((p) => [p.metadata.name!, p]));
       let authz: ReturnType<typeof authzSession> | undefined;
-      for (const binding of [...bindings].sort((x, y) => (x.metadata.name! < y.metadata.name! ? -1 : 1))) {
-        const bspec = (binding.spec ?? {}) as Fields;
-        const policy = byName.get(bspec.policyName);
-        if (!policy) continue;
-        const spec = (policy.spec ?? {}) as Fields;
-        const version = await matchResources(spec.matchConstraints, a, namespaceOf, false);
-        if (!version || !await matchResources(bspec.matchResources, a, namespaceOf, true)) continue;
-        const names = { policy: policy.metadata.name!, binding: binding.metadata.name! };
-        authz ??= authzSession(deps.authorizer, a.user);
-        try {
-          await tracePolicyBinding(a.info, names.policy, names.binding, () => applyBinding(a, spec, bspec, version, names, authz!));
-        } catch (e) {
-          if (e instanceof StatusError) throw e;
-          if (!(e instanceof PolicyError || e instanceof ParamError)) throw e;
-          if (spec.failurePolicy === 'Ignore') {
-            deps.log.warn('ValidatingAdmissionPolicy failed, ignored by its failurePolicy', { ...names, error: e.message });
-            continue;
-          }
-          // Under Fail an error is enforced by the binding's actions, like a false validation.
-          enforce(a, bspec, names, { message: e.message, reason: 'Invalid' });
+      const audit: Record<string, string> = {};
+      try {
+        await validateBindings(a, bindings, byName, audit, () => (authz ??= authzSession(deps.authorizer, a.user)));
+      } finally {
+        if (Object.keys(audit).length) {
+          Object.assign(a.auditAnnotations ??= {}, audit);
+          deps.log.info('ValidatingAdmissionPolicy audit annotations', { resource: a.info.resource, namespace: a.info.namespace, name: a.info.name || a.object?.metadata.name, annotations: audit });
         }
       }
     },
   };
 
-  /** A failure acted on as the binding says: Deny throws, Warn adds a warning, Audit logs. */
-  function enforce(a: AdmissionAttributes, bspec: Fields, names: { policy: string; binding: string }, f: Failure): void {
-    const actions = (bspec.validationActions ?? []) as string[];
-    if (actions.includes('Deny')) throw deny(a, names.policy, names.binding, f);
-    if (actions.includes('Warn')) a.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${names.policy}' with binding '${names.binding}': ${f.message}`);
-    if (actions.includes('Audit')) deps.log.info('ValidatingAdmissionPolicy validation failed (audit)', { ...names, message: f.message });
+  async function validateBindings(a: AdmissionAttributes, bindings: KubeObject[], byName: Map<string, KubeObject>, audit: Record<string, string>, authzFor: () => ReturnType<typeof authzSession>): Promise<void> {
+    for (const binding of [...bindings].sort((x, y) => (x.metadata.name! < y.metadata.name! ? -1 : 1))) {
+      const bspec = (binding.spec ?? {}) as Fields;
+      const policy = byName.get(bspec.policyName);
+      if (!policy) continue;
+      const spec = (policy.spec ?? {}) as Fields;
+      const version = await matchResources(spec.matchConstraints, a, namespaceOf, false);
+      if (!version || !await matchResources(bspec.matchResources, a, namespaceOf, true)) continue;
+      const names = { policy: policy.metadata.name!, binding: binding.metadata.name! };
+      const authz = authzFor();
+      try {
+        await tracePolicyBinding(a.info, names.policy, names.binding, () => applyBinding(a, spec, bspec, version, names, authz, audit));
+      } catch (e) {
+        if (e instanceof StatusError) throw e;
+        if (!(e instanceof PolicyError || e instanceof ParamError)) throw e;
+        if (spec.failurePolicy === 'Ignore') {
+          deps.log.warn('ValidatingAdmissionPolicy failed, ignored by its failurePolicy', { ...names, error: e.message });
+          continue;
+        }
+        // Under Fail an error is enforced by the binding's actions, like a false validation.
+        enforce(a, bspec, names, { message: e.message, reason: 'Invalid', expressionIndex: 0 }, audit);
+      }
+    }
   }
 
-  async function applyBinding(a: AdmissionAttributes, spec: Fields, bspec: Fields, version: string, names: { policy: string; binding: string }, authz: ReturnType<typeof authzSession>): Promise<void> {
+  /**
+   * A failure acted on as the binding says: Deny throws, Warn adds a warning, Audit adds it to
+   * the request's validation_failure annotation (recorded before a Deny throws, as upstream).
+   */
+  function enforce(a: AdmissionAttributes, bspec: Fields, names: { policy: string; binding: string }, f: Failure, audit: Record<string, string>): void {
+    const actions = (bspec.validationActions ?? []) as string[];
+    if (actions.includes('Audit')) {
+      const failures = JSON.parse(audit[VALIDATION_FAILURE_ANNOTATION] ?? '[]') as unknown[];
+      failures.push({ message: f.message, policy: names.policy, binding: names.binding, expressionIndex: f.expressionIndex, validationActions: actions });
+      audit[VALIDATION_FAILURE_ANNOTATION] = JSON.stringify(failures);
+    }
+    if (actions.includes('Deny')) throw deny(a, names.policy, names.binding, f);
+    if (actions.includes('Warn')) a.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${names.policy}' with binding '${names.binding}': ${f.message}`);
+  }
+
+  async function applyBinding(a: AdmissionAttributes, spec: Fields, bspec: Fields, version: string, names: { policy: string; binding: string }, authz: ReturnType<typeof authzSession>, audit: Record<string, string>): Promise<void> {
     // A policy with a paramKind bound without a paramRef runs with params null, as upstream.
     let params: (KubeObject | null)[] = [null];
     if (spec.paramKind && bspec.paramRef) {
@@ -151,11 +175,12 @@ export function validatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     base.namespaceObject = toCel(ns && { apiVersion: 'v1', kind: 'Namespace', ...ns });
     for (const p of params) {
       const failures = await evaluatePolicy(spec, { ...base, params: toCel(p) }, { authz });
-      for (const f of failures) enforce(a, bspec, names, f);
+      for (const f of failures) enforce(a, bspec, names, f, audit);
     }
     for (const aa of (spec.auditAnnotations ?? []) as Fields[]) {
       const v = await run(aa.valueExpression, { ...base, params: toCel(params[0]) }, { authz }).catch(() => null);
-      if (v !== null && !isCelError(v)) deps.log.info('ValidatingAdmissionPolicy audit annotation', { key: `${names.policy}/${aa.key}`, value: fromCel(v) });
+      // A null value leaves the annotation out, as upstream.
+      if (v !== null && !isCelError(v)) audit[`${names.policy}/${aa.key}`] = typeof v === 'string' ? v : JSON.stringify(fromCel(v));
     }
   }
 }

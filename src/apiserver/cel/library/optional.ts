@@ -2,12 +2,13 @@
 // `optional.ofNonZeroValue(x)`, and on an optional hasValue(), value(), orValue(x), or(opt);
 // `oldSelf` under optionalOldSelf is one. The selection and indexing behind `a.?b` and
 // `a[?k]` (optional-syntax.ts rewrites the syntax into these calls) give an optional.
-import { celFunc, celMap, celMethod, CelScalar, isCelList, isCelMap, isCelUint, type CelFunc, type CelInput, type CelMap, type CelValue } from '@bufbuild/cel';
+import { celFunc, celList, celMap, celMethod, CelScalar, isCelList, listType, isCelMap, isCelUint, type CelFunc, type CelInput, type CelList, type CelMap, type CelValue } from '@bufbuild/cel';
 import { anyMap, fieldsOf } from './opaque.js';
-import { OPTIONAL_INDEX, OPTIONAL_SELECT } from '../optional-syntax.js';
+import { OPTIONAL_INDEX, OPTIONAL_LIST, OPTIONAL_MAP, OPTIONAL_SELECT } from '../optional-syntax.js';
 import { typeName } from '../values.js';
 
 const TYPE = 'optional_type';
+const anyList = listType(CelScalar.DYN);
 
 export function optionalOf(v: CelInput | undefined): CelMap {
   return celMap(new Map<string, CelInput>(v === undefined ? [['@type', TYPE]] : [['@type', TYPE], ['value', v]]));
@@ -42,6 +43,40 @@ function entry(on: CelValue, key: CelValue, op: string): CelMap {
   throw new Error(`found no matching overload for '${op}' applied to '(${typeName(v)}, ${typeName(key)})'`);
 }
 
+/** An optional literal entry's value, or undefined for none; anything but an optional is an overload miss, as cel-go's checker refuses it. */
+function entryValue(v: CelValue, literal: string): CelValue | undefined {
+  if (!isOptional(v)) throw new Error(`found no matching overload for '${literal}' applied to '(${typeName(v)})': an optional entry must be an optional`);
+  return present(v) ? v.get('value') as CelValue : undefined;
+}
+
+const indexSet = (l: CelList) => new Set([...l].map((i) => Number(i as bigint)));
+
+/** `[a, ?b]`: the elements, an optional one only when it has a value. */
+function optionalList(elements: CelList, optional: CelList): CelList {
+  const opt = indexSet(optional);
+  const out: CelValue[] = [];
+  [...elements].forEach((v, i) => {
+    if (!opt.has(i)) { out.push(v); return; }
+    const x = entryValue(v, 'list');
+    if (x !== undefined) out.push(x);
+  });
+  return celList(out as CelInput[]);
+}
+
+/** `{k: v, ?k2: v2}`: the entries, an optional one only when its value has one; repeated keys fail as in cel-go. */
+function optionalMap(keys: CelList, values: CelList, optional: CelList): CelMap {
+  const opt = indexSet(optional);
+  const vals = [...values];
+  const out = new Map<CelInput, CelInput>();
+  [...keys].forEach((k, i) => {
+    const key = k as CelInput;
+    if (out.has(key)) throw new Error(`Failed with repeated key: ${String(k)}`);
+    const v = opt.has(i) ? entryValue(vals[i], 'map') : vals[i];
+    if (v !== undefined) out.set(key, v as CelInput);
+  });
+  return celMap(out as never);
+}
+
 export const optionalLibrary: CelFunc[] = [
   celMethod('hasValue', anyMap, [], CelScalar.BOOL, function () { return present(fieldsOf(this, TYPE, 'hasValue')); }),
   celMethod('value', anyMap, [], CelScalar.DYN, function () {
@@ -59,4 +94,6 @@ export const optionalLibrary: CelFunc[] = [
   celFunc('optional.ofNonZeroValue', [CelScalar.DYN], CelScalar.DYN, (v) => optionalOf(zero(v) ? undefined : v as CelInput)),
   celFunc(OPTIONAL_SELECT, [CelScalar.DYN, CelScalar.STRING], CelScalar.DYN, (on, field) => entry(on, field, '_?._')),
   celFunc(OPTIONAL_INDEX, [CelScalar.DYN, CelScalar.DYN], CelScalar.DYN, (on, key) => entry(on, key, '_[?_]')),
+  celFunc(OPTIONAL_LIST, [anyList, anyList], anyList, optionalList),
+  celFunc(OPTIONAL_MAP, [anyList, anyList, anyList], anyMap, optionalMap),
 ];

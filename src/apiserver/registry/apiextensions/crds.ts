@@ -8,11 +8,11 @@ import { specOf, validateCRD, validateCRDUpdate } from '../../../api/apiextensio
 import { identityVersion, specStrategy, statusStrategy } from '../common.js';
 import type { ResourceDef } from '../types.js';
 import type { FieldError } from '../../../api/validation.js';
-import { validationRuleCompileErrors } from '../../crd/validation-rules.js';
+import { schemaRuleErrors } from '../../crd/validation-rules.js';
 
-/** x-kubernetes-validations that do not compile (CEL lives in the API server, not in src/api). */
+/** x-kubernetes-validations that do not compile or cost too much (CEL lives in the API server, not in src/api). */
 function ruleCompileErrors(o: KubeObject): FieldError[] {
-  return (specOf(o)?.versions ?? []).flatMap((v, i) => validationRuleCompileErrors(v.schema?.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`));
+  return (specOf(o)?.versions ?? []).flatMap((v, i) => schemaRuleErrors(v.schema?.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`));
 }
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
