@@ -4,8 +4,8 @@
 // CreateContainer, StartContainer; same containerd, CNI and concurrency, no kubelet, no API),
 // so the report can say what the kubelet and API path add at p50 and p99. containerd runs privately in a scratch network namespace (ptp + host-local CNI);
 // the API server and the kubelet run in this process, as in `capstan up`.
-//   node dist/bench/pod-startup.js [pods=50] [parallel-pod-starts=10,0]
-// (each value of the second argument is one run on a fresh containerd; 0 = unbounded)
+//   node dist/bench/pod-startup.js [pods=50] [parallel-pod-starts=10,0] [rounds=2]
+// (each value of the second argument is `rounds` alternating floor/kubelet rounds; 0 = unbounded)
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CRIClient, type CRIMethod } from '../cri/index.js';
@@ -16,7 +16,7 @@ import { Semaphore } from '../src/kubelet/semaphore.js';
 import type { CRIClient as CRI, PodSandboxConfig } from '../cri/index.js';
 import { BUSYBOX_IMAGE } from '../src/kubelet/images/index.js';
 import { logger } from '../src/log/index.js';
-import { startBenchNode } from './lib/node-env.js';
+import { startBenchNode, type BenchNode } from './lib/node-env.js';
 import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
@@ -24,7 +24,7 @@ import { containerd } from './lib/prereq.js';
 
 let PODS = 50;
 let PARALLEL = [10, 0];
-const NODE = 'bench-node';
+let ROUNDS = 2;
 
 /** The same pods through CRI alone, `parallel` at a time (0 = all at once): ms from the
  *  common start to each StartContainer's return. Everything is removed afterwards. */
@@ -56,34 +56,40 @@ async function criFloor(cri: CRI, cgroupParent: string, logDir: string, parallel
   return lat;
 }
 
-async function runOnce(parallelPodStarts: number, rec: Recorder, progress: Progress): Promise<string> {
+/** Everything containerd holds goes (between rounds, so each round starts on an empty runtime). */
+async function clearRuntime(cri: CRI): Promise<void> {
+  for (const sb of await cri.listPodSandbox()) {
+    await cri.stopPodSandbox(sb.id);
+    await cri.removePodSandbox(sb.id);
+  }
+}
+
+interface KubeletRound { lat: number[]; wall: number; running: number; times: number[] }
+
+/** One round through the kubelet: a fresh kubelet (events on, as `capstan kubelet` defaults)
+ *  for a node of its own, `PODS` pods created at once, ms from each create to Running. */
+async function kubeletRound(node: BenchNode, round: string, parallelPodStarts: number, cri: Map<CRIMethod, number[]>): Promise<KubeletRound> {
+  const { env, clients, watcherClients } = node;
   const teardowns: (() => unknown)[] = [];
-  const t = { teardown: (fn: () => unknown) => { teardowns.unshift(fn); } };
-  const cri = new Map<CRIMethod, number[]>();
-  let body = '';
+  const nodeName = `bench-node-${round}`;
   try {
-    const { env, clients, watcherClients } = await startBenchNode(t, 'pod-startup');
     const runtime = new CRIClient({
       socket: env.containerd.socket,
       observe: (m, ms) => { const s = cri.get(m) ?? []; s.push(ms); cri.set(m, s); },
     });
-    t.teardown(() => runtime.close());
-    progress(`parallelPodStarts=${parallelPodStarts}: CRI floor`);
-    const floorSamples = await criFloor(env.client, env.cgroupParent, join(env.dir, 'floor-logs'), parallelPodStarts);
-    const floor = summarize(floorSamples);
+    teardowns.unshift(() => runtime.close());
     const kubelet = new Kubelet({
-      nodeName: NODE, clients, runtime, rootDir: join(env.dir, 'kubelet'), cgroupRoot: env.cgroupParent, nodeIP: '127.0.0.1',
-      resolvConf: '/dev/null', log: logger('kubelet', {}, () => undefined), parallelPodStarts,
+      nodeName, clients, runtime, rootDir: join(env.dir, `kubelet-${round}`), cgroupRoot: env.cgroupParent, nodeIP: '127.0.0.1',
+      resolvConf: '/dev/null', log: logger('kubelet', {}, () => undefined), parallelPodStarts, eventsSocket: env.containerd.socket,
     });
     await kubelet.start();
-    t.teardown(() => kubelet.stop());
-    cri.clear();
+    teardowns.unshift(() => kubelet.stop());
 
     const createdAt = new Map<string, number>();
     const runningAt = new Map<string, number>();
     let allRunning!: () => void;
     const done = new Promise<void>((r) => { allRunning = r; });
-    const watch = new SharedInformer(watcherClients.resource(resources.pods), { fieldSelector: `spec.nodeName=${NODE}` });
+    const watch = new SharedInformer(watcherClients.resource(resources.pods), { fieldSelector: `spec.nodeName=${nodeName}` });
     const seen = (p: KubeObject) => {
       const name = p.metadata.name ?? '';
       if (p.status?.phase === 'Running' && !runningAt.has(name)) {
@@ -93,19 +99,20 @@ async function runOnce(parallelPodStarts: number, rec: Recorder, progress: Progr
     };
     watch.addEventHandler({ onAdd: seen, onUpdate: (_o, p) => seen(p), onDelete: () => undefined });
     watch.start();
-    t.teardown(() => watch.stop());
+    teardowns.unshift(() => watch.stop());
     await watch.waitForSync();
+    // Measured from here: CRI calls made while the pods start.
+    for (const k of [...cri.keys()]) cri.delete(k);
 
     const pods = watcherClients.resource(resources.pods);
-    progress(`parallelPodStarts=${parallelPodStarts}: ${PODS} pods through the kubelet`);
     const start = performance.now();
     await Promise.all(Array.from({ length: PODS }, (_, i) => {
-      const name = `p${String(i).padStart(3, '0')}`;
+      const name = `${round}-p${String(i).padStart(3, '0')}`;
       createdAt.set(name, performance.now());
       return pods.create('default', {
         apiVersion: 'v1', kind: 'Pod', metadata: { name },
         spec: {
-          nodeName: NODE, terminationGracePeriodSeconds: 0,
+          nodeName, terminationGracePeriodSeconds: 0,
           containers: [{ name: 'main', image: BUSYBOX_IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] }],
         },
       });
@@ -114,50 +121,103 @@ async function runOnce(parallelPodStarts: number, rec: Recorder, progress: Progr
     await done;
     clearTimeout(timeout);
     const wall = performance.now() - start;
-    const lat = [...runningAt].map(([name, at]) => at - createdAt.get(name)!);
-    const s = summarize(lat);
-    const figure = `create → Running, parallelPodStarts=${parallelPodStarts || 'unbounded'}`;
-    const kubeletMetric = rec.metric({ figure, system: 'capstan kubelet', unit: 'ms', samples: lat, rate: runningAt.size / (wall / 1000), times: [...runningAt.values()].map((at) => (at - start) / 1000).sort((a, b) => a - b) });
-    const floorMetric = rec.metric({ figure, system: 'CRI floor (no kubelet)', baseline: true, unit: 'ms', samples: floorSamples, times: floorSamples.map((ms) => ms / 1000).sort((a, b) => a - b) });
-    rec.ratio(kubeletMetric, floorMetric, 'p50');
-    rec.ratio(kubeletMetric, floorMetric, 'p99');
-    for (const [m, samples] of cri) rec.metric({ figure: `CRI calls by the kubelet, parallelPodStarts=${parallelPodStarts || 'unbounded'}`, system: m, unit: 'ms', samples });
-    const totalCRI = [...cri.values()].flat().reduce((a, b) => a + b, 0);
-    const rows = [...cri].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0)).map(([m, samples]) => {
-      const sum = samples.reduce((a, b) => a + b, 0);
-      const ss = summarize(samples);
-      return [m, ss.n, fmtMs(ss.p50), fmtMs(ss.p99), fmtMs(sum), `${((sum / totalCRI) * 100).toFixed(1)}%`];
-    });
-    body = `### parallelPodStarts = ${parallelPodStarts || 'unbounded'}
+    return {
+      lat: [...runningAt].map(([name, at]) => at - createdAt.get(name)!), wall, running: runningAt.size,
+      times: [...runningAt.values()].map((at) => (at - start) / 1000).sort((a, b) => a - b),
+    };
+  } finally {
+    for (const fn of teardowns) await fn();
+    await clearRuntime(env.client);
+  }
+}
 
-${PODS} pods (busybox \`sleep\`, image present, IfNotPresent) bound to one node with \`spec.nodeName\` and created at once through the API; latency is from each create call to the watch event showing \`phase: Running\`. ${runningAt.size}/${PODS} reached Running; all within ${fmtMs(wall)} wall. API server, kubelet and watcher share one Node process (as in \`capstan up\`); containerd 1.6 with ptp + host-local CNI in a scratch network namespace. Shared 2-core VM, load average ${loadavg()[0]!.toFixed(1)} at the end.
+const ratioText = (a: number, b: number) => `+${fmtMs(a - b)} (${(a / b).toFixed(2)}×)`;
+
+async function runParallel(node: BenchNode, parallelPodStarts: number, rec: Recorder, progress: Progress): Promise<string> {
+  const label = parallelPodStarts || 'unbounded';
+  const kubeletLat: number[] = [];
+  const floorLat: number[] = [];
+  const cri = new Map<CRIMethod, number[]>();
+  const allCRI = new Map<CRIMethod, number[]>();
+  const roundRows: (string | number)[][] = [];
+  let times: number[] = [];
+  let wall = 0;
+  let running = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    // Alternating order, so neither side always runs on the warmer (or busier) machine.
+    const order = r % 2 === 0 ? ['floor', 'kubelet'] : ['kubelet', 'floor'];
+    let f: number[] = [];
+    let k!: KubeletRound;
+    const loadBefore = loadavg()[0]!;
+    for (const side of order) {
+      progress(`parallelPodStarts=${label} round ${r + 1}/${ROUNDS}: ${side}`);
+      if (side === 'floor') {
+        f = await criFloor(node.env.client, node.env.cgroupParent, join(node.env.dir, `floor-logs-${parallelPodStarts}-${r}`), parallelPodStarts);
+        await clearRuntime(node.env.client);
+      } else {
+        k = await kubeletRound(node, `r${parallelPodStarts}x${r}`, parallelPodStarts, cri);
+        for (const [m, s] of cri) allCRI.set(m, [...(allCRI.get(m) ?? []), ...s]);
+      }
+    }
+    kubeletLat.push(...k.lat);
+    floorLat.push(...f);
+    times = [...times, ...k.times];
+    wall = Math.max(wall, k.wall);
+    running += k.running;
+    const ks = summarize(k.lat), fs = summarize(f);
+    roundRows.push([`${r + 1} (${order.join(' first, ')} second)`, `${loadBefore.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+      fmtMs(ks.p50), fmtMs(fs.p50), `${(ks.p50 / fs.p50).toFixed(2)}×`, fmtMs(ks.p99), fmtMs(fs.p99), `${(ks.p99 / fs.p99).toFixed(2)}×`]);
+  }
+  const s = summarize(kubeletLat);
+  const floor = summarize(floorLat);
+  const figure = `create → Running, parallelPodStarts=${label}`;
+  const kubeletMetric = rec.metric({ figure, system: 'capstan kubelet', unit: 'ms', samples: kubeletLat, times: times.sort((a, b) => a - b) });
+  const floorMetric = rec.metric({ figure, system: 'CRI floor (no kubelet)', baseline: true, unit: 'ms', samples: floorLat, times: floorLat.map((ms) => ms / 1000).sort((a, b) => a - b) });
+  rec.ratio(kubeletMetric, floorMetric, 'p50');
+  rec.ratio(kubeletMetric, floorMetric, 'p99');
+  for (const [m, samples] of allCRI) rec.metric({ figure: `CRI calls by the kubelet, parallelPodStarts=${label}`, system: m, unit: 'ms', samples });
+  const totalCRI = [...allCRI.values()].flat().reduce((a, b) => a + b, 0);
+  const rows = [...allCRI].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0)).map(([m, samples]) => {
+    const sum = samples.reduce((a, b) => a + b, 0);
+    const ss = summarize(samples);
+    return [m, ss.n, fmtMs(ss.p50), fmtMs(ss.p99), fmtMs(sum), `${((sum / totalCRI) * 100).toFixed(1)}%`];
+  });
+  return `### parallelPodStarts = ${label}
+
+${PODS} pods (busybox \`sleep\`, image present, IfNotPresent) bound to one node with \`spec.nodeName\` and created at once through the API; latency is from each create call to the watch event showing \`phase: Running\`. ${ROUNDS} rounds, floor and kubelet alternating which goes first, each round on an emptied containerd and a fresh kubelet (container events on, as \`capstan kubelet\` defaults); ${running}/${PODS * ROUNDS} reached Running, each round within ${fmtMs(wall)} wall at most. API server, kubelet and watcher share one Node process (as in \`capstan up\`); containerd 1.6 with ptp + host-local CNI in a scratch network namespace. Shared 2-core VM.
+
+${table(['round', 'load average', 'kubelet p50', 'floor p50', 'p50 ratio', 'kubelet p99', 'floor p99', 'p99 ratio'], roundRows)}
+
+All rounds together:
 
 ${table(['create → Running', 'n', 'p50', 'p99', 'max'], [
     ['through the kubelet', s.n, fmtMs(s.p50), fmtMs(s.p99), fmtMs(s.max)],
     ['CRI floor (no kubelet)', floor.n, fmtMs(floor.p50), fmtMs(floor.p99), fmtMs(floor.max)],
-    ['kubelet overhead', '', `+${fmtMs(s.p50 - floor.p50)} (${(s.p50 / floor.p50).toFixed(2)}×)`, `+${fmtMs(s.p99 - floor.p99)} (${(s.p99 / floor.p99).toFixed(2)}×)`, ''],
+    ['kubelet overhead', '', ratioText(s.p50, floor.p50), ratioText(s.p99, floor.p99), ''],
   ])}
 
-The floor starts the same ${PODS} pods on the same containerd first, straight through CRI —
+The floor starts the same ${PODS} pods on the same containerd straight through CRI —
 RunPodSandbox (same CNI), CreateContainer, StartContainer, ${parallelPodStarts || 'all'} at a time as
 the kubelet's bound — timed from one common start to each StartContainer's return, then removes
 them. The kubelet's figure adds the API server (create, watch, status write), the informer,
-the pod worker's List/Status reads, ImageStatus, volumes and status computation.
+the pod worker's runtime reads, ImageStatus, volumes and status computation.
 
-CRI calls made by the kubelet during the run (sum of per-call wall time; calls overlap, so the sum exceeds the wall time; share = of all CRI time):
+CRI calls made by the kubelet while its pods started, all rounds (sum of per-call wall time; calls overlap, so the sum exceeds the wall time; share = of all CRI time):
 
 ${table(['call', 'n', 'p50', 'p99', 'sum', 'share'], rows)}
 `;
-  } finally {
-    for (const fn of teardowns) await fn();
-  }
-  return body;
 }
 
 async function main(progress: Progress) {
   const sections: string[] = [];
   const rec = new Recorder();
-  for (const p of PARALLEL) sections.push(await runOnce(p, rec, progress));
+  const teardowns: (() => unknown)[] = [];
+  try {
+    const node = await startBenchNode({ teardown: (fn) => { teardowns.unshift(fn); } }, 'pod-startup');
+    for (const p of PARALLEL) sections.push(await runParallel(node, p, rec, progress));
+  } finally {
+    for (const fn of teardowns) await fn();
+  }
   return rec.output(writeReport('pod-startup', 'Pod startup latency (create → Running) through the kubelet', `${sections.join('\n')}
 The kubelet bounds pod starts in flight (sandbox creation through the first containers) at
 10 by default (\`parallelPodStarts\`). containerd splits the 2 cores between concurrent
@@ -173,11 +233,13 @@ of runtime time for 50 pods, ≈ 5.5 s of wall time with both cores. Single pods
 export const suite = defineSuite({
   name: 'pod-startup',
   title: 'Pod startup latency (create → Running) through the kubelet',
-  params: { full: { pods: PODS, parallelPodStarts: PARALLEL }, quick: { pods: 10, parallelPodStarts: [10] } },
+  params: { full: { pods: PODS, parallelPodStarts: PARALLEL, rounds: ROUNDS }, quick: { pods: 10, parallelPodStarts: [10], rounds: 2 } },
   requires: [containerd],
-  fromArgv: (argv, full) => ({ pods: Number(argv[0] ?? full.pods), parallelPodStarts: argv[1] ? argv[1].split(',').map(Number) : full.parallelPodStarts }),
+  fromArgv: (argv, full) => ({
+    pods: Number(argv[0] ?? full.pods), parallelPodStarts: argv[1] ? argv[1].split(',').map(Number) : full.parallelPodStarts, rounds: Number(argv[2] ?? full.rounds),
+  }),
   run: (p, progress) => {
-    [PODS, PARALLEL] = [p.pods, p.parallelPodStarts];
+    [PODS, PARALLEL, ROUNDS] = [p.pods, p.parallelPodStarts, p.rounds];
     return main(progress);
   },
 });

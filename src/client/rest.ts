@@ -4,6 +4,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import { APIError, type StatusBody } from './errors.js';
 import type { ClientConfig } from './kubeconfig.js';
@@ -105,7 +106,10 @@ export class RESTClient {
 
   private newAgent(): Agent {
     const c = this.config;
-    return new Agent({ keepAlive: true, maxSockets: 64, ca: c.caPem, cert: c.certPem, key: c.keyPem, rejectUnauthorized: !c.insecureSkipTLSVerify });
+    // One TLS context for every connection: without it each new connection parses the CA,
+    // certificate and key again (a burst of 50 requests opens 50 connections).
+    const secureContext = createSecureContext({ ca: c.caPem, cert: c.certPem, key: c.keyPem });
+    return new Agent({ keepAlive: true, maxSockets: 64, ca: c.caPem, cert: c.certPem, key: c.keyPem, secureContext, rejectUnauthorized: !c.insecureSkipTLSVerify });
   }
 
   /**

@@ -1,6 +1,6 @@
 // The /etc/hosts the kubelet writes for each pod and mounts into its containers
 // (containerd would otherwise copy the host's own file in).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { podDir } from './volumes.js';
 import type { Pod } from '../api/kinds.js';
@@ -26,11 +26,14 @@ export function hostsFileContent(pod: Pod, podIPs: string[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Writes the pod's hosts file and returns its path. */
-export function writeHostsFile(root: string, pod: Pod, podIPs: string[]): string {
+/** Writes the pod's hosts file (unless it holds `written` already) and returns its path and content. */
+export async function writeHostsFile(root: string, pod: Pod, podIPs: string[], written?: string): Promise<{ path: string; content: string }> {
   const dir = podDir(root, pod.metadata.uid as string);
-  mkdirSync(dir, { recursive: true });
   const path = join(dir, 'etc-hosts');
-  writeFileSync(path, hostsFileContent(pod, podIPs), { mode: 0o644 });
-  return path;
+  const content = hostsFileContent(pod, podIPs);
+  if (content !== written) {
+    await mkdir(dir, { recursive: true });
+    await writeFile(path, content, { mode: 0o644 });
+  }
+  return { path, content };
 }

@@ -3,7 +3,7 @@
 // PullImage for Always or when missing, Never fails when missing. Failed pulls back off
 // per pod and image (ErrImagePull, then ImagePullBackOff). Credentials come from the pod's
 // imagePullSecrets (the ServiceAccount's are copied into the pod at admission, as upstream).
-import { isCRIError, type CRIRuntime } from '../../cri/index.js';
+import { isCRIError, type CRIRuntime, type Image } from '../../cri/index.js';
 import type { EventRecorder } from '../client/index.js';
 import { Backoff } from './backoff.js';
 import type { Pod, Secret } from '../api/kinds.js';
@@ -71,13 +71,28 @@ export class ImageManager {
     throw new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
   }
 
+  /** ImageStatus of these containers' images, asked now (beside the sandbox's creation) for
+   *  their ensure() to use, instead of after the sandbox is up. */
+  lookAhead(pod: Pod, containers: Container[]): void {
+    for (const c of containers) {
+      if (!c.image || pullPolicy(c) === 'Always') continue;
+      const key = `${pod.metadata.uid}/${c.image}`;
+      if (!this.ahead.has(key)) this.ahead.set(key, this.runtime.imageStatus(c.image).then((r) => r.image, () => undefined));
+    }
+  }
+
+  private ahead = new Map<string, Promise<Image | null | undefined>>();
+
   async ensure(pod: Pod, container: Container): Promise<ImageResult> {
     const image: string = container.image ?? '';
     if (!image) return { ok: false, reason: 'InvalidImageName', message: 'Failed to apply default image tag "": couldn\'t parse image name "": invalid reference format' };
     const policy = pullPolicy(container);
     const key = `${pod.metadata.uid}/${image}`;
     if (policy !== 'Always') {
-      const present = (await this.runtime.imageStatus(image)).image;
+      const early = this.ahead.get(key);
+      this.ahead.delete(key);
+      // A look-ahead that found nothing (or failed) is asked again: the image may have come since.
+      const present = (early && await early) || (await this.runtime.imageStatus(image)).image;
       if (present) {
         this.recorder?.event(pod, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
         return { ok: true, imageRef: present.id };
@@ -122,6 +137,7 @@ export class ImageManager {
 
   forgetPod(uid: string): void {
     this.backoff.forgetPrefix(`${uid}/`);
+    for (const k of this.ahead.keys()) if (k.startsWith(`${uid}/`)) this.ahead.delete(k);
     for (const m of [this.lastFailure, this.lastError]) for (const k of m.keys()) if (k.startsWith(`${uid}/`)) m.delete(k);
   }
 }

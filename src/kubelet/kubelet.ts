@@ -22,7 +22,7 @@ import { PodSyncer, type PodMemory, type SyncSettings } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import { ProbeManager } from './probe-manager.js';
 import { defaultProbeRunner, type ProbeRunner } from './prober.js';
-import { RuntimeStateReader, invalidatingRuntime } from './runtime-state.js';
+import { RuntimeStateReader, trackingRuntime } from './runtime-state.js';
 import { TokenManager, type RequestToken } from './token-manager.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { Node, Pod, Service } from '../api/kinds.js';
@@ -70,7 +70,7 @@ export interface KubeletOptions {
   probeRunner?: ProbeRunner;
   removeCgroup?: (path: string) => void;
   /** Creates a pod cgroup with its limits (default: in /sys/fs/cgroup). */
-  ensureCgroup?: (path: string, resources: CgroupResources) => void;
+  ensureCgroup?: (path: string, resources: CgroupResources) => void | Promise<void>;
   maxPods?: number;
   kubeletPort?: number;
   /** Pods whose sandbox is being created at once (default 4; 0 = unbounded). */
@@ -189,8 +189,8 @@ export class Kubelet {
     this.logRoot = o.logRoot ?? (o.rootDir === '/var/lib/kubelet' ? '/var/log/pods' : join(o.rootDir, 'logs', 'pods'));
     this.recorder = new EventRecorder(o.clients.resource(resources.events), { component: 'kubelet', host: o.nodeName }, this.clock, this.log);
     this.reader = new RuntimeStateReader(o.runtime, () => this.clock.now());
-    // The kubelet's own changes drop the reader's node-wide List (kept while the events flow).
-    const runtime = invalidatingRuntime(o.runtime, () => this.reader.invalidate());
+    // The kubelet's own changes keep the reader's node-wide List (kept while the events flow) true.
+    const runtime = trackingRuntime(o.runtime, this.reader);
     const runner = o.probeRunner ?? defaultProbeRunner(o.runtime);
     this.probes = new ProbeManager(runner, this.clock, (uid) => this.workers.enqueue(uid), this.recorder);
     const machine = o.machine;

@@ -1,7 +1,9 @@
-// What the node reports about its machine: capacity from systeminformation (cpu, memory,
-// the root dir's filesystem), identity and OS facts, and pressure samples.
+// What the node reports about its machine: capacity from systeminformation (cpu, memory),
+// the root dir's filesystem from statfs, identity and OS facts, and pressure samples.
 import { readFileSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { release } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { hostAddress } from '../util/index.js';
 import si from 'systeminformation';
 
@@ -33,11 +35,17 @@ const readTrim = (p: string) => {
   }
 };
 
+/** The filesystem holding `dir` (or its nearest existing parent), by statfs: systeminformation's
+ *  fsSize runs `cat /proc/mounts` synchronously, which stalls every pod's work on a busy machine. */
 async function fsFor(dir: string): Promise<{ size: number; available: number }> {
-  const all = await si.fsSize();
-  const best = all.filter((f) => dir === f.mount || dir.startsWith(f.mount.endsWith('/') ? f.mount : `${f.mount}/`))
-    .sort((a, b) => b.mount.length - a.mount.length)[0] ?? all[0];
-  return { size: best?.size ?? 0, available: best?.available ?? 0 };
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    try {
+      const s = await statfs(d);
+      return { size: s.blocks * s.bsize, available: s.bavail * s.bsize };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || d === dirname(d)) return { size: 0, available: 0 };
+    }
+  }
 }
 
 export async function machineInfo(rootDir: string): Promise<MachineInfo> {

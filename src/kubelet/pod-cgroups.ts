@@ -4,7 +4,7 @@
 // quota when every container has a cpu limit, a memory limit when every container has a
 // memory limit — so the pod as a whole cannot take more than it declared even between
 // its containers' own cgroups. cgroupfs only (no systemd here); v1 and v2 files.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { podLimits, podRequests } from '../api/core/pod-resources.js';
 import { cgroupHierarchies } from './containerd/index.js';
@@ -40,32 +40,36 @@ export function podCgroupResources(pod: Pod): CgroupResources {
   return out;
 }
 
-function write(dir: string, file: string, value: string | number): void {
-  if (existsSync(join(dir, file))) writeFileSync(join(dir, file), String(value));
+/** Writes a cgroup file this hierarchy has (v1 and v2 name them differently). */
+async function write(dir: string, file: string, value: string | number): Promise<void> {
+  const path = join(dir, file);
+  if (await access(path).then(() => true, () => false)) await writeFile(path, String(value));
 }
 
 /** Creates the cgroup `path` (cgroupfs syntax) in every hierarchy and sets its limits;
- *  BestEffort's tier gets the minimum cpu shares, as upstream's QoS container manager. */
-export function ensurePodCgroup(path: string, res: CgroupResources, root = '/sys/fs/cgroup'): void {
+ *  BestEffort's tier gets the minimum cpu shares, as upstream's QoS container manager.
+ *  Asynchronous: creating a cgroup can take long on a busy machine, and the kubelet shares
+ *  its event loop with every other pod's work. */
+export async function ensurePodCgroup(path: string, res: CgroupResources, root = '/sys/fs/cgroup'): Promise<void> {
   const rel = path.replace(/^\/+/, '');
   for (const h of cgroupHierarchies(root)) {
     const dir = join(h, rel);
-    mkdirSync(dir, { recursive: true });
+    await mkdir(dir, { recursive: true });
     const tier = join(dir, '..');
     if (tier.endsWith('/besteffort')) {
-      write(tier, 'cpu.shares', MIN_SHARES);
-      write(tier, 'cpu.weight', 1);
+      await write(tier, 'cpu.shares', MIN_SHARES);
+      await write(tier, 'cpu.weight', 1);
     }
-    write(dir, 'cpu.shares', res.cpuShares);
-    write(dir, 'cpu.weight', 1 + Math.floor(((res.cpuShares - 2) * 9999) / 262142));
+    await write(dir, 'cpu.shares', res.cpuShares);
+    await write(dir, 'cpu.weight', 1 + Math.floor(((res.cpuShares - 2) * 9999) / 262142));
     if (res.cpuQuotaUs !== undefined) {
-      write(dir, 'cpu.cfs_period_us', res.cpuPeriodUs!);
-      write(dir, 'cpu.cfs_quota_us', res.cpuQuotaUs);
-      write(dir, 'cpu.max', `${res.cpuQuotaUs} ${res.cpuPeriodUs}`);
+      await write(dir, 'cpu.cfs_period_us', res.cpuPeriodUs!);
+      await write(dir, 'cpu.cfs_quota_us', res.cpuQuotaUs);
+      await write(dir, 'cpu.max', `${res.cpuQuotaUs} ${res.cpuPeriodUs}`);
     }
     if (res.memoryLimitBytes !== undefined) {
-      write(dir, 'memory.limit_in_bytes', res.memoryLimitBytes);
-      write(dir, 'memory.max', res.memoryLimitBytes);
+      await write(dir, 'memory.limit_in_bytes', res.memoryLimitBytes);
+      await write(dir, 'memory.max', res.memoryLimitBytes);
     }
   }
 }

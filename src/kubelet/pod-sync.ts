@@ -3,7 +3,7 @@
 // kills for failed liveness or changed specs, restarts under restartPolicy with backoff),
 // then report status. Called only by the pod's worker, so never concurrently for one pod;
 // everything it needs to know survives a kubelet restart in CRI labels and annotations.
-import { mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound, type CRIRuntime } from '../../cri/index.js';
 import { isNotFound as apiNotFound, isConflict, type Clock, type ClientsetAPI, type EventRecorder } from '../client/index.js';
@@ -64,7 +64,7 @@ export interface SyncDeps {
   settings: SyncSettings;
   removeCgroup(path: string): void;
   /** Creates the pod's cgroup with the pod's limits before its sandbox starts. */
-  ensureCgroup(path: string, resources: CgroupResources): void;
+  ensureCgroup(path: string, resources: CgroupResources): void | Promise<void>;
 }
 
 /** What the kubelet remembers about a pod between syncs (all of it may be lost on restart). */
@@ -75,6 +75,8 @@ export interface PodMemory {
   lastPod?: Pod;
   /** Termination messages of exited containers by id. */
   messages?: Map<string, string>;
+  /** What this kubelet last wrote to the pod's hosts file. */
+  hostsFile?: string;
 }
 
 export interface SyncResult {
@@ -131,15 +133,28 @@ export class PodSyncer {
       await this.writeStatus(pod, status(), mem);
       return { requeueAfterMs: SANDBOX_RETRY_MS };
     }
-    if (!sandbox && this.starts) return this.starts.run(() => this.syncInSandbox(uid, pod, mem, rs, volumes));
+    if (!sandbox && this.starts) {
+      // The bound covers the start itself (sandbox through the first containers' starts), not
+      // the status read and write after it, which the next pods need not wait for.
+      const release = await this.starts.acquire();
+      try {
+        return await this.syncInSandbox(uid, pod, mem, rs, volumes, release);
+      } finally {
+        release();
+      }
+    }
     return this.syncInSandbox(uid, pod, mem, rs, volumes);
   }
 
-  private async syncInSandbox(uid: string, pod: Pod, mem: PodMemory, rs: PodRuntimeState, volumes: Map<string, string>): Promise<SyncResult> {
+  private async syncInSandbox(
+    uid: string, pod: Pod, mem: PodMemory, rs: PodRuntimeState, volumes: Map<string, string>, started: () => void = () => undefined,
+  ): Promise<SyncResult> {
     const waits: number[] = [];
     const status = () => computePodStatus(this.statusInput(pod, rs, mem));
     let sandbox = rs.sandboxes.find((s) => s.ready);
     if (!sandbox) {
+      const inits = initContainersOf(pod);
+      this.d.images.lookAhead(pod, inits.length ? inits.slice(0, 1) : containersOf(pod));
       sandbox = await this.createSandbox(pod, rs);
       if (!sandbox) {
         await this.writeStatus(pod, status(), mem);
@@ -152,7 +167,13 @@ export class PodSyncer {
       podIPs: sandbox.hostNetwork ? [this.d.settings.nodeIP] : sandbox.ips,
       hostIP: this.d.settings.nodeIP, nodeName: this.d.settings.nodeName,
     };
-    const hostsFile = pod.spec?.hostNetwork ? undefined : writeHostsFile(this.d.settings.rootDir, pod, facts.podIPs);
+    let hostsFile: string | undefined;
+    if (!pod.spec?.hostNetwork) {
+      // Written once per content (each resync would otherwise rewrite it).
+      const hosts = await writeHostsFile(this.d.settings.rootDir, pod, facts.podIPs, mem.hostsFile);
+      mem.hostsFile = hosts.content;
+      hostsFile = hosts.path;
+    }
     const ctx = { pod, rs, sandbox, volumes, facts, hostsFile, mem, waits };
 
     // Running containers that must go: failed liveness/startup probe, or a changed spec.
@@ -217,6 +238,7 @@ export class PodSyncer {
       }
     }
 
+    started();
     const after = await this.d.reader.read(uid);
     const current = after.sandboxes.find((s) => s.id === sandbox!.id);
     this.d.probes.sync(uid, after.containers
@@ -273,12 +295,11 @@ export class PodSyncer {
     }
     const attempt = rs.sandboxes.length ? Math.max(...rs.sandboxes.map((s) => s.attempt)) + 1 : 0;
     const config = sandboxConfig(pod, attempt, this.sandboxSettings());
-    mkdirSync(config.log_directory!, { recursive: true });
     try {
-      this.d.ensureCgroup(config.linux!.cgroup_parent!, podCgroupResources(pod));
+      await mkdir(config.log_directory!, { recursive: true });
+      await this.d.ensureCgroup(config.linux!.cgroup_parent!, podCgroupResources(pod));
       const id = await this.d.runtime.runPodSandbox(config);
-      const [st] = (await this.d.reader.read(pod.metadata.uid as string)).sandboxes.filter((s) => s.id === id);
-      return st;
+      return await this.d.reader.sandboxStatus(id);
     } catch (e) {
       const msg = (e as { details?: string }).details ?? (e as Error).message;
       this.d.recorder?.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${msg}`);
@@ -343,12 +364,12 @@ export class PodSyncer {
     let id: string;
     try {
       const messageFile = terminationMessageFile(this.d.settings.rootDir, pod.metadata.uid as string, spec.name, restartCount);
-      createTerminationMessageFile(messageFile);
+      await createTerminationMessageFile(messageFile);
       const config = containerConfig({
         pod, container: spec, init, restartCount, env, volumes: ctx.volumes, hostsFile: ctx.hostsFile, image: image.imageRef, terminationMessageFile: messageFile, targetId,
       });
       const sbConfig = sandboxConfig(pod, ctx.sandbox.attempt, this.sandboxSettings());
-      mkdirSync(join(sbConfig.log_directory!, spec.name), { recursive: true });
+      await mkdir(join(sbConfig.log_directory!, spec.name), { recursive: true });
       id = await this.d.runtime.createContainer(ctx.sandbox.id, config, sbConfig);
     } catch (e) {
       const msg = (e as { details?: string }).details ?? (e as Error).message;

@@ -4,9 +4,13 @@
 // exited container never changes and a running one changes only by leaving that state.
 // While containerd's task events flow (container-events.ts) reads come from one node-wide
 // List kept for up to the slow relist period (upstream's evented PLEG relists every 300 s),
-// dropped on every exit event and on every change the kubelet makes itself (the runtime it
-// uses is wrapped by `invalidatingRuntime`); without the events every read lists that pod.
-import type { CRIRuntime, ContainerStatus, PodSandbox, PodSandboxStatus, Container } from '../../cri/index.js';
+// dropped on every exit event. The kubelet's own sandbox and container starts are written
+// into that List from their answers (the runtime it uses is wrapped by `trackingRuntime`), so
+// a burst of pod starts does not list once per step; its stops and removals drop the List.
+// Without the events every read lists that pod.
+import type {
+  CRIRuntime, ContainerConfig, ContainerStatus, PodSandbox, PodSandboxConfig, PodSandboxStatus, Container,
+} from '../../cri/index.js';
 import { isNotFound } from '../../cri/index.js';
 import {
   CONTAINER_NAME_LABEL, INIT_CONTAINER_ANNOTATION, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, RESTART_COUNT_ANNOTATION,
@@ -59,12 +63,19 @@ export const SLOW_RELIST_MS = 300_000;
 
 interface Snapshot { generation: number; at: number; sandboxes: PodSandbox[]; containers: Container[] }
 
+/** One of the kubelet's own changes, applied to a List (idempotent: the List may already show it). */
+type Change = (s: Snapshot) => void;
+
+const nanos = (ms: number) => String(BigInt(Math.round(ms)) * 1_000_000n);
+
 export class RuntimeStateReader {
   /** 0: every read lists (no events, or their stream is down). */
   private relistMs = 0;
   private generation = 0;
   private snapshot?: Snapshot;
   private fetching?: Promise<Snapshot>;
+  /** Changes made while `fetching` was in flight: its answer may predate them. */
+  private during?: Change[];
   private containerCache = new Map<string, ContainerState>();
   private sandboxCache = new Map<string, SandboxState>();
   /** Pod uid of every container and sandbox id seen in a List (task events name only the id). */
@@ -88,6 +99,56 @@ export class RuntimeStateReader {
     this.generation++;
     this.snapshot = undefined;
     this.fetching = undefined;
+    this.during = undefined;
+  }
+
+  /** A change the kubelet made, written into the kept List (and into one being fetched). */
+  private apply(change: Change): void {
+    if (this.relistMs === 0) return;
+    if (this.snapshot?.generation === this.generation) change(this.snapshot);
+    this.during?.push(change);
+  }
+
+  /** RunPodSandbox answered `id`: the List gains a ready sandbox with the config's labels. */
+  sandboxCreated(id: string, config: PodSandboxConfig): void {
+    const uid = config.labels?.[POD_UID_LABEL];
+    if (uid) this.owners.set(id, uid);
+    const created_at = nanos(this.now());
+    this.apply((s) => {
+      if (s.sandboxes.some((x) => x.id === id)) return;
+      s.sandboxes.push({
+        id, metadata: { ...config.metadata, attempt: config.metadata.attempt ?? 0 }, state: 'SANDBOX_READY', created_at,
+        labels: config.labels ?? {}, annotations: config.annotations ?? {}, runtime_handler: '',
+      });
+    });
+  }
+
+  /** CreateContainer answered `id`: the List gains a created container. */
+  containerCreated(id: string, sandboxId: string, config: ContainerConfig): void {
+    const uid = config.labels?.[POD_UID_LABEL];
+    if (uid) this.owners.set(id, uid);
+    const created_at = nanos(this.now());
+    this.apply((s) => {
+      if (s.containers.some((x) => x.id === id)) return;
+      s.containers.push({
+        id, pod_sandbox_id: sandboxId, metadata: { name: config.metadata.name, attempt: config.metadata.attempt ?? 0 },
+        image: { image: config.image.image, annotations: {} }, image_ref: '', state: 'CONTAINER_CREATED', created_at,
+        labels: config.labels ?? {}, annotations: config.annotations ?? {},
+      });
+    });
+  }
+
+  /** StartContainer returned: a container the List shows as created is running (an exit seen meanwhile stands). */
+  containerStarted(id: string): void {
+    this.apply((s) => {
+      const c = s.containers.find((x) => x.id === id);
+      if (c?.state === 'CONTAINER_CREATED') c.state = 'CONTAINER_RUNNING';
+    });
+  }
+
+  /** The status of a sandbox the kubelet just created, without listing. */
+  async sandboxStatus(id: string): Promise<SandboxState | undefined> {
+    return this.sandbox({ id, state: 'SANDBOX_READY' } as PodSandbox);
   }
 
   private async nodeWide(): Promise<Snapshot> {
@@ -96,12 +157,19 @@ export class RuntimeStateReader {
     if (this.fetching) return this.fetching;
     const generation = this.generation;
     const at = this.now();
+    const during: Change[] = [];
+    this.during = during;
     const fetching = Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]).then(([sandboxes, containers]) => {
       const snap = { generation, at, sandboxes, containers };
-      // A change made while listing: the answer may predate it, so it is used once, not kept.
+      // The kubelet's own starts while listing are written in; anything else that changed
+      // meanwhile (an exit, a stop) means the answer is used once, not kept.
+      for (const change of during) change(snap);
       if (this.generation === generation) this.snapshot = snap;
       return snap;
-    }).finally(() => { if (this.fetching === fetching) this.fetching = undefined; });
+    }).finally(() => {
+      if (this.fetching === fetching) this.fetching = undefined;
+      if (this.during === during) this.during = undefined;
+    });
     this.fetching = fetching;
     return fetching;
   }
@@ -228,22 +296,35 @@ export function previousInstance(state: PodRuntimeState, name: string, init: boo
   return state.containers.filter((c) => c.name === name && c.init === init)[1];
 }
 
-const MUTATIONS = new Set<string>([
-  'runPodSandbox', 'stopPodSandbox', 'removePodSandbox', 'createContainer', 'startContainer', 'stopContainer', 'removeContainer',
-]);
+/** What a successful call changes in the reader's List (the rest drop it). */
+const RECORDED: Record<string, (reader: RuntimeStateReader, args: unknown[], answer: unknown) => void> = {
+  runPodSandbox: (r, [config], id) => r.sandboxCreated(id as string, config as PodSandboxConfig),
+  createContainer: (r, [sandboxId, config], id) => r.containerCreated(id as string, sandboxId as string, config as ContainerConfig),
+  startContainer: (r, [id]) => r.containerStarted(id as string),
+};
+const DROPPING = new Set<string>(['stopPodSandbox', 'removePodSandbox', 'stopContainer', 'removeContainer']);
 
-/** The runtime with every call that changes containers or sandboxes dropping the reader's List when it settles. */
-export function invalidatingRuntime(runtime: CRIRuntime, invalidate: () => void): CRIRuntime {
+/** The runtime with every call that changes containers or sandboxes keeping the reader's List
+ *  true: a start is written into it from the answer; a stop, a removal or a failed start
+ *  (which may leave something behind) drops it when it settles. */
+export function trackingRuntime(runtime: CRIRuntime, reader: RuntimeStateReader): CRIRuntime {
   return new Proxy(runtime, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof prop !== 'string' || !MUTATIONS.has(prop) || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v;
+      if (typeof v !== 'function') return v;
+      const record = typeof prop === 'string' ? RECORDED[prop] : undefined;
+      if (!record && !(typeof prop === 'string' && DROPPING.has(prop))) return v.bind(target);
       return async (...args: unknown[]) => {
+        let answer: unknown;
         try {
-          return await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        } finally {
-          invalidate();
+          answer = await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        } catch (e) {
+          reader.invalidate();
+          throw e;
         }
+        if (record) record(reader, args, answer);
+        else reader.invalidate();
+        return answer;
       };
     },
   });

@@ -4,7 +4,8 @@
 // terminationMessagePolicy FallbackToLogsOnError, a failed container that wrote nothing
 // there gets the tail of its log instead (80 lines, 2 KiB at most). The whole pod keeps at
 // most 12 KiB: each container's message is cut to its share.
-import { chmodSync, closeSync, mkdirSync, openSync, readSync, fstatSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { TERMINATION_MESSAGE_PATH_ANNOTATION, TERMINATION_MESSAGE_POLICY_ANNOTATION, containerLogPath } from './labels.js';
 import type { ContainerState } from './runtime-state.js';
@@ -20,10 +21,10 @@ export function terminationMessageFile(rootDir: string, uid: string, container: 
 }
 
 /** Creates the instance's file empty and writable by any user the container runs as. */
-export function createTerminationMessageFile(path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, '');
-  chmodSync(path, 0o666);
+export async function createTerminationMessageFile(path: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, '');
+  await chmod(path, 0o666);
 }
 
 /** The last `max` bytes of a file ('' when absent). */

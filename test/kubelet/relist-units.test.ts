@@ -1,13 +1,13 @@
 // The relist period follows the event stream, on FakeRuntime and a FakeClock: while containerd's
 // task events flow, pod reads share one node-wide List kept up to 300 s (dropped by an exit
-// event and by the kubelet's own runtime calls); when the stream breaks every read lists again
-// (and the 1 s relist runs), until it is back.
+// event and by the kubelet's own stops and removals, while its own starts are written into it);
+// when the stream breaks every read lists again (and the 1 s relist runs), until it is back.
 import t from 'tap';
 import { FakeRuntime } from '../../cri/index.js';
 import { FakeClock } from '../../src/client/index.js';
 import { ContainerEvents } from '../../src/kubelet/container-events.js';
 import { CONTAINER_NAME_LABEL, POD_UID_LABEL } from '../../src/kubelet/labels.js';
-import { RuntimeStateReader, SLOW_RELIST_MS, invalidatingRuntime } from '../../src/kubelet/runtime-state.js';
+import { RuntimeStateReader, SLOW_RELIST_MS, trackingRuntime } from '../../src/kubelet/runtime-state.js';
 import { logger } from '../../src/log/index.js';
 import type { ContainerConfig, PodSandboxConfig } from '../../cri/index.js';
 
@@ -15,7 +15,7 @@ t.test('slow relist while the events flow, per-read lists when the stream is dow
   const clock = new FakeClock();
   const fake = new FakeRuntime({ images: ['img'], now: () => clock.now() });
   const reader = new RuntimeStateReader(fake, () => clock.now());
-  const runtime = invalidatingRuntime(fake, () => reader.invalidate());
+  const runtime = trackingRuntime(fake, reader);
   const sandboxConfig = { metadata: { name: 'a', uid: 'pod-a', namespace: 'default', attempt: 0 }, labels: { [POD_UID_LABEL]: 'pod-a' } } as unknown as PodSandboxConfig;
   const sandbox = await runtime.runPodSandbox(sandboxConfig);
   const container = await runtime.createContainer(sandbox, {
@@ -54,7 +54,7 @@ t.test('slow relist while the events flow, per-read lists when the stream is dow
   t.equal((await reader.read('pod-a')).containers[0]?.state, 'CONTAINER_EXITED', 'read after the event: listed again');
   before = lists();
   await runtime.removeContainer(container);
-  t.same((await reader.read('pod-a')).containers, [], 'the kubelet\'s own change drops the List too');
+  t.same((await reader.read('pod-a')).containers, [], 'the kubelet\'s own removal drops the List too');
   t.equal(lists() - before, 2);
   clock.step(SLOW_RELIST_MS);
   before = lists();
@@ -80,4 +80,70 @@ t.test('slow relist while the events flow, per-read lists when the stream is dow
   await reader.read('pod-a');
   await reader.read('pod-a');
   t.equal(lists() - before, 2, 'one node-wide List again');
+});
+
+t.test('the kubelet\'s own starts are written into the node-wide List instead of dropping it', async (t) => {
+  const clock = new FakeClock();
+  const fake = new FakeRuntime({ images: ['img'], now: () => clock.now() });
+  const reader = new RuntimeStateReader(fake, () => clock.now());
+  const runtime = trackingRuntime(fake, reader);
+  reader.setRelistPeriod(SLOW_RELIST_MS);
+  const lists = () => fake.calls.filter((c) => c.method === 'ListContainers' || c.method === 'ListPodSandbox').length;
+  const config = (uid: string) => ({ metadata: { name: uid, uid, namespace: 'default', attempt: 0 }, labels: { [POD_UID_LABEL]: uid } }) as unknown as PodSandboxConfig;
+  const containerConfig = (uid: string) => ({
+    metadata: { name: 'main', attempt: 0 }, image: { image: 'img' }, labels: { [POD_UID_LABEL]: uid, [CONTAINER_NAME_LABEL]: 'main' },
+  }) as unknown as ContainerConfig;
+
+  t.same(await reader.read('pod-a'), { uid: 'pod-a', sandboxes: [], containers: [] });
+  // A List whose answer is taken before the starts below and arrives after them.
+  let open!: () => void;
+  const gate = new Promise<void>((r) => { open = r; });
+  for (const m of ['listContainers', 'listPodSandbox'] as const) {
+    const list = fake[m].bind(fake) as (f?: object) => Promise<unknown>;
+    (fake as unknown as Record<string, unknown>)[m] = async (f?: object) => {
+      const answer = await list(f);
+      await gate;
+      return answer;
+    };
+  }
+  reader.invalidate(); // an exit event
+  let before = lists();
+  const inFlight = reader.read('pod-z');
+  await new Promise((r) => setImmediate(r));
+  t.equal(lists() - before, 2, 'a node-wide List is in flight');
+  const ids: string[] = [];
+  for (const uid of ['pod-a', 'pod-b', 'pod-c']) {
+    const sandbox = await runtime.runPodSandbox(config(uid));
+    t.equal((await reader.sandboxStatus(sandbox))?.ready, true, `${uid}: the new sandbox's status without a List`);
+    const id = await runtime.createContainer(sandbox, containerConfig(uid), config(uid));
+    if (uid !== 'pod-c') await runtime.startContainer(id);
+    ids.push(id);
+  }
+  open();
+  await inFlight;
+  before = lists();
+  for (const [i, uid] of ['pod-a', 'pod-b', 'pod-c'].entries()) {
+    const rs = await reader.read(uid);
+    t.equal(rs.sandboxes.length, 1, `${uid}: its sandbox`);
+    t.equal(rs.containers[0]?.id, ids[i]);
+    t.equal(rs.containers[0]?.state, uid === 'pod-c' ? 'CONTAINER_CREATED' : 'CONTAINER_RUNNING', `${uid}: as the kubelet left it`);
+    t.equal(reader.podOf(ids[i]!), uid, 'an exit event can name its pod before any List showed it');
+  }
+  await runtime.startContainer(ids[2]!);
+  t.equal((await reader.read('pod-c')).containers[0]?.state, 'CONTAINER_RUNNING', 'pod-c: started');
+  t.equal(lists() - before, 0, 'three pods started and read back without another List');
+
+  const listed = lists();
+  await runtime.stopContainer(ids[0]!, 0);
+  await reader.read('pod-a');
+  t.equal(lists() - listed, 2, 'a stop drops the List');
+  t.equal((await reader.read('pod-a')).containers[0]?.state, 'CONTAINER_EXITED');
+
+  // A failed start may leave something behind (a sandbox that is not ready): the List is dropped.
+  fake.failNext('CreateContainer', 2);
+  const sandbox = (await reader.read('pod-b')).sandboxes[0]!.id;
+  await t.rejects(runtime.createContainer(sandbox, containerConfig('pod-b'), config('pod-b')));
+  const failed = lists();
+  await reader.read('pod-b');
+  t.equal(lists() - failed, 2, 'a failed start drops the List');
 });
