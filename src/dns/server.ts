@@ -81,39 +81,56 @@ export class DNSServer {
 
   async listen(addrs: ListenAddress[]): Promise<void> {
     for (const a of addrs) {
-      if (this.nativeTable) {
-        const port = this.listenNative(a);
-        await this.listenTCP(a.host, port);
-        continue;
+      for (let attempt = 1; ; attempt++) {
+        const udp = this.nativeTable ? this.listenNative(a) : await this.listenDgram(a);
+        try {
+          await this.listenTCP(a.host, udp.port);
+          break;
+        } catch (err) {
+          udp.close();
+          // A port the kernel picked for UDP may be someone else's on TCP: pick another.
+          if (a.port !== 0 || attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        }
       }
-      const v6 = isIPv6(a.host);
-      const u = createSocket({ type: v6 ? 'udp6' : 'udp4', lookup: literalLookup[v6 ? 6 : 4] as never });
-      u.on('message', (msg, rinfo) => {
-        if (this.sendPrebuilt(u, msg, rinfo.port, rinfo.address)) return;
-        // No send callback: Node then tries a synchronous send first (uv_udp_try_send), much
-        // cheaper per packet; errors go to the socket's 'error' handler.
-        const send = (reply: Buffer | undefined) => { if (reply) u.send(reply, rinfo.port, rinfo.address); };
-        const r = this.respond(msg, false);
-        if (r instanceof Promise) void r.then(send);
-        else send(r);
-      });
-      u.on('error', (err) => this.opts.log.warn('udp socket error', { address: a.host, error: err.message }));
-      await new Promise<void>((resolve, reject) => {
-        u.once('error', reject);
-        u.bind(a.port, a.host, () => { u.off('error', reject); resolve(); });
-      });
-      // Bursts from many pods at once: a larger receive queue drops fewer (capped by net.core.rmem_max).
-      try { u.setRecvBufferSize(4 << 20); } catch { /* keep the default */ }
-      this.udp.push(u);
-      // TCP on the same port UDP got (matters when the port was 0).
-      const port = u.address().port;
-      this.bound.udp.push({ host: a.host, port });
-      await this.listenTCP(a.host, port);
     }
   }
 
-  /** The addon's socket and thread for `a`; returns the port it bound. */
-  private listenNative(a: ListenAddress): number {
+  /** Node's dgram socket for `a`, answering on the event loop. */
+  private async listenDgram(a: ListenAddress): Promise<{ port: number; close(): void }> {
+    const v6 = isIPv6(a.host);
+    const u = createSocket({ type: v6 ? 'udp6' : 'udp4', lookup: literalLookup[v6 ? 6 : 4] as never });
+    u.on('message', (msg, rinfo) => {
+      if (this.sendPrebuilt(u, msg, rinfo.port, rinfo.address)) return;
+      // No send callback: Node then tries a synchronous send first (uv_udp_try_send), much
+      // cheaper per packet; errors go to the socket's 'error' handler.
+      const send = (reply: Buffer | undefined) => { if (reply) u.send(reply, rinfo.port, rinfo.address); };
+      const r = this.respond(msg, false);
+      if (r instanceof Promise) void r.then(send);
+      else send(r);
+    });
+    u.on('error', (err) => this.opts.log.warn('udp socket error', { address: a.host, error: err.message }));
+    await new Promise<void>((resolve, reject) => {
+      u.once('error', reject);
+      u.bind(a.port, a.host, () => { u.off('error', reject); resolve(); });
+    });
+    // Bursts from many pods at once: a larger receive queue drops fewer (capped by net.core.rmem_max).
+    try { u.setRecvBufferSize(4 << 20); } catch { /* keep the default */ }
+    this.udp.push(u);
+    // TCP on the same port UDP got (matters when the port was 0).
+    const bound = { host: a.host, port: u.address().port };
+    this.bound.udp.push(bound);
+    return {
+      port: bound.port,
+      close: () => {
+        u.close();
+        this.udp = this.udp.filter((x) => x !== u);
+        this.bound.udp = this.bound.udp.filter((x) => x !== bound);
+      },
+    };
+  }
+
+  /** The addon's socket and thread for `a`. */
+  private listenNative(a: ListenAddress): { port: number; close(): void } {
     const sock: NativeDnsSocket = nativeDns()!.socket(a.host, a.port, this.nativeTable!, (msg, address, port) => {
       if (!this.nativeUdp.includes(sock)) return; // closed while the query waited
       const send = (reply: Buffer | undefined) => { if (reply) sock.send(reply, address, port); };
@@ -123,9 +140,17 @@ export class DNSServer {
     }, { plainUdpSize: PLAIN_UDP_SIZE, serverUdpSize: SERVER_UDP_SIZE, slowOptions: SLOW_EDNS_OPTIONS, buckets: BUCKETS });
     this.nativeUdp.push(sock);
     this.opts.metrics.addNative(sock);
-    const port = sock.port();
-    this.bound.udp.push({ host: a.host, port });
-    return port;
+    const bound = { host: a.host, port: sock.port() };
+    this.bound.udp.push(bound);
+    return {
+      port: bound.port,
+      close: () => {
+        this.opts.metrics.removeNative(sock);
+        sock.close();
+        this.nativeUdp = this.nativeUdp.filter((x) => x !== sock);
+        this.bound.udp = this.bound.udp.filter((x) => x !== bound);
+      },
+    };
   }
 
   private async listenTCP(host: string, port: number): Promise<void> {

@@ -2,6 +2,7 @@
 // the same bytes as the slow path, counted in the metrics, and never an answer older than
 // the Zone (a change clears its table before the change's turn ends).
 import { createSocket, type Socket } from 'node:dgram';
+import { createServer, type AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import * as dnsPacket from 'dns-packet';
 import { Registry } from 'prom-client';
@@ -141,4 +142,20 @@ t.test('close frees the port and stops the thread; a query after close gets noth
   await again.listen([{ host: '127.0.0.1', port }]);
   t.teardown(() => again.close());
   t.equal(again.bound.udp[0].port, port, 'the same port binds again');
+});
+
+t.test('a port taken on TCP: listen fails with EADDRINUSE and leaves no UDP socket behind', async (t) => {
+  for (const udp of ['native', 'dgram'] as const) {
+    const tcp = createServer();
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
+    const port = (tcp.address() as AddressInfo).port;
+    const { server } = start(udp);
+    await t.rejects(server.listen([{ host: '127.0.0.1', port }]), { code: 'EADDRINUSE' }, `${udp}: the TCP half's error`);
+    t.same(server.bound.udp, [], `${udp}: no UDP listener left`);
+    const u = createSocket('udp4');
+    await new Promise<void>((resolve, reject) => { u.once('error', reject); u.bind(port, '127.0.0.1', () => resolve()); });
+    u.close();
+    await server.close();
+    await new Promise((r) => tcp.close(r));
+  }
 });

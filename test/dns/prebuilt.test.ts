@@ -17,8 +17,8 @@ import { startCluster, within } from './harness.js';
 
 const D = 'cluster.local';
 
-function server(zone: Zone, cache: PrebuiltAnswers): DNSServer {
-  return new DNSServer({
+function server(zone: Zone, cache: PrebuiltAnswers, udp?: 'native' | 'dgram'): DNSServer {
+  return new DNSServer({ udp,
     zone, resolver: new Resolver(zone, { pods: 'insecure', ttl: 30 }), forwarder: new Forwarder({ upstreams: [], timeoutMs: 100 }),
     metrics: new DNSMetrics(new Registry(), () => cache.size, () => zone.size), cache, synced: () => true, log: logger('dns', {}, () => undefined),
   });
@@ -84,10 +84,11 @@ t.test('prebuilt replies are byte for byte the slow path\'s, with the query\'s I
   t.equal(nx.authorities![0].type, 'SOA');
 });
 
-t.test('over UDP: replies sent back to back from the shared buffer each carry their own ID and case', async (t) => {
+for (const udp of ['native', 'dgram'] as const) t.test(`over UDP (${udp}): replies sent back to back from the shared buffer each carry their own ID and case`, async (t) => {
   const zone = zoneWithRecords();
   const fast = new PrebuiltAnswers();
-  const s = server(zone, fast);
+  const s = server(zone, fast, udp);
+  t.equal(s.udpPath, udp);
   await s.listen([{ host: '127.0.0.1', port: 0 }]);
   t.teardown(() => s.close());
   const slow = server(zone, new PrebuiltAnswers(0));
