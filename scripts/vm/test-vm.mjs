@@ -156,6 +156,20 @@ const containerIDs = () => Object.fromEntries(kjson(['get', 'pods']).items.map((
 const nodeReady = (name) => kjson(['get', 'node', name]).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 const lines = (podName) => Number(kubectl(['exec', podName, '--', 'sh', '-c', 'wc -l < /tmp/out']).trim());
 
+/** A check the later ones do not depend on: its failure is reported at the end, and the run goes on
+ *  (a run takes an hour under emulation: one run should say everything that is wrong). */
+const failures = [];
+async function check(name, f) {
+  const done = phase(name);
+  try {
+    await f();
+    done();
+  } catch (e) {
+    failures.push(`${name}: ${e.message ?? e}`);
+    process.stdout.write(`== ${name}: FAILED after ${secs(Date.now() - phaseStart)}: ${e.stack ?? e}\n${e.stderr ? `   stderr: ${e.stderr}\n` : ''}`);
+  }
+}
+
 async function main() {
   let done = phase('image');
   sh('sh', [join(repo, 'scripts', 'vm', 'image.sh'), CACHE], { stdio: 'inherit' });
@@ -227,66 +241,90 @@ async function main() {
   if (Object.keys(byNode).length !== NODES) throw new Error(`the Deployment is on ${Object.keys(byNode).length} of ${NODES} nodes`);
   done();
 
-  done = phase('pod-to-pod across VMs');
-  if (NODES >= 2) {
-    const [a, b] = [byNode[nodes[0].name][0], byNode[nodes[1].name][0]];
-    const got = kubectl(['exec', a.metadata.name, '--', 'wget', '-qO-', '-T', '10', `http://${b.status.podIP}:8080/`]).trim();
-    log(`${a.metadata.name} (${nodes[0].name}) → ${b.status.podIP} (${nodes[1].name}): "${got}"`);
-    if (got !== b.metadata.name) throw new Error(`expected ${b.metadata.name}, got "${got}"`);
-  } else {
-    const [a, b] = web;
-    const got = kubectl(['exec', a.metadata.name, '--', 'wget', '-qO-', '-T', '10', `http://${b.status.podIP}:8080/`]).trim();
-    log(`one node only: ${a.metadata.name} → ${b.status.podIP}: "${got}"`);
-    if (got !== b.metadata.name) throw new Error(`expected ${b.metadata.name}, got "${got}"`);
-  }
-  done();
+  await check('pod-to-pod across VMs', async () => {
+    if (NODES >= 2) {
+      const [a, b] = [byNode[nodes[0].name][0], byNode[nodes[1].name][0]];
+      const got = kubectl(['exec', a.metadata.name, '--', 'wget', '-qO-', '-T', '10', `http://${b.status.podIP}:8080/`]).trim();
+      log(`${a.metadata.name} (${nodes[0].name}) → ${b.status.podIP} (${nodes[1].name}): "${got}"`);
+      if (got !== b.metadata.name) throw new Error(`expected ${b.metadata.name}, got "${got}"`);
+    } else {
+      const [a, b] = web;
+      const got = kubectl(['exec', a.metadata.name, '--', 'wget', '-qO-', '-T', '10', `http://${b.status.podIP}:8080/`]).trim();
+      log(`one node only: ${a.metadata.name} → ${b.status.podIP}: "${got}"`);
+      if (got !== b.metadata.name) throw new Error(`expected ${b.metadata.name}, got "${got}"`);
+    }
+  });
 
-  done = phase('a Service by DNS name from a pod');
-  apply(service('web', 'web', 8080));
-  const client = web[0].metadata.name;
-  const viaDNS = await until('web.default.svc.cluster.local to answer', 300_000, () => kubectl(['exec', client, '--', 'wget', '-qO-', '-T', '5', 'http://web.default.svc.cluster.local:8080/']).trim());
-  log(`${client} → http://web.default.svc.cluster.local:8080/: "${viaDNS}"`);
-  if (!web.some((p) => p.metadata.name === viaDNS)) throw new Error(`the Service answered "${viaDNS}", not a web pod`);
-  done();
+  await check('a Service by DNS name from a pod', async () => {
+    apply(service('web', 'web', 8080));
+    const client = web[0].metadata.name;
+    const viaDNS = await until('web.default.svc.cluster.local to answer', 300_000, () => kubectl(['exec', client, '--', 'wget', '-qO-', '-T', '5', 'http://web.default.svc.cluster.local:8080/']).trim());
+    log(`${client} → http://web.default.svc.cluster.local:8080/: "${viaDNS}"`);
+    if (!web.some((p) => p.metadata.name === viaDNS)) throw new Error(`the Service answered "${viaDNS}", not a web pod`);
+  });
 
   const target = nodes[0];
-  done = phase(`restart capstan-kubelet and capstan-proxy on ${target.name}`);
-  apply({ ...pod('echo', target.name, { app: 'echo' }, 'exec nc -ll -p 9000 -e /bin/cat') });
-  apply(service('echo', 'echo', 9000));
-  apply(pod('talker', target.name, { app: 'talker' }, 'i=0; while true; do i=$((i+1)); echo $i; sleep 1; done | nc echo 9000 > /tmp/out'));
-  await until('echo and talker Running', 600_000, () => runningPods('app in (echo,talker)').length === 2);
-  await until('the connection through the echo Service to carry lines', 120_000, () => lines('talker') > 3);
-  const idsBefore = containerIDs();
-  const linesBefore = lines('talker');
-  await ssh(target, 'systemctl restart capstan-kubelet capstan-proxy');
-  log('restarted; waiting for the node to report Ready again');
-  await sleep(5000);
-  await until(`${target.name} Ready`, 300_000, () => nodeReady(target.name));
-  await until('the connection to keep carrying lines', 120_000, () => lines('talker') > linesBefore + 5);
-  const idsAfter = containerIDs();
-  const changed = Object.keys(idsBefore).filter((k) => idsBefore[k] !== idsAfter[k]);
-  if (changed.length) throw new Error(`containers changed across the restart: ${changed.join(', ')}`);
-  const talker = kjson(['get', 'pod', 'talker']).status.containerStatuses[0].restartCount;
-  if (talker !== 0) throw new Error(`the talker restarted (${talker}): its connection broke`);
-  log(`container IDs unchanged (${Object.keys(idsAfter).length} pods); the connection carried ${lines('talker') - linesBefore} more lines`);
-  done();
+  await check(`restart capstan-kubelet and capstan-proxy on ${target.name}`, async () => {
+    apply({ ...pod('echo', target.name, { app: 'echo' }, 'exec nc -ll -p 9000 -e /bin/cat') });
+    apply(service('echo', 'echo', 9000));
+    // The talker dials once: it starts after the echo server runs, so that its first connection is the one kept.
+    await until('echo Running', 600_000, () => runningPods('app=echo').length === 1);
+    apply(pod('talker', target.name, { app: 'talker' }, 'i=0; while true; do i=$((i+1)); echo $i; sleep 1; done | nc echo 9000 > /tmp/out'));
+    await until('echo and talker Running', 600_000, () => runningPods('app in (echo,talker)').length === 2);
+    await until('the connection through the echo Service to carry lines', 120_000, () => lines('talker') > 3);
+    const idsBefore = containerIDs();
+    const restartsBefore = kjson(['get', 'pod', 'talker']).status.containerStatuses[0].restartCount;
+    const linesBefore = lines('talker');
+    const restartedAt = Date.now();
+    await ssh(target, 'systemctl restart capstan-kubelet capstan-proxy');
+    log('restarted; waiting for the node to report Ready again');
+    await sleep(5000);
+    await until(`${target.name} Ready`, 300_000, () => nodeReady(target.name));
+    // Checked after the container IDs, so that a replaced talker is reported with its cause.
+    const carried = await until('the connection to keep carrying lines', 120_000, () => lines('talker') > linesBefore + 5).catch((e) => { log(e.message); return false; });
+    const idsAfter = containerIDs();
+    const changed = Object.keys(idsBefore).filter((k) => idsBefore[k] !== idsAfter[k]);
+    if (changed.length) {
+      // What replaced them: the old container's end (exit code, reason) and what the kubelet and proxy logged.
+      for (const name of changed) log(`${name}: ${JSON.stringify(kjson(['get', 'pod', name]).status.containerStatuses?.map((c) => ({ restartCount: c.restartCount, lastState: c.lastState, state: c.state })))}`);
+      log(kubectl(['get', 'events', '--sort-by=.lastTimestamp']).trim().split('\n').slice(-25).join('\n   '));
+      log(await ssh(target, `journalctl -o short-precise --no-pager -u capstan-kubelet -u capstan-proxy --since '-${Math.ceil((Date.now() - restartedAt) / 1000) + 30}s' | tail -n 120`).catch((e) => String(e)));
+      throw new Error(`containers changed across the restart: ${changed.join(', ')}`);
+    }
+    if (!carried) throw new Error('the connection through the echo Service stopped carrying lines');
+    const talker = kjson(['get', 'pod', 'talker']).status.containerStatuses[0].restartCount;
+    if (talker !== restartsBefore) throw new Error(`the talker restarted (${restartsBefore} → ${talker} restarts): its connection broke`);
+    log(`container IDs unchanged (${Object.keys(idsAfter).length} pods); the connection carried ${lines('talker') - linesBefore} more lines`);
+  });
 
-  done = phase(`reboot ${target.name}`);
-  try { await ssh(target, 'systemctl reboot', 30_000, 1); } catch { /* the connection drops */ }
-  await sleep(20_000);
-  await until(`ssh on ${target.name} after the reboot`, 900_000, async () => await ssh(target, 'true', 120_000, 1) !== undefined, 5000);
-  await until(`${target.name} Ready after the reboot`, 900_000, () => nodeReady(target.name));
-  await until(`the pods on ${target.name} Running again`, 900_000, () => kjson(['get', 'pods']).items.filter((p) => p.spec.nodeName === target.name)
-    .every((p) => p.status.phase === 'Running' && (p.status.containerStatuses ?? []).every((c) => c.ready || c.state?.running)));
-  log(`${target.name} is Ready with its pods running again`);
-  done();
+  await check(`reboot ${target.name}`, async () => {
+    const bootID = () => ssh(target, 'cat /proc/sys/kernel/random/boot_id', 120_000, 1).then((o) => o.trim());
+    const oldBoot = await bootID();
+    const preReboot = containerIDs();
+    try { await ssh(target, 'systemctl reboot', 30_000, 1); } catch { /* the connection drops */ }
+    await sleep(20_000);
+    // An emulated VM takes a while to go down: until the boot ID changes, ssh may still reach the old boot.
+    const newBoot = await until(`${target.name} up again with a new boot ID`, 900_000, async () => { const b = await bootID(); return b !== oldBoot && b; }, 5000);
+    log(`${target.name} rebooted (boot ID ${oldBoot} → ${newBoot}) at ${secs(Date.now() - phaseStart)}`);
+    // Ready as reported by the kubelet of the new boot (the Node carries its boot ID).
+    await until(`${target.name} Ready after the reboot`, 900_000, () => { const n = kjson(['get', 'node', target.name]); return n.status?.nodeInfo?.bootID === newBoot && nodeReady(target.name); });
+    log(`${target.name} Ready at ${secs(Date.now() - phaseStart)}`);
+    // Running again in new containers: the old ones died with the boot.
+    await until(`the pods on ${target.name} Running again`, 900_000, () => kjson(['get', 'pods']).items.filter((p) => p.spec.nodeName === target.name)
+      .every((p) => p.status.phase === 'Running' && (p.status.containerStatuses ?? []).every((c) => c.ready || c.state?.running)
+        && (p.status.containerStatuses ?? []).map((c) => c.containerID).join(',') !== preReboot[p.metadata.name]));
+    log(`${target.name} is Ready with its pods running again`);
+  });
 
   done = phase('uninstall');
   kubectl(['delete', 'deployment', 'web', '--wait=false']);
-  for (const vm of [...nodes, cp]) {
+  const uninstall = async (vm) => {
+    const start = Date.now();
     const out = await ssh(vm, `${capstan} uninstall`);
-    log(`${vm.name}: ${out.trim().split('\n').pop()}`);
-  }
+    log(`${vm.name} (${secs(Date.now() - start)}): ${out.trim().split('\n').pop()}`);
+  };
+  await Promise.all(nodes.map(uninstall));
+  await uninstall(cp);
   const problems = [];
   await Promise.all(vms.map((vm) => ssh(vm, 'umount /mnt/release && rmdir /mnt/release')));
   for (const vm of vms) {
@@ -296,6 +334,7 @@ async function main() {
   }
   if (problems.length) throw new Error(problems.join('\n'));
   done();
+  if (failures.length) throw new Error(`${failures.length} check(s) failed:\n${failures.join('\n')}`);
 }
 
 main().then(() => {

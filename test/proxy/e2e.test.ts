@@ -41,6 +41,16 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 
+/** Connects and reads the name, says "open", waits for "go" on stdin, then checks the connection still echoes. */
+const HOLD_UNTIL_GO = `
+import socket, sys
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+f = c.makefile('rb'); name = f.readline().decode().strip()
+print('open', flush=True)
+sys.stdin.readline()
+c.sendall(b'still-here\\n'); print(name, f.readline().decode().strip())
+`;
+
 const names = (p: Probe) => Object.keys(p.seen).sort();
 const clean = (p: Probe) => Object.keys(p.errors).length === 0;
 
@@ -182,6 +192,24 @@ async function runScenario(
   const heldOut = String((await held).stdout).trim();
   t.match(heldOut, /^pod-\d still-here$/, 'a connection opened before the restart still works after it');
 
+  // A Service losing its endpoints refuses new connections but leaves established ones alone
+  // (a node briefly NotReady has its pods marked unready: what they carry must not be reset).
+  const kept = await createService('kept', { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] });
+  await putSlice('kept', [0]);
+  await until('kept answering', async () => { const p = await world.probe(kept.spec.clusterIP, 80, 3); return clean(p) && p; });
+  const keptConn = execa('nsenter', [`--net=${world.client.path}`, 'python3', '-c', HOLD_UNTIL_GO, kept.spec.clusterIP, '80'], { reject: false, stdin: 'pipe' });
+  t.teardown(() => { keptConn.kill('SIGKILL'); return keptConn.catch(() => undefined); });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    keptConn.stdout!.on('data', (d: Buffer) => { out += d.toString(); if (out.includes('open\n')) resolve(); });
+    void keptConn.then((r) => reject(new Error(`holder exited: ${r.stdout} ${r.stderr}`)));
+  });
+  await putSlice('kept', []);
+  await until('new connections to kept refused', async () => { const p = await world.probe(kept.spec.clusterIP, 80, 2); return p.errors.ECONNREFUSED === 2 && p; });
+  keptConn.stdin!.write('go\n');
+  const keptOut = await keptConn;
+  t.match(String(keptOut.stdout).trim().split('\n').pop(), /^pod-0 still-here$/, `the connection opened before its Service lost its endpoints still works (${String(keptOut.stderr).trim()})`);
+
   // Metrics and health.
   const metrics = await fetch(`http://127.0.0.1:${proxy.metricsPort}/metrics`).then((r) => r.text());
   t.match(metrics, /kubeproxy_sync_proxy_rules_duration_seconds_bucket\{le="[^"]+",kind="full"\}/, 'full sync histogram');
@@ -189,8 +217,8 @@ async function runScenario(
   t.equal((await fetch(`http://127.0.0.1:${proxy.healthzPort}/healthz`)).status, 200);
 
   // Deleting the Services removes every trace of them.
-  const ips = [webIP, dns.spec.clusterIP, empty.spec.clusterIP, sticky.spec.clusterIP];
-  for (const name of ['web', 'dns', 'empty', 'sticky']) {
+  const ips = [webIP, dns.spec.clusterIP, empty.spec.clusterIP, sticky.spec.clusterIP, kept.spec.clusterIP];
+  for (const name of ['web', 'dns', 'empty', 'sticky', 'kept']) {
     await c.delete(`/api/v1/namespaces/default/services/${name}`);
     await c.delete(`/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/${name}-1`);
   }

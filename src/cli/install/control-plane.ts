@@ -8,6 +8,7 @@ import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig, type 
 import { ensureClusterInfo, ensureNodeBootstrapRBAC } from '../node-bootstrap.js';
 import { clusterInfoSigned, createBootstrapToken } from '../token.js';
 import { caCertHash } from '../../api/cluster-info.js';
+import { retryingTransport } from './wait.js';
 import { httpsURL } from '../inherited-listener.js';
 import type { InstallFiles } from './files.js';
 import type { Layout } from './layout.js';
@@ -43,8 +44,8 @@ export function writeControlPlaneFiles(L: Layout, files: InstallFiles, s: Contro
 export async function prepareJoins(cp: ControlPlaneFiles, tokenTTLMs: number): Promise<JoinArgs> {
   const clients = clientsetFromKubeconfig(cp.adminKubeconfig, 'capstan-install');
   try {
-    await ensureNodeBootstrapRBAC(clients);
-    await ensureClusterInfo(clients, cp.server, cp.pki.ca.certPem);
+    await retryingTransport('the node bootstrap RBAC', 300_000, () => ensureNodeBootstrapRBAC(clients));
+    await retryingTransport('cluster-info', 300_000, () => ensureClusterInfo(clients, cp.server, cp.pki.ca.certPem));
     const { token } = await createBootstrapToken(clients, tokenTTLMs, 'capstan install: joining nodes');
     // The controller-manager's bootstrap signer signs cluster-info for the new token; a node's
     // discovery fails until it has, so the join command is printed only then.

@@ -1,5 +1,5 @@
 // Waiting for what the installer started: the API server answering, a Node turning Ready.
-import { clientsetFromKubeconfig, resources } from '../../client/index.js';
+import { APIError, clientsetFromKubeconfig, resources } from '../../client/index.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -16,6 +16,23 @@ export async function until<T>(what: string, timeoutMs: number, f: () => Promise
       last = e;
     }
     if (Date.now() > deadline) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await sleep(everyMs);
+  }
+}
+
+/** `f` again while it fails without an answer from the API server (a connection reset or hung
+ *  up, or no answer in time: a starved machine's server drops some), until the deadline; an
+ *  answer (any other APIError) is final. Only for idempotent steps. */
+export async function retryingTransport<T>(what: string, timeoutMs: number, f: () => Promise<T>, everyMs = 2000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await f();
+    } catch (e) {
+      const answered = e instanceof APIError && !(e.code === 504 && e.reason === 'Timeout'); // 504 Timeout: the client gave up waiting
+      if (answered || Date.now() > deadline) throw e;
+      process.stderr.write(`capstan install: ${what}: ${(e as Error).message}; trying again\n`);
+    }
     await sleep(everyMs);
   }
 }

@@ -86,8 +86,12 @@ function staticChains(cfg: ProxyConfig): Map<string, DesiredChain> {
   c.set('nat-prerouting', { base: { type: 'nat', hook: 'prerouting', priority: -100, policy: 'accept' }, rules: [jump('services')] });
   c.set('nat-output', { base: { type: 'nat', hook: 'output', priority: -100, policy: 'accept' }, rules: [jump('services')] });
   c.set('nat-postrouting', { base: { type: 'nat', hook: 'postrouting', priority: 100, policy: 'accept' }, rules: [jump('masquerading')] });
-  c.set('filter-prerouting', { base: { type: 'filter', hook: 'prerouting', priority: -110, policy: 'accept' }, rules: [jump('reject-services')] });
-  c.set('filter-output', { base: { type: 'filter', hook: 'output', priority: -110, policy: 'accept' }, rules: [jump('reject-services')] });
+  // Only new connections are refused or dropped, as upstream: these chains see a packet before
+  // DNAT, still addressed to the Service, so an established connection whose Service lost its
+  // endpoints for a while (a node briefly NotReady marks its pods unready) would be reset.
+  const isNew: Expr = { kind: 'ctState', states: ['new'] };
+  c.set('filter-prerouting', { base: { type: 'filter', hook: 'prerouting', priority: -110, policy: 'accept' }, rules: [[isNew, ...jump('reject-services')]] });
+  c.set('filter-output', { base: { type: 'filter', hook: 'output', priority: -110, policy: 'accept' }, rules: [[isNew, ...jump('reject-services')]] });
   c.set('masquerading', {
     rules: [
       [{ kind: 'match', field: 'meta mark', value: MASQ_MARK, mask: MASQ_MARK }, { kind: 'masquerade' }],
