@@ -8,7 +8,8 @@ interface Decoder {
   decode(value: Buffer, modRevision: number, key: string): KubeObject;
 }
 
-const decodedByRegistry = new WeakMap<Decoder, WeakMap<Buffer, { revision: number; obj: KubeObject }>>();
+// Registries are few and long-lived; a Map (not a WeakMap) so forgetDecoded can reach each.
+const decodedByRegistry = new Map<Decoder, WeakMap<Buffer, { revision: number; obj: KubeObject }>>();
 const encodedByObject = new WeakMap<KubeObject, Map<string, string>>();
 
 /**
@@ -32,4 +33,14 @@ export function encodedOnce(obj: KubeObject, representation: string, encode: () 
   let text = byRepresentation.get(representation);
   if (text === undefined) byRepresentation.set(representation, (text = encode()));
   return text;
+}
+
+/**
+ * Lets go of the decoding (and with it the encodings) of a version the watch cache has replaced:
+ * at thousands of objects changing, each superseded version's object and JSON kept until the
+ * version left the history were most of the API server's memory. A watcher still reading that
+ * history decodes it again.
+ */
+export function forgetDecoded(value: Buffer): void {
+  for (const byValue of decodedByRegistry.values()) byValue.delete(value);
 }

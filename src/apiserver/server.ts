@@ -5,6 +5,7 @@ import { isIPv6, type AddressInfo, type Server as NetServer, type Socket } from 
 import type { Duplex } from 'node:stream';
 import type { Store } from '../storage/store.js';
 import { WatchCache } from '../storage/watch-cache.js';
+import { forgetDecoded } from './encoded-once.js';
 import { logger, type Logger } from '../log/index.js';
 import { buildAuthentication, ephemeralServiceAccountKeys, registryObjectGetter, type Authenticator, type ServiceAccountKeys } from './authn/index.js';
 import { superuserDecider, unionAuthorizer, type Authorizer, type DecisionAuthorizer } from './authz/index.js';
@@ -168,6 +169,7 @@ export class APIServer {
       ? unionAuthorizer([superuserDecider, opts.authorizer])
       : buildAuthorizer(modes, { RBAC: this.rbac, Node: this.node, ...opts.authorizers });
     this.cache = new WatchCache(store, '/registry/', opts.watchCacheCapacity);
+    this.cache.onSuperseded = (ev) => forgetDecoded(ev.value);
     this.policyFeed = new PolicyFeed(this.rbac.index, this.cache, (resource, ev) => this.registries.get('rbac.authorization.k8s.io', resource)!.decode(ev.value, ev.revision, ev.key));
     this.metrics.waitingReads = () => this.cache.waitingReads;
     const reg = (group: string, resource: string) => this.registries.get(group, resource)!;

@@ -27,7 +27,7 @@ import { startScheduler } from './scheduler.js';
 import { apiServerLabView } from '../labview/index.js';
 import { untilSignal } from './signals.js';
 import { httpsURL, inheritedListener, type InheritedListener } from './inherited-listener.js';
-import { hostAddress } from '../util/index.js';
+import { hostAddress, parseCidr } from '../util/index.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -59,6 +59,12 @@ export async function run(argv: string[]): Promise<number> {
       'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
     },
   });
+  const hollowCount = Number(values['hollow-nodes']);
+  const clusterBlocks = nodeBlocks(values['cluster-cidr']);
+  if (hollowCount + (values['no-node'] ? 0 : 1) > clusterBlocks) {
+    // Nodes beyond the last block never get a podCIDR, so their pods wait for ever.
+    throw new Error(`capstan up: --cluster-cidr ${values['cluster-cidr']} holds ${clusterBlocks} node blocks (/24), too few for ${hollowCount} hollow nodes${values['no-node'] ? '' : ' and this node'}: give a larger one (10.0.0.0/12 holds 4,096, 10.0.0.0/8 65,536)`);
+  }
   const dataDir = resolve(values['data-dir']);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const bind = values['bind-address'];
@@ -120,7 +126,7 @@ export async function run(argv: string[]): Promise<number> {
       });
       stops.push(() => node.stop());
     }
-    const hollow = Number(values['hollow-nodes']);
+    const hollow = hollowCount;
     if (hollow > 0) {
       // Its own identity, allowed to watch what it serves and to act as each of its nodes.
       const { startHollowNodes, ensureHollowNodesPolicy } = await import('../hollow/index.js');
@@ -151,6 +157,13 @@ export async function run(argv: string[]): Promise<number> {
   await shutdown();
   process.stdout.write(await afterStop(dataDir, storeURL.startsWith('sqlite:'), !values['no-node']));
   return 0;
+}
+
+/** How many /24 node blocks (nodeipam's default mask) the cluster CIDR holds. */
+function nodeBlocks(clusterCIDR: string): number {
+  const c = parseCidr(clusterCIDR, 'mask');
+  if (!c) throw new Error(`capstan up: --cluster-cidr "${clusterCIDR}" is not an IPv4 CIDR`);
+  return c.prefix > 24 ? 0 : 2 ** (24 - c.prefix);
 }
 
 /** What stays after a stop, and how to remove it: said at every stop, since pods may outlive it. */

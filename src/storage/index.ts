@@ -1,13 +1,11 @@
 // The storage layer's public face: open a store by URL, and the contract every backend meets.
 import { resolve } from 'node:path';
-import { EtcdStore } from './etcd/index.js';
 import { SqliteStore, type Synchronous } from './sqlite/index.js';
 import { StoreError, type Store } from './store.js';
 
 export * from './store.js';
 export { SqliteStore } from './sqlite/index.js';
 export type { SqliteOptions, Synchronous } from './sqlite/index.js';
-export { EtcdStore } from './etcd/index.js';
 export type { EtcdOptions } from './etcd/index.js';
 
 export interface OpenStoreOptions {
@@ -40,6 +38,8 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
     case 'etcd': {
       const endpoints = location.split(',').filter(Boolean).map((hostPort) => `http://${hostPort}`);
       if (endpoints.length === 0) throw new StoreError(`no endpoints in ${url}`);
+      // Loaded only here: the etcd client and gRPC cost ~6 MB of heap a SQLite server never uses.
+      const { EtcdStore } = await import('./etcd/index.js');
       return EtcdStore.open({
         endpoints,
         keyPrefix: opts.keyPrefix ?? params.get('prefix') ?? '',

@@ -32,6 +32,13 @@ export class WatchCache {
   private watcher?: Watcher;
   private closed = false;
 
+  /**
+   * Called with a key's previous event when a newer one replaces it (or its DELETE) in the state:
+   * from then on only history readers ask for it, so what was derived from it (its decoding and
+   * encodings) can be let go while the value itself stays in the history.
+   */
+  onSuperseded?: (ev: WatchEvent) => void;
+
   constructor(private store: Store, private prefix = '/registry/', private capacity = 20_000) {}
 
   async start(): Promise<void> {
@@ -93,6 +100,8 @@ export class WatchCache {
   private apply(ev: WatchEvent): void {
     const dir = ev.key.slice(0, ev.key.lastIndexOf('/') + 1);
     let entries = this.state.get(dir);
+    const previous = entries?.get(ev.key);
+    if (previous) this.onSuperseded?.(previous);
     if (ev.type === 'PUT') {
       if (!entries) this.state.set(dir, (entries = new Map()));
       entries.set(ev.key, ev);
@@ -110,7 +119,9 @@ export class WatchCache {
     if (this.events.length - this.head > this.capacity) {
       this.oldest = this.events[this.head].revision;
       this.head++;
-      if (this.head > this.capacity) { this.events = this.events.slice(this.head); this.head = 0; }
+      // Dropped entries stay referenced until the array is cut: cut often enough that the history
+      // holds at most an eighth more than its capacity (it held up to twice as much).
+      if (this.head > this.capacity / 8) { this.events = this.events.slice(this.head); this.head = 0; }
     }
     for (const l of this.listeners) {
       if (ev.revision > l.after && ev.key.startsWith(l.prefix)) l.fn(ev);

@@ -28,10 +28,12 @@ function decodedEvent(h: HandlerContext, ev: WatchEvent): KubeObject {
 
 /** Converts the events' objects stored under an earlier storage version, once for every watcher. */
 async function currentOnce(h: HandlerContext, evs: WatchEvent[]): Promise<KubeObject[]> {
-  const objs = await h.reg.current(evs.map((ev) => decodedEvent(h, ev)));
+  const decoded = evs.map((ev) => decodedEvent(h, ev));
+  const objs = await h.reg.current(decoded);
   let converted = convertedByRegistry.get(h.reg);
   if (!converted) convertedByRegistry.set(h.reg, (converted = new WeakMap()));
-  for (let i = 0; i < evs.length; i++) converted.set(evs[i]!, objs[i]!);
+  // Only real conversions: an entry per event would keep every decoded version in the history alive.
+  for (let i = 0; i < evs.length; i++) if (objs[i] !== decoded[i]) converted.set(evs[i]!, objs[i]!);
   return objs;
 }
 const bookmarkIntervalMs = 30_000;

@@ -34,8 +34,12 @@ export class WriterThread {
   constructor(data: WriterData, private readonly hooks: WriterHooks) {
     this.worker = new Worker(new URL('./writer-worker.js', import.meta.url), {
       workerData: data,
-      // A worker refuses --input-type (a process started with `node -e`); the rest carries over.
-      execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
+      // A worker refuses --input-type (a process started with `node -e`) and the process-wide heap
+      // sizes (its own are resourceLimits); the rest carries over.
+      execArgv: process.execArgv.filter((a) => !/^--(input-type|max-semi-space-size|max-old-space-size)\b/.test(a)),
+      // It only moves rows and revisions: a small young generation keeps its idle footprint small
+      // (the default grows to 32 MB under a burst of writes and stays committed).
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
     this.worker.on('message', (msg: FromWriter) => this.receive(msg));
     this.worker.on('error', (err) => this.fail(err));
