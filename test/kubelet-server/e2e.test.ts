@@ -17,7 +17,7 @@ import WebSocket from 'ws';
 
 const why = runtimeUnavailable();
 
-t.test('kubectl logs and exec through the API server and the kubelet server', { skip: why ?? false, timeout: 120_000 }, async (t) => {
+t.test('kubectl logs and exec through the API server and the kubelet server', { skip: why ?? false, timeout: 300_000 }, async (t) => {
   const [env, api] = await Promise.all([startRuntimeEnv(t), startAPIServer(t, { trace: { slowRequestThresholdMs: 1 } })]);
   const cri = env.client;
   const serving = issueCert(api.pki.ca, { commonName: 'node-a', ipAddresses: ['127.0.0.1'], usage: 'server' });
