@@ -173,7 +173,7 @@ of runtime time for 50 pods, ≈ 5.5 s of wall time with both cores. Single pods
 export const suite = defineSuite({
   name: 'pod-startup',
   title: 'Pod startup latency (create → Running) through the kubelet',
-  params: { full: { pods: PODS, parallelPodStarts: PARALLEL }, quick: { pods: 10, parallelPodStarts: [10] } },
+  params: { full: { pods: PODS, parallelPodStarts: PARALLEL }, quick: { pods: 5, parallelPodStarts: [5] } },
   requires: [containerd],
   fromArgv: (argv, full) => ({ pods: Number(argv[0] ?? full.pods), parallelPodStarts: argv[1] ? argv[1].split(',').map(Number) : full.parallelPodStarts }),
   run: (p, progress) => {
