@@ -85,7 +85,7 @@ The policy adds ${extra.toFixed(2)} ms at p50 (programs are compiled once and ca
 export const suite = defineSuite({
   name: 'admission-policy',
   title: 'ValidatingAdmissionPolicy cost per request',
-  params: { full: { ops, rounds }, quick: { ops: 40, rounds: 2 } },
+  params: { full: { ops, rounds }, quick: { ops: 20, rounds: 2 } },
   fromArgv: opsAndRounds,
   run: (p, progress) => {
     [ops, rounds] = [p.ops, p.rounds];

@@ -75,7 +75,7 @@ after each round without the webhook, longer than the test server's 5 s idle tim
 export const suite = defineSuite({
   name: 'admission-webhook',
   title: 'Admission webhook round trip on loopback',
-  params: { full: { ops, rounds }, quick: { ops: 40, rounds: 2 } },
+  params: { full: { ops, rounds }, quick: { ops: 20, rounds: 2 } },
   fromArgv: opsAndRounds,
   run: (p, progress) => {
     [ops, rounds] = [p.ops, p.rounds];

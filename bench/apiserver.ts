@@ -155,7 +155,7 @@ try {
 export const suite = defineSuite({
   name: 'apiserver',
   title: 'API server vs raw store',
-  params: { full: { count: 2000, backends: ['sqlite', 'etcd'] }, quick: { count: 200, backends: ['sqlite'] } },
+  params: { full: { count: 2000, backends: ['sqlite', 'etcd'] }, quick: { count: 100, backends: ['sqlite'] } },
   requires: [(p) => (p.backends.includes('etcd') ? command('etcd', 'etcd-server')(p) : undefined)],
   fromArgv: (argv, full) => {
     const v = parseArgs({ args: argv, options: { count: { type: 'string', default: String(full.count) }, backends: { type: 'string', default: full.backends.join(',') } } }).values;

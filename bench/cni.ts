@@ -175,7 +175,7 @@ async function main(progress: Progress): Promise<SuiteOutput> {
 export const suite = defineSuite({
   name: 'cni',
   title: 'CNI ADD/DEL: capstan vs ptp + host-local',
-  params: { full: { pods: PODS }, quick: { pods: 10 } },
+  params: { full: { pods: PODS }, quick: { pods: 5 } },
   requires: [needRoot, () => (REF_BIN ? undefined : 'the reference CNI plugins are missing (Debian: apt-get install containernetworking-plugins)'), command('nsenter', 'util-linux')],
   fromArgv: (argv, full) => ({ pods: Number(argv[0] ?? full.pods) }),
   run: (p, progress) => { PODS = p.pods; return main(progress); },

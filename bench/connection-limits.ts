@@ -111,7 +111,7 @@ try {
 export const suite = defineSuite({
   name: 'connection-limits',
   title: 'Admin latency under idle unauthenticated connections',
-  params: { full: { idle: idleCounts, requests, rounds }, quick: { idle: [1000], requests: 50, rounds: 1 } },
+  params: { full: { idle: idleCounts, requests, rounds }, quick: { idle: [300], requests: 30, rounds: 1 } },
   fromArgv: (argv) => {
     const v = parseArgs({ args: argv, options }).values;
     return { idle: v.idle.split(',').map(Number), requests: Number(v.requests), rounds: Number(v.rounds) };

@@ -127,7 +127,7 @@ running) shows the resync-only polling alone.
 export const suite = defineSuite({
   name: 'container-events',
   title: 'Container exits: containerd task events vs resync only',
-  params: { full: { seconds: SECONDS, steady: false as boolean }, quick: { seconds: 15, steady: false as boolean } },
+  params: { full: { seconds: SECONDS, steady: false as boolean }, quick: { seconds: 8, steady: false as boolean } },
   requires: [containerd],
   fromArgv: (argv, full) => ({ seconds: Number(argv[0] ?? full.seconds), steady: argv[1] === 'steady' }),
   run: (p, progress) => { SECONDS = p.seconds; STEADY = p.steady; return main(progress); },

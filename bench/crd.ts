@@ -105,7 +105,7 @@ try {
 export const suite = defineSuite({
   name: 'crd',
   title: 'CustomResourceDefinitions at scale',
-  params: { full: { counts, probes }, quick: { counts: [10, 30], probes: 2 } },
+  params: { full: { counts, probes }, quick: { counts: [5, 15], probes: 2 } },
   fromArgv: (argv) => {
     const v = parseArgs({ args: argv, options }).values;
     return { counts: v.counts.split(',').map(Number), probes: Number(v.probes) };

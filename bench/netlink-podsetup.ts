@@ -90,7 +90,7 @@ ${table(['driver', 'p50', 'p99', 'mean', 'max'], [
 export const suite = defineSuite({
   name: 'netlink',
   title: 'Pod network setup: addon vs ip commands',
-  params: { full: { pods: 200 }, quick: { pods: 20 } },
+  params: { full: { pods: 200 }, quick: { pods: 10 } },
   requires: [root, command('ip', 'iproute2')],
   fromArgv: (argv, full) => ({ pods: Number(argv[0] ?? full.pods) }),
   run: (p, progress) => { PODS = p.pods; return main(progress); },

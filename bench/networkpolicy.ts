@@ -255,7 +255,7 @@ return emitPolicyRows(rows, writeReport('networkpolicy', 'NetworkPolicy: first-p
 export const suite = defineSuite({
   name: 'networkpolicy',
   title: 'NetworkPolicy: first-packet latency and change-to-enforcement, nft maps vs iptables chains',
-  params: { full: { sizes: SIZES, connects: CONNECTS, restore: RESTORE }, quick: { sizes: [0, 100], connects: 100, restore: RESTORE } },
+  params: { full: { sizes: SIZES, connects: CONNECTS, restore: RESTORE }, quick: { sizes: [0, 30], connects: 50, restore: RESTORE } },
   requires: [root, (p) => command(p.restore, 'iptables')(p), command('nsenter', 'util-linux')],
   fromArgv: (argv, full) => ({ sizes: argv[0] ? argv[0].split(',').map(Number) : full.sizes, connects: Number(argv[1] ?? full.connects), restore: argv[2] ?? full.restore }),
   run: (p, progress) => {

@@ -126,7 +126,7 @@ ${table(['shape', 'services', 'rules', 'addon list', 'JS heap for the result', '
 export const suite = defineSuite({
   name: 'nft-services',
   title: 'nftables service-proxy load: addon vs nft -f',
-  params: { full: { sizes: [] as number[], nftTimeoutSeconds: NFT_TIMEOUT_S, shapes: SHAPES as string[] }, quick: { sizes: [100, 300], nftTimeoutSeconds: 60, shapes: SHAPES as string[] } },
+  params: { full: { sizes: [] as number[], nftTimeoutSeconds: NFT_TIMEOUT_S, shapes: SHAPES as string[] }, quick: { sizes: [30, 100], nftTimeoutSeconds: 60, shapes: SHAPES as string[] } },
   requires: [root],
   fromArgv: (argv, full) => ({ sizes: argv[0] ? argv[0].split(',').map(Number) : [], nftTimeoutSeconds: Number(argv[1] ?? full.nftTimeoutSeconds), shapes: argv[2] ? argv[2].split(',') : full.shapes }),
   run: (p, progress) => {

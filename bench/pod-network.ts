@@ -228,7 +228,7 @@ ${table(['interface', 'features'], offload)}
 export const suite = defineSuite({
   name: 'pod-network',
   title: 'Pod-to-pod TCP throughput: same node, direct route, VXLAN, bare veth',
-  params: { full: { runs: RUNS, seconds: SECONDS }, quick: { runs: 1, seconds: 2 } },
+  params: { full: { runs: RUNS, seconds: SECONDS }, quick: { runs: 1, seconds: 1 } },
   requires: [containerd, command('iperf3', 'iperf3')],
   fromArgv: (argv, full) => ({ runs: Number(argv[0] ?? full.runs), seconds: Number(argv[1] ?? full.seconds) }),
   run: async (p, progress) => {

@@ -233,7 +233,7 @@ of runtime time for 50 pods, ≈ 5.5 s of wall time with both cores. Single pods
 export const suite = defineSuite({
   name: 'pod-startup',
   title: 'Pod startup latency (create → Running) through the kubelet',
-  params: { full: { pods: PODS, parallelPodStarts: PARALLEL, rounds: ROUNDS }, quick: { pods: 10, parallelPodStarts: [10], rounds: 2 } },
+  params: { full: { pods: PODS, parallelPodStarts: PARALLEL, rounds: ROUNDS }, quick: { pods: 5, parallelPodStarts: [5], rounds: 1 } },
   requires: [containerd],
   fromArgv: (argv, full) => ({
     pods: Number(argv[0] ?? full.pods), parallelPodStarts: argv[1] ? argv[1].split(',').map(Number) : full.parallelPodStarts, rounds: Number(argv[2] ?? full.rounds),

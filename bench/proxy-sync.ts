@@ -254,7 +254,7 @@ export const suite = defineSuite({
   title: 'Service proxy: sync cost and data path',
   params: {
     full: { sizes: SIZES, modes: ALL_MODES, latencySizes: LATENCY_SIZES, connects: CONNECTS },
-    quick: { sizes: [30, 100, 300], modes: ALL_MODES, latencySizes: [10], connects: 300 },
+    quick: { sizes: [10, 100], modes: ALL_MODES, latencySizes: [10], connects: 100 },
   },
   requires: [root, command('python3', 'python3'), command('nsenter', 'util-linux'),
     (p) => (p.modes.some((m) => m.startsWith('iptables')) ? command('iptables-legacy-restore', 'iptables')(p) : undefined)],

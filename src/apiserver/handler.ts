@@ -36,7 +36,7 @@ import { isStreamSubresource, proxyPodLog, proxyStreamUpgrade, rejectUpgrade, ty
 import type { Duplex } from 'node:stream';
 import type { HealthEndpoints } from './healthz.js';
 import { METRICS_GROUP, serveMetrics, type MetricsScraper } from './metrics-api/index.js';
-import { bindTrace, RequestTrace, traceOf } from './trace/request-trace.js';
+import { bindTrace, now, RequestTrace, traceOf } from './trace/request-trace.js';
 import { logIfSlow, observeRequest, optedIn, sendServerTiming, type TraceOptions } from './trace/report.js';
 
 export interface HandlerDeps {
@@ -76,14 +76,17 @@ export function createHandler(deps: HandlerDeps) {
   const openapiHash = String(Date.now());
   const traceOpts = deps.trace ?? {};
   const slowMs = traceOpts.slowRequestThresholdMs ?? 1000;
+  const recording = traceOpts.stages !== false;
   return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const trace = new RequestTrace();
-    if (optedIn(req, traceOpts)) {
+    // A request that did not ask for its trace records into a pooled one (no allocation).
+    if (recording && optedIn(req, traceOpts)) {
+      const trace = new RequestTrace();
       trace.opted = true;
       trace.delivered = (rev, ms) => deps.cache.waitUntil(rev, ms);
       sendServerTiming(res, trace);
+      return serve(req, res, trace);
     }
-    return serve(req, res, trace);
+    return serve(req, res, RequestTrace.acquire());
   };
 
   async function serve(req: IncomingMessage, res: ServerResponse, trace: RequestTrace): Promise<void> {
@@ -98,28 +101,33 @@ export function createHandler(deps: HandlerDeps) {
       badPath = e;
       info = parseRequestInfo(req.method ?? 'GET', '/', url.searchParams);
     }
-    bindTrace(info, trace);
+    if (recording) bindTrace(info, trace);
     if (wantsPretty(url.searchParams, req.headers['user-agent'])) indentReplies(res);
     const accept = negotiate(req.headers.accept);
     let who: Authenticated | undefined;
     try {
       if (badPath instanceof StatusError) throw badPath;
       if (badPath) throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(badPath as Error).message}`);
-      who = await trace.time('authn', () => deps.authn.authenticate(req));
+      // Timed inline rather than through trace.time(): no closure per request.
+      const authnStart = now();
+      try { who = await deps.authn.authenticate(req); } finally { if (recording) trace.add('authn', authnStart, !who); }
       const { user } = who;
       if (who.impersonator) deps.log.debug('impersonating', { ...requestUser(who), path: url.pathname, verb: info.verb });
       const attrs = requestAttributes(info, url.searchParams);
-      const denial = await trace.time('authz', () => deps.authz.authorize(user, attrs), (d) => d !== null);
-      if (denial !== null) throw forbiddenError(attrs, denial);
+      const authzStart = now();
+      let denial: string | null | undefined;
+      try { denial = await deps.authz.authorize(user, attrs); } finally { if (recording) trace.add('authz', authzStart, denial !== null); }
+      if (denial !== null) throw forbiddenError(attrs, denial ?? '');
       if (info.isResourceRequest) await serveResource(req, res, url, info, who);
       else await serveNonResource(req, res, url, info, user);
     } catch (err) {
       const status = toStatusError(err, (msg, fields) => deps.log.error(msg, { ...fields, path: url.pathname, verb: info.verb, ...requestUser(who) }));
       sendError(res, status, accept);
     } finally {
-      trace.addGap('encode');
-      observeRequest(deps.metrics, trace, req, res, info);
-      logIfSlow(deps.log, trace, slowMs, req, res, info, who?.user.username);
+      if (recording) trace.addGap('encode');
+      observeRequest(deps.metrics, trace, req, res, info, url.searchParams.has('dryRun'));
+      logIfSlow(deps.log, trace, slowMs, req, res.statusCode, info, who?.user.username);
+      trace.release();
     }
   }
 
@@ -235,30 +243,44 @@ export function createHandler(deps: HandlerDeps) {
  *  authorised like any request (as `create`, which is what a stream into a pod amounts to),
  *  then spliced through to the pod's kubelet. */
 export function createUpgradeHandler(deps: HandlerDeps) {
+  const traceOpts = deps.trace ?? {};
+  const slowMs = traceOpts.slowRequestThresholdMs ?? 1000;
   return async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://apiserver');
+    // A stream's trace ends at the kubelet's first byte: the time to upgrade and to the first
+    // output are what a slow exec is made of; how long the stream then stays open is not.
+    const trace = new RequestTrace();
+    let info: RequestInfo | undefined;
+    let user: string | undefined;
     try {
       const refused = checkPath(rawPath(req.url ?? '/'));
       if (refused) throw refused;
-      let info: RequestInfo;
       try {
         info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       } catch (e) {
         throw badRequest(`invalid request path ${JSON.stringify(url.pathname)}: ${(e as Error).message}`);
       }
-      const { user } = await deps.authn.authenticate(req);
+      const who = await trace.time('authn', () => deps.authn.authenticate(req));
+      user = who.user.username;
       if (!info.isResourceRequest || info.group !== '' || !isStreamSubresource(info.resource, info.subresource) || !info.namespace || !info.name) {
         throw badRequest(`upgrade requests are only served for pods/exec, pods/attach and pods/portforward, not ${url.pathname}`);
       }
-      info = { ...info, verb: 'create' };
-      const denial = await deps.authz.authorize(user, info);
+      const attrs: RequestInfo = info = { ...info, verb: 'create' };
+      bindTrace(info, trace);
+      const denial = await trace.time('authz', () => deps.authz.authorize(who.user, attrs), (d) => d !== null);
       if (denial !== null) throw forbiddenError(info, denial);
-      await deps.admission.admit({ operation: 'CONNECT', info, user, registry: deps.registries.get('', 'pods')!, object: connectOptions(info.subresource, url.searchParams), dryRun: false });
+      await deps.admission.admit({ operation: 'CONNECT', info, user: who.user, registry: deps.registries.get('', 'pods')!, object: connectOptions(info.subresource, url.searchParams), dryRun: false });
       deps.metrics.requests.inc({ verb: 'CONNECT', dry_run: '', group: '', version: info.version, resource: 'pods', subresource: info.subresource, scope: 'resource', component: 'apiserver', code: '101' });
-      await proxyStreamUpgrade(req, socket, head, info.namespace, info.name, info.subresource, url.searchParams, deps.registries, deps.kubelet);
+      const firstByte = () => {
+        trace.finish();
+        logIfSlow(deps.log, trace, slowMs, req, 101, attrs, user);
+      };
+      await proxyStreamUpgrade(req, socket, head, info.namespace, info.name, info.subresource, url.searchParams, deps.registries, deps.kubelet,
+        { trace, serverTiming: optedIn(req, traceOpts), firstByte });
     } catch (err) {
       const status = toStatusError(err, (msg, fields) => deps.log.error(msg, { ...fields, path: url.pathname, verb: 'upgrade' }));
       rejectUpgrade(socket, status);
+      if (info) logIfSlow(deps.log, trace, slowMs, req, status.code, info, user);
     }
   };
 }

@@ -41,9 +41,9 @@ export class APIMetrics {
     labelNames: ['operation', 'type'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60],
     registers: [this.registry],
   });
-  /** capstan's own: each traced stage of a request (the Server-Timing names, webhooks and plugins folded into their step). */
+  /** capstan's own: each stage of a request that asked for its trace (the Server-Timing names, webhooks and plugins folded into their step). */
   readonly stages = new Histogram({
-    name: 'capstan_apiserver_request_stage_duration_seconds', help: 'Time spent in each stage of a request (authn, authz, decode, admission.mutating, admission.validating, validation, storage, encode, watch), by verb and resource.',
+    name: 'capstan_apiserver_request_stage_duration_seconds', help: 'Time spent in each stage of a request that asked for its trace (X-Capstan-Trace or --server-timing): authn, authz, decode, admission.mutating, admission.validating, validation, storage, encode, watch; by verb and resource.',
     labelNames: ['stage', 'verb', 'group', 'resource'], buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });

@@ -12,6 +12,7 @@ import { ensureClusterPKI, writeAdminKubeconfig, writeComponentKubeconfig } from
 import { apiServerLabView } from '../labview/index.js';
 import { untilSignal } from './signals.js';
 import { authenticationFlags, authenticationOptions } from './authn-flags.js';
+import { traceFlags, traceOptions } from './trace-flags.js';
 
 export const apiserverFlags = {
   'data-dir': { type: 'string', default: '.capstan' },
@@ -32,8 +33,7 @@ export const apiserverFlags = {
   'metric-resolution': { type: 'string', default: '15s' },
   ...authenticationFlags,
   'encryption-provider-config': { type: 'string' },
-  'server-timing': { type: 'boolean', default: false },
-  'slow-request-threshold': { type: 'string', default: '1s' },
+  ...traceFlags,
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -60,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
     disableAdmissionPlugins: admission.disable, enableAdmissionPlugins: admission.enable, defaultTolerationSeconds: admission.tolerationSeconds,
     tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'], ...authenticationOptions(values, dataDir), encryption,
     metricResolutionMs: parseDuration(values['metric-resolution']),
-    trace: { serverTiming: values['server-timing'], slowRequestThresholdMs: parseDuration(values['slow-request-threshold']) },
+    trace: traceOptions(values),
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

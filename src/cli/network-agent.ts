@@ -51,6 +51,8 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
       // NetworkPolicy for this node's pods in `ip capstan-policy` (Calico enforces by default).
       'network-policy': { type: 'string', default: 'true' },
       'policy-resync-period': { type: 'string', default: '1m' },
+      // How often the policy counters are published on the Node when they moved (0: never).
+      'policy-counts-publish-period': { type: 'string', default: '5s' },
     },
   });
   if (!values['pod-cidr'] && !(values.kubeconfig && values['node-name'])) {
@@ -89,6 +91,7 @@ export async function startNetworkAgent(argv: string[]): Promise<NetworkAgentHan
     nft: createNftDriver('addon'),
     networkPolicy: values['network-policy'] === 'true',
     policyResyncMs: parseDuration(values['policy-resync-period']),
+    policyCountsPublishMs: parseDuration(values['policy-counts-publish-period']),
     registry,
     log,
   });

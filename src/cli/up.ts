@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { openStore } from '../storage/index.js';
 import { authenticationFlags, authenticationOptions, signingKeyFile } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
+import { traceFlags, traceOptions } from './trace-flags.js';
 import { encryptionFlag } from './encryption-flag.js';
 import { admissionFlags, admissionFlagSpecs } from './admission-flags.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
@@ -57,6 +58,7 @@ export async function run(argv: string[]): Promise<number> {
       'encryption-provider-config': { type: 'string' },
       'metric-resolution': { type: 'string', default: '15s' },
       'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
+      ...traceFlags,
     },
   });
   const hollowCount = Number(values['hollow-nodes']);
@@ -85,6 +87,7 @@ export async function run(argv: string[]): Promise<number> {
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir), encryption,
     authorizationMode: values['authorization-mode'], metricResolutionMs: parseDuration(values['metric-resolution']),
     enableAdmissionPlugins: admission.enable, disableAdmissionPlugins: admission.disable, defaultTolerationSeconds: admission.tolerationSeconds,
+    trace: traceOptions(values),
   });
   const stops: (() => Promise<void>)[] = [];
   const shutdown = async () => {

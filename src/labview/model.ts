@@ -11,6 +11,7 @@ import { desiredRoutes } from '../network/routes/desired.js';
 import {
   ANNOTATION_DEFAULT_ENCAPSULATION, ANNOTATION_UPLINK, VXLAN_DEVICE, parseMode, type EncapsulationMode, type Uplink,
 } from '../network/routes/model.js';
+import { ANNOTATION_POLICY_PACKETS, parsePublishedCounts, type Decisions } from '../network/policy/published-counts.js';
 import { buildPlans, type SliceLike } from '../proxy/model.js';
 import { fragmentFor } from '../proxy/nft/ruleset.js';
 
@@ -78,6 +79,24 @@ export interface ViewService {
   nftElements: number;
 }
 
+/** A policy's allow/deny decisions as the nodes' network agents counted and published them. */
+export interface ViewPolicyPackets {
+  ingress: { allowed: number; denied: number };
+  egress: { allowed: number; denied: number };
+  /** The nodes whose counts are in the sums (those whose agent published any for this policy). */
+  nodes: string[];
+}
+
+export interface ViewPolicy {
+  namespace: string;
+  name: string;
+  policyTypes: string[];
+  packets: ViewPolicyPackets;
+  /** `namespace/name` of the pods it selects (isolates), by direction. */
+  ingressPods: string[];
+  egressPods: string[];
+}
+
 export interface ViewModel {
   nodes: ViewNode[];
   /** Pods not (yet) assigned to a node. */
@@ -86,7 +105,9 @@ export interface ViewModel {
   /** Set when there are too many nodes to draw every pair. */
   linksOmitted?: string;
   services: ViewService[];
-  policies: { namespace: string; name: string; policyTypes: string[] }[];
+  policies: ViewPolicy[];
+  /** Nodes whose network agent publishes policy counters (the others' decisions are not in the sums). */
+  countingNodes: string[];
 }
 
 /** Pairs of nodes are computed only up to this many nodes (n² pairs): a lab, not 5,000 hollow nodes. */
@@ -189,6 +210,40 @@ function viewService(s: Service, slices: readonly EndpointSlice[], pods: Map<str
   };
 }
 
+/** Each policy's decisions summed over the nodes, from the counters the agents published on their Nodes. */
+function policyPackets(nodes: readonly Node[]): { byPolicy: Map<string, ViewPolicyPackets>; counting: string[] } {
+  const byPolicy = new Map<string, ViewPolicyPackets>();
+  const counting: string[] = [];
+  for (const n of nodes) {
+    const counts = parsePublishedCounts(n.metadata.annotations?.[ANNOTATION_POLICY_PACKETS]);
+    if (!counts) continue;
+    counting.push(n.metadata.name!);
+    for (const [policy, dirs] of Object.entries(counts)) {
+      let p = byPolicy.get(policy);
+      if (!p) byPolicy.set(policy, p = { ingress: { allowed: 0, denied: 0 }, egress: { allowed: 0, denied: 0 }, nodes: [] });
+      p.nodes.push(n.metadata.name!);
+      for (const dir of ['ingress', 'egress'] as const) {
+        const d: Decisions | undefined = dirs[dir];
+        if (d) { p[dir].allowed += d[0]; p[dir].denied += d[1]; }
+      }
+    }
+  }
+  return { byPolicy, counting };
+}
+
+function viewPolicies(policies: readonly NetworkPolicy[], pods: readonly ViewPod[], nodes: readonly Node[]): { policies: ViewPolicy[]; countingNodes: string[] } {
+  const { byPolicy, counting } = policyPackets(nodes);
+  const selected = (k: string, dir: 'ingressPolicies' | 'egressPolicies') => pods.filter((p) => p[dir].includes(k)).map((p) => `${p.namespace}/${p.name}`);
+  return {
+    countingNodes: counting,
+    policies: policies.map((p) => ({
+      namespace: p.metadata.namespace ?? '', name: p.metadata.name ?? '', policyTypes: policyTypes(p),
+      packets: byPolicy.get(key(p)) ?? { ingress: { allowed: 0, denied: 0 }, egress: { allowed: 0, denied: 0 }, nodes: [] },
+      ingressPods: selected(key(p), 'ingressPolicies'), egressPods: selected(key(p), 'egressPolicies'),
+    })),
+  };
+}
+
 export function buildView(input: ViewInput): ViewModel {
   const policies = [...input.policies].sort(byKey);
   const pods = [...input.pods].sort(byKey);
@@ -201,8 +256,10 @@ export function buildView(input: ViewInput): ViewModel {
   }));
   const nodeByName = new Map(viewNodes.map((n) => [n.name, n]));
   const pending: ViewPod[] = [];
+  const all: ViewPod[] = [];
   for (const p of pods) {
     const vp = viewPod(p, policies);
+    all.push(vp);
     const n = vp.node ? nodeByName.get(vp.node) : undefined;
     (n ? n.pods : pending).push(vp);
   }
@@ -212,6 +269,6 @@ export function buildView(input: ViewInput): ViewModel {
     links: nodes.length <= MAX_LINKED_NODES ? nodeLinks(nodes) : [],
     ...(nodes.length > MAX_LINKED_NODES ? { linksOmitted: `${nodes.length} nodes: paths are drawn for at most ${MAX_LINKED_NODES}` } : {}),
     services: [...input.services].sort(byKey).map((s) => viewService(s, input.slices, podsByKey, elements)),
-    policies: policies.map((p) => ({ namespace: p.metadata.namespace ?? '', name: p.metadata.name ?? '', policyTypes: policyTypes(p) })),
+    ...viewPolicies(policies, all, nodes),
   };
 }

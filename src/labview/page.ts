@@ -16,6 +16,7 @@ h1 { font-size: 1.3em; margin: 0 0 .3em; } h2 { font-size: 1.1em; margin: 1.2em 
 .pod.notready { color: #a60; } .pod .pol { color: #906; }
 svg text { font-size: 11px; } .link.direct { stroke: #2a7; } .link.vxlan { stroke: #36c; stroke-dasharray: 6 3; } .link.none { stroke: #c33; stroke-dasharray: 2 3; }
 table { border-collapse: collapse; } td, th { border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; font-size: .9em; }
+td.allow { color: #2a7; text-align: right; } td.deny { color: #c33; text-align: right; } .facts { color: #555; font-size: .85em; }
 #path li { margin: 2px 0; } .hop-drop { color: #c33; } .hop-policy { color: #906; } .hop-vxlan { color: #36c; } .hop-dnat { color: #a60; }
 `;
 
@@ -84,7 +85,18 @@ function drawServices(m) {
     el('td', {}, s.nftElements))));
 }
 function drawPolicies(m) {
-  document.getElementById('policies').replaceChildren(...m.policies.map((p) => el('li', { 'data-policy': p.namespace + '/' + p.name }, p.namespace + '/' + p.name + ' (' + p.policyTypes.join(', ') + ')')));
+  document.getElementById('policies').replaceChildren(...m.policies.map((p) => {
+    const k = p.namespace + '/' + p.name, c = p.packets;
+    return el('tr', { 'data-policy': k, 'data-ingress-allowed': c.ingress.allowed, 'data-ingress-denied': c.ingress.denied,
+        'data-egress-allowed': c.egress.allowed, 'data-egress-denied': c.egress.denied, 'data-pods': [...new Set([...p.ingressPods, ...p.egressPods])].join(' ') },
+      el('td', {}, k), el('td', {}, p.policyTypes.join(', ')),
+      el('td', { class: 'allow' }, c.ingress.allowed), el('td', { class: 'deny' }, c.ingress.denied),
+      el('td', { class: 'allow' }, c.egress.allowed), el('td', { class: 'deny' }, c.egress.denied),
+      el('td', {}, [...p.ingressPods.map((x) => 'in:' + x), ...p.egressPods.map((x) => 'out:' + x)].join(', ') || '-'),
+      el('td', {}, c.nodes.join(', ') || '-'));
+  }));
+  const missing = m.nodes.map((n) => n.name).filter((n) => !m.countingNodes.includes(n));
+  document.getElementById('policies-note').textContent = missing.length ? 'no counters published by ' + missing.join(', ') + ' (agent without policy enforcement, or not synced yet)' : '';
 }
 function fillSelect(id, values) {
   const s = document.getElementById(id), keep = s.value;
@@ -129,7 +141,9 @@ export function labViewPage(prefix: string): string {
 <h2>Paths between nodes</h2><svg id="links" width="520" height="80" role="img" aria-label="node-to-node paths"></svg><div id="links-note"></div>
 <h2>Services</h2>
 <table><thead><tr><th>service</th><th>type</th><th>cluster IP</th><th>ports</th><th>endpoints</th><th>nftables elements</th></tr></thead><tbody id="services"></tbody></table>
-<h2>NetworkPolicies</h2><ul id="policies"></ul>
+<h2>NetworkPolicies</h2>
+<p class="facts">Packets of new connections each policy allowed and the packets dropped at the pods it isolates, as the nodes' network agents count them in nftables and publish them on their Node every few seconds.</p>
+<table><thead><tr><th>policy</th><th>types</th><th>ingress allowed</th><th>ingress denied</th><th>egress allowed</th><th>egress denied</th><th>selects</th><th>counted on</th></tr></thead><tbody id="policies"></tbody></table><div id="policies-note"></div>
 <h2>Follow a packet</h2>
 <form id="follow">from pod <select id="from"></select> to service <select id="service"></select> port <input id="port" size="5" placeholder="any"> <button>follow</button></form>
 <div id="path"></div>

@@ -62,6 +62,8 @@ export interface NetworkAgentOptions {
   networkPolicy?: boolean;
   /** How often the policy table is checked against the kernel (default 60 s). */
   policyResyncMs?: number;
+  /** How often the policy counters are published on the own Node when they moved (default 5 s; 0 never). */
+  policyCountsPublishMs?: number;
   /** Where the policy counters and sync durations are registered (/metrics). */
   registry?: Registry;
   /** How long start() waits for the Node cache before serving anyway (default 5 s). */
@@ -109,7 +111,8 @@ export class NetworkAgent {
       if (o.clusterCIDR !== undefined && !clusterCIDR) throw new Error(`invalid cluster CIDR ${o.clusterCIDR}`);
       if (o.nft && o.networkPolicy !== false) {
         const enforcer = new PolicyEnforcer(policyTable(o.nft, o.hostNetns), o.log, o.nodeName);
-        this.policy = new PolicyController({ informers: this.informers, enforcer, log: o.log, registry: o.registry, resyncMs: o.policyResyncMs });
+        this.policy = new PolicyController({ informers: this.informers, enforcer, log: o.log, registry: o.registry, resyncMs: o.policyResyncMs,
+          publish: { clients: o.clients, nodeName: o.nodeName, periodMs: o.policyCountsPublishMs ?? 5000 } });
       }
       this.routes = new RoutesManager({
         netlink: o.netlink, netns: o.hostNetns, nodeName: o.nodeName, nodes: this.nodes, clients: o.clients, mode: o.encapsulation, clusterCIDR, log: o.log,

@@ -15,6 +15,8 @@ export interface CapstanUp {
   port: number;
   pid: number;
   stdout(): string;
+  /** What it logged (the last MB). */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -47,7 +49,7 @@ export async function startCapstanUp(t: Teardownable, args: string[] = [], opts:
     : spawn(process.execPath, upArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-8000); });
+  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-(1 << 20)); });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -60,10 +62,10 @@ export async function startCapstanUp(t: Teardownable, args: string[] = [], opts:
   };
   t.teardown(stop);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`capstan up not ready in 90 s:\n${err}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`capstan up not ready in 90 s:\n${err.slice(-8000)}`)), 90_000);
     const check = () => { if (out.includes('capstan is ready')) { clearTimeout(timer); resolve(); } };
     child.stdout!.on('data', check);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`capstan up exited with ${code}:\n${err}`)); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`capstan up exited with ${code}:\n${err.slice(-8000)}`)); });
   });
-  return { dataDir, kubeconfig: join(dataDir, 'admin.kubeconfig'), port, pid: child.pid!, stdout: () => out, stop };
+  return { dataDir, kubeconfig: join(dataDir, 'admin.kubeconfig'), port, pid: child.pid!, stdout: () => out, stderr: () => err, stop };
 }

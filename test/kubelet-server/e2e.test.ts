@@ -17,8 +17,8 @@ import WebSocket from 'ws';
 
 const why = runtimeUnavailable();
 
-t.test('kubectl logs and exec through the API server and the kubelet server', { skip: why ?? false, timeout: 120_000 }, async (t) => {
-  const [env, api] = await Promise.all([startRuntimeEnv(t), startAPIServer(t)]);
+t.test('kubectl logs and exec through the API server and the kubelet server', { skip: why ?? false, timeout: 300_000 }, async (t) => {
+  const [env, api] = await Promise.all([startRuntimeEnv(t), startAPIServer(t, { trace: { slowRequestThresholdMs: 1 } })]);
   const cri = env.client;
   const serving = issueCert(api.pki.ca, { commonName: 'node-a', ipAddresses: ['127.0.0.1'], usage: 'server' });
   const kubelet = await startKubeletServer({
@@ -140,6 +140,29 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
     ws.send(Buffer.from([0, 4])); // ^D ends cat
     await closed;
     t.same(JSON.parse(status), { metadata: {}, status: 'Success' });
+  });
+
+  t.test('an exec stream is traced: Server-Timing on its 101, the time to the first byte in the slow-request log', async (t) => {
+    const q = 'command=sh&command=-c&command=sleep%200.3%3B%20echo%20late&stdout=true';
+    const ws = new WebSocket(`wss://127.0.0.1:${api.port}/api/v1/namespaces/default/pods/web/exec?${q}`, ['v5.channel.k8s.io'], {
+      ca: api.pki.ca.certPem, cert: api.pki.admin.certPem, key: api.pki.admin.keyPem, headers: { 'X-Capstan-Trace': '1' },
+    });
+    let timing = '';
+    ws.on('upgrade', (res) => { timing = String(res.headers['server-timing'] ?? ''); });
+    let out = '';
+    ws.on('message', (m: Buffer) => { if (m[0] === 1) out += m.subarray(1).toString(); });
+    const closed = new Promise((r) => ws.on('close', r));
+    await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+    await closed;
+    t.equal(out, 'late\n');
+    const names = timing.split(', ').map((e) => e.split(';')[0]);
+    for (const stage of ['authn', 'authz', 'admission.validating.NamespaceLifecycle', 'read', 'kubelet.dial', 'kubelet.upgrade', 'total']) t.ok(names.includes(stage), `the 101 names ${stage}: ${timing}`);
+    const traced = () => api.logs.filter((l) => l.includes('Trace[') && l.includes('/pods/web/exec')).map((l) => JSON.parse(l)).find((l) => l.stages['kubelet.first-byte'] !== undefined);
+    await eventually(() => !!traced(), 10_000, 'the stream\'s trace in the slow-request log');
+    const line = traced();
+    t.ok(line.stages['kubelet.first-byte'] >= 250, `the first byte came after the command's sleep (${line.stages['kubelet.first-byte']} ms)`);
+    t.ok(line.totalMs >= line.stages['kubelet.upgrade'] + line.stages['kubelet.first-byte'], 'the trace ends at the first byte');
+    t.match(line.msg, /"Create" url:\/api\/v1\/namespaces\/default\/pods\/web\/exec\?.*code:101 .*kubelet\.upgrade [\d.]+ms, kubelet\.first-byte [\d.]+ms/);
   });
 
   t.test('kubectl attach -i to a container that reads stdin once', async (t) => {

@@ -1,7 +1,8 @@
 // `capstan lab view` in headless Chromium against a real 2-node lab on 2 subnets: the page
 // shows the nodes and their pods, the VXLAN path between them, a Service's endpoints with the
 // number of nftables elements a node really holds for it, follows a packet from a pod to the
-// Service, and shows a new pod within a second of its creation.
+// Service, shows a new pod within a second of its creation, and shows a NetworkPolicy's
+// allow/deny counts (published by the nodes' agents) rise as pods connect.
 import t from 'tap';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -143,4 +144,35 @@ t.test('capstan lab view in headless Chromium', { skip: !root ? 'needs root' : !
     t.ok(ms <= 1000, `shown within a second (${ms} ms)`);
     await waitInPage(page, `!!document.querySelector('section.node [data-pod="default/fresh"]')`, 60_000, 'the new pod under its node once scheduled');
   });
+
+  await t.test('policy decisions: the pods a policy selects and its allow/deny counts as connections come', async (t) => {
+    await k.ok(['apply', '-f', '-'], `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web-in}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  ingress: [{from: [{podSelector: {matchLabels: {app: client}}}], ports: [{port: 8080}]}]
+`);
+    await k.ok(['wait', '--for=condition=Ready', 'pod/fresh', '--timeout=120s']);
+    const webIP = (await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[0].status.podIP}'])).trim();
+    type Row = { pods: string; ia: number; id: number; counted: string };
+    const row = (cond: string, what: string) => waitInPage<Row>(page, `(() => { const r = document.querySelector('tr[data-policy="default/web-in"]');
+      if (!r) return null; const x = { pods: r.dataset.pods, ia: Number(r.dataset.ingressAllowed), id: Number(r.dataset.ingressDenied), counted: r.lastChild.textContent };
+      return (${cond}) && x; })()`, 60_000, what);
+    const first = await row(`x.pods.includes('default/web-') && x.counted.includes('node-2')`, 'the policy with the pod it selects, counted on node-2');
+    t.match(first.pods, /default\/web-/, 'it selects the web pod');
+    t.equal(await page.evaluate<boolean>(`[...document.querySelectorAll('[data-pod^="default/web-"] .pol')].some((e) => e.textContent.includes('in:default/web-in'))`), true, 'and the pod lists the policy isolating it');
+    // Nothing listens on 8080: an allowed SYN is answered by a reset, a denied one is dropped.
+    const connect = (pod: string) => k(['exec', pod, '--', 'wget', '-T', '2', '-q', '-O-', `http://${webIP}:8080/`]);
+    for (let i = 0; i < 3; i++) await connect('client');
+    const allowed = await row(`x.ia > ${first.ia}`, 'the allowed count to rise after the client connected');
+    t.ok(allowed.ia > first.ia, `ingress allowed ${first.ia} → ${allowed.ia} after 3 connections from the client`);
+    await connect('fresh');
+    const denied = await row(`x.id > ${allowed.id}`, 'the denied count to rise after a pod the policy does not allow connected');
+    t.ok(denied.id > allowed.id, `ingress denied ${allowed.id} → ${denied.id} after a connection from fresh`);
+    const m = await page.evaluate<{ allowed: number; denied: number }>(`fetch(location.pathname.replace(/\\/$/, '') + '/model').then((r) => r.json()).then((m) => m.policies.find((p) => p.name === 'web-in').packets.ingress)`);
+    t.ok(m.allowed >= denied.ia && m.denied >= denied.id, 'the page shows the model\'s figures');
+  });
 });
+

@@ -4,6 +4,7 @@
 import t from 'tap';
 import type { EndpointSlice, NetworkPolicy, Node, Pod, Service } from '../../src/api/kinds.js';
 import { buildView, followPacket } from '../../src/labview/index.js';
+import { ANNOTATION_POLICY_PACKETS, countsByPolicy, parsePublishedCounts } from '../../src/network/policy/published-counts.js';
 import { ANNOTATION_DEFAULT_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, ANNOTATION_UPLINK, vtepMac } from '../../src/network/routes/index.js';
 
 const node = (name: string, ip: string, prefix: number, cidr: string, tunnel: string, published = true): Node => ({
@@ -86,4 +87,23 @@ t.test('follow a packet to the Service', async (t) => {
   t.match(followPacket(view, 'app/waiting', 'app/web').error, /not running on a node/);
   t.match(followPacket(view, 'app/client', 'app/none').error, /no service app\/none/);
   t.match(followPacket(view, 'app/client', 'app/web', 81).error, /has no port 81/);
+});
+
+t.test('policy decisions from the counters the agents published on their Nodes', async (t) => {
+  const published = (n: Node, value: string): Node => ({ ...n, metadata: { ...n.metadata, annotations: { ...n.metadata.annotations, [ANNOTATION_POLICY_PACKETS]: value } } });
+  // n2 and n3 each hold a web pod; n1's agent sees no traffic of the policy; n4 publishes nothing.
+  const counted = [
+    published(nodes[0]!, '{}'),
+    published(nodes[1]!, JSON.stringify(countsByPolicy({ allowed: [{ policy: 'app/web-in', direction: 'ingress', packets: 5 }], denied: [{ pod: 'app/web-a', direction: 'ingress', packets: 2, policies: ['app/web-in'] }] }))),
+    published(nodes[2]!, '{"app/web-in":{"ingress":[1,7]},"bad":{"ingress":[1,1]},"app/x":{"egress":[-1,2]}}'),
+    nodes[3]!,
+  ];
+  const v = buildView({ nodes: counted, pods, services: [service], slices: [slice], policies: [policy] });
+  t.same(v.policies[0]!.packets, { ingress: { allowed: 6, denied: 9 }, egress: { allowed: 0, denied: 0 }, nodes: ['n2', 'n3'] }, 'summed over the nodes that counted it');
+  t.same(v.countingNodes, ['n1', 'n2', 'n3'], 'n4 published no counters');
+  t.same(v.policies[0]!.ingressPods, ['app/web-a', 'app/web-b'], 'the pods it selects');
+  t.same(v.policies[0]!.egressPods, []);
+  t.same(view.policies[0]!.packets.ingress, { allowed: 0, denied: 0 }, 'no counters published: zeros');
+  t.equal(parsePublishedCounts('not json'), undefined, 'a malformed annotation is ignored');
+  t.same(parsePublishedCounts('{"a/b":{"ingress":[1,2],"egress":[1.5,2]}}'), { 'a/b': { ingress: [1, 2] } }, 'only whole non-negative counts are kept');
 });

@@ -10,6 +10,7 @@ import { sendObject } from '../respond.js';
 import type { DeleteOptions } from '../registry/index.js';
 import { prepareVersioned, versioned, type HandlerContext } from './context.js';
 import { respondObject, selectors, writeWarnings, type ResourceHandlerDeps } from './resource.js';
+import { bindTrace, traceOf, traced } from '../trace/request-trace.js';
 
 const policies = ['Foreground', 'Background', 'Orphan'];
 
@@ -96,10 +97,14 @@ export async function deleteResource(h: HandlerContext, deps: ResourceHandlerDep
 /** Deletes what the selectors match and answers with the list as it was before. */
 export async function deleteCollection(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {
   const { options } = await requestedDelete(h);
-  const { items, resourceVersion } = await h.reg.list({ namespace: h.info.namespace || undefined, ...selectors(h) });
+  const { items, resourceVersion } = await traced(h.info, 'read', () => h.reg.list({ namespace: h.info.namespace || undefined, ...selectors(h) }));
+  const trace = traceOf(h.info);
   for (const item of items) {
+    // Each item is admitted as its own DELETE; its plugins are stages of this request's trace.
+    const info = { ...h.info, name: item.metadata.name as string };
+    if (trace) bindTrace(info, trace);
     try {
-      await deps.admission.admit({ operation: 'DELETE', info: { ...h.info, name: item.metadata.name as string }, user: h.user, registry: h.reg, oldObject: item, dryRun: h.ctx.dryRun, warnings: h.warnings });
+      await deps.admission.admit({ operation: 'DELETE', info, user: h.user, registry: h.reg, oldObject: item, dryRun: h.ctx.dryRun, warnings: h.warnings });
       await h.reg.delete(item.metadata.namespace, item.metadata.name as string, options, h.ctx);
     } catch (e) {
       if (!(e instanceof StatusError && e.code === 404)) throw e;

@@ -20,6 +20,9 @@ import { queryBool } from '../query.js';
 import type { Registries } from '../registry/index.js';
 import type { HandlerContext } from './context.js';
 import { splice } from '../../util/splice.js';
+import { formatServerTiming } from '../../util/server-timing.js';
+import { timingEntries } from '../trace/report.js';
+import { now, type RequestTrace } from '../trace/request-trace.js';
 import { acceptTunnel, tunneledProtocols } from './stream-tunnel.js';
 
 export interface KubeletClientConfig {
@@ -154,9 +157,17 @@ export async function proxyPodLog(h: HandlerContext, registries: Registries, kub
   });
 }
 
+/** How a stream upgrade is traced: its stages go to `trace` (`kubelet.first-byte`: from the 101 to the stream's first byte); `serverTiming` adds them to the 101; `firstByte` is called after that byte (or a close without one). */
+export interface StreamTracing {
+  trace: RequestTrace;
+  serverTiming: boolean;
+  firstByte: (received: boolean) => void;
+}
+
 /** Handles an Upgrade request for pods/exec, pods/attach or pods/portforward after authentication and authorisation. */
-export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, namespace: string, name: string, subresource: string, query: URLSearchParams, registries: Registries, kubelet: KubeletClientConfig | undefined): Promise<void> {
-  const t = (await target(registries, namespace, name, query.get('container'), subresource as 'exec' | 'attach' | 'portforward'))!;
+export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, namespace: string, name: string, subresource: string, query: URLSearchParams, registries: Registries, kubelet: KubeletClientConfig | undefined, tracing?: StreamTracing): Promise<void> {
+  const trace = tracing?.trace;
+  const t = (await (trace ?? noTrace).time('read', () => target(registries, namespace, name, query.get('container'), subresource as 'exec' | 'attach' | 'portforward')))!;
   if (!kubelet) throw noKubeletClient();
   const q = new URLSearchParams(query);
   q.delete('container');
@@ -165,11 +176,13 @@ export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, h
     if (queryBool(query, k)) q.set(k, '1');
   }
   const path = kubeletPath(subresource === 'portforward' ? 'portForward' : subresource, t, q);
+  const dialed = now();
   const up = tlsConnect({ host: t.host, port: t.port, ca: kubelet.caPem, cert: kubelet.certPem, key: kubelet.keyPem, servername: isIP(t.host) ? undefined : t.host, ALPNProtocols: ['http/1.1'] });
   await new Promise<void>((resolve, reject) => {
     up.once('secureConnect', () => { up.off('error', reject); resolve(); });
-    up.once('error', (e) => reject(new StatusError(500, 'InternalError', `error dialing the kubelet at ${t.host}:${t.port}: ${e.message}`)));
+    up.once('error', (e) => { trace?.add('kubelet.dial', dialed, true); reject(new StatusError(500, 'InternalError', `error dialing the kubelet at ${t.host}:${t.port}: ${e.message}`)); });
   });
+  trace?.add('kubelet.dial', dialed);
   // A WebSocket port-forward client tunnels SPDY: the kubelet is asked for SPDY itself.
   const tunneled = subresource === 'portforward' ? tunneledProtocols(req) : [];
   const tunnel = tunneled.length > 0;
@@ -183,20 +196,42 @@ export async function proxyStreamUpgrade(req: IncomingMessage, socket: Duplex, h
     lines.push(`${k}: ${req.rawHeaders[i + 1]}`);
   }
   if (tunnel) lines.push('Connection: Upgrade', 'Upgrade: SPDY/3.1', ...tunneled.map((p) => `X-Stream-Protocol-Version: ${p}`), 'Content-Length: 0');
+  const asked = now();
   up.write(lines.join('\r\n') + '\r\n\r\n');
   if (head.length && !tunnel) up.write(head);
-  const answer = await readResponseHead(up, t).catch((e: Error) => { up.destroy(); throw e; });
+  const answer = await readResponseHead(up, t).catch((e: Error) => { trace?.add('kubelet.upgrade', asked, true); up.destroy(); throw e; });
+  trace?.add('kubelet.upgrade', asked, answer.code !== 101);
   if (answer.code !== 101) {
     const body = await readBody(up, answer.contentLength, answer.rest);
     up.destroy();
     throw kubeletError(answer.code, body);
   }
+  const timing = tracing?.serverTiming ? `Server-Timing: ${formatServerTiming(timingEntries(tracing.trace))}` : undefined;
+  const upgraded = now();
+  if (tracing) awaitFirstByte(up, answer.rest, (received) => { tracing.trace.add('kubelet.first-byte', upgraded, !received); tracing.firstByte(received); });
   if (tunnel) {
     const chosen = /\r\nx-stream-protocol-version:[ \t]*([^\r]*)/i.exec(answer.raw.subarray(0, answer.raw.length - answer.rest.length).toString('latin1'))?.[1]?.trim() ?? '';
-    return acceptTunnel(req, socket, head, chosen, up, answer.rest);
+    return acceptTunnel(req, socket, head, chosen, up, answer.rest, timing ? [timing] : []);
   }
-  socket.write(answer.raw);
+  socket.write(timing ? withHeader(answer, timing) : answer.raw);
   splice(up, socket);
+}
+
+const noTrace = { time: <T>(_: string, fn: () => Promise<T>) => fn() };
+
+/** The kubelet's 101 with one more header line. */
+function withHeader(answer: ResponseHead, line: string): Buffer {
+  const headEnd = answer.raw.length - answer.rest.length - 2;
+  return Buffer.concat([answer.raw.subarray(0, headEnd), Buffer.from(`${line}\r\n`, 'latin1'), answer.raw.subarray(headEnd)]);
+}
+
+/** Calls `done` once the kubelet's side of the stream sent its first byte after the 101 (or closed first). */
+function awaitFirstByte(up: Duplex, early: Buffer, done: (received: boolean) => void): void {
+  if (early.length) { done(true); return; }
+  const onData = () => { up.off('close', onClose); done(true); };
+  const onClose = () => { up.off('data', onData); done(false); };
+  up.once('data', onData);
+  up.once('close', onClose);
 }
 
 interface ResponseHead {

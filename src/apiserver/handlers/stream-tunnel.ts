@@ -27,14 +27,17 @@ const HIGH_WATER = 1 << 20;
  * and `up` (the kubelet's connection, already upgraded to SPDY; `early` is what it sent
  * after its 101). Either side closing closes the other.
  */
-export function acceptTunnel(req: IncomingMessage, socket: Duplex, head: Buffer, chosen: string, up: Duplex, early: Buffer): void {
+export function acceptTunnel(req: IncomingMessage, socket: Duplex, head: Buffer, chosen: string, up: Duplex, early: Buffer, extraHeaders: string[] = []): void {
   // `ws` refuses subprotocols that are not RFC 7230 tokens, and '/' is not a token character
   // (gorilla/websocket, on both ends upstream, does not check): the offer is taken out of its
   // sight and the answer added to the handshake's headers directly.
   const offered = tunneledProtocols(req);
   delete req.headers['sec-websocket-protocol'];
   const server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  if (chosen && offered.includes(chosen)) server.on('headers', (headers) => headers.push(`Sec-WebSocket-Protocol: ${TUNNELING_PREFIX}${chosen}`));
+  server.on('headers', (headers) => {
+    if (chosen && offered.includes(chosen)) headers.push(`Sec-WebSocket-Protocol: ${TUNNELING_PREFIX}${chosen}`);
+    headers.push(...extraHeaders);
+  });
   // A refused handshake is answered by `ws` without calling back: the kubelet side goes too.
   let accepted = false;
   socket.once('close', () => { if (!accepted) up.destroy(); });

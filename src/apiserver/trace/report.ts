@@ -15,6 +15,8 @@ export interface TraceOptions {
   serverTiming?: boolean;
   /** --slow-request-threshold in ms (default 1000; 0 logs nothing). */
   slowRequestThresholdMs?: number;
+  /** --request-stages=false: record no stages at all (no Server-Timing, slow requests logged with their total only); the A/B baseline of bench/request-trace.ts. */
+  stages?: boolean;
 }
 
 export function optedIn(req: IncomingMessage, opts: TraceOptions): boolean {
@@ -23,11 +25,24 @@ export function optedIn(req: IncomingMessage, opts: TraceOptions): boolean {
   return v === '1' || v === 'true';
 }
 
+/**
+ * The stages as Server-Timing entries, in the order they began (an outer stage before the inner
+ * ones that began with it). A stage that ran more than once — deletecollection admits and
+ * deletes each item — is one entry: its first start, the sum of its durations and the number
+ * of runs, so the header stays as long as the list of distinct stages.
+ */
 export function timingEntries(trace: RequestTrace): TimingEntry[] {
-  // Stages are recorded as they end (an inner one before its outer one); the header lists them
-  // as they began, an outer one before the inner ones that began with it.
   const stages = [...trace.stages].sort((a, b) => a.start - b.start || b.dur - a.dur);
-  return [...stages.map((s) => ({ name: s.name, dur: s.dur, start: s.start, ...(s.labels?.policy_binding ? { desc: `binding ${s.labels.policy_binding}` } : {}) })), { name: 'total', dur: trace.elapsed(), start: 0 }];
+  const byName = new Map<string, TimingEntry & { runs: number }>();
+  const out: (TimingEntry & { runs: number })[] = [];
+  for (const s of stages) {
+    const seen = byName.get(s.name);
+    if (seen) { seen.dur += s.dur; seen.runs++; continue; }
+    const e = { name: s.name, dur: s.dur, start: s.start, runs: 1, ...(s.labels?.policy_binding ? { desc: `binding ${s.labels.policy_binding}` } : {}) };
+    byName.set(s.name, e);
+    out.push(e);
+  }
+  return [...out.map(({ runs, ...e }) => (runs > 1 ? { ...e, desc: `${runs} runs` } : e)), { name: 'total', dur: trace.elapsed(), start: 0 }];
 }
 
 /**
@@ -83,22 +98,34 @@ function stageMetric(stage: string): StageMetric {
   return m;
 }
 
-export function observeRequest(metrics: APIMetrics, trace: RequestTrace, req: IncomingMessage, res: ServerResponse, info: RequestInfo): void {
+// Reused from request to request: observing a request allocates nothing but the histograms' labels.
+const steps = { admit: { dur: 0, rejected: false, ran: false }, validate: { dur: 0, rejected: false, ran: false } };
+const folded = new Map<string, number>();
+
+/**
+ * The request's upstream metrics (request count and latency, response size, admission
+ * controller, webhook and policy histograms) for every request; capstan's per-stage histogram
+ * only for requests that asked for their trace, so the path of one that did not allocates
+ * nothing beyond upstream's histograms.
+ */
+export function observeRequest(metrics: APIMetrics, trace: RequestTrace, req: IncomingMessage, res: ServerResponse, info: RequestInfo, dryRun: boolean): void {
   const method = req.method ?? 'GET';
   const verb = reportedVerb(info, method, req.headers['content-type']);
-  const dryRun = new URL(req.url ?? '/', 'https://apiserver').searchParams.has('dryRun') ? 'All' : '';
+  const dry = dryRun ? 'All' : '';
   const common = { verb, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope: scopeOf(info), component: 'apiserver' };
-  metrics.requests.inc({ ...common, dry_run: dryRun, code: String(res.statusCode) });
+  metrics.requests.inc({ ...common, dry_run: dry, code: String(res.statusCode) });
   if (info.verb === 'watch') return;
-  metrics.latency.observe({ ...common, dry_run: dryRun }, trace.elapsed() / 1000);
+  metrics.latency.observe({ ...common, dry_run: dry }, trace.elapsed() / 1000);
   const size = Number(res.getHeader('content-length'));
   if (Number.isFinite(size)) metrics.responseSizes.observe(common, size);
+  if (!trace.stages.length) return;
   const operation = operations[info.verb] ?? (info.verb === 'connect' ? 'CONNECT' : '');
-  const steps = { admit: { dur: 0, rejected: false, ran: false }, validate: { dur: 0, rejected: false, ran: false } };
-  const folded = new Map<string, number>();
+  steps.admit.dur = steps.validate.dur = 0;
+  steps.admit.rejected = steps.validate.rejected = steps.admit.ran = steps.validate.ran = false;
+  folded.clear();
   for (const s of trace.stages) {
     const m = stageMetric(s.name);
-    if (m.fold) folded.set(m.fold, (folded.get(m.fold) ?? 0) + s.dur);
+    if (m.fold && trace.opted) folded.set(m.fold, (folded.get(m.fold) ?? 0) + s.dur);
     const rejected = s.failed ? 'true' : 'false';
     if (m.histogram === 'policy') {
       if (s.labels) metrics.policyCheck.observe(s.labels, s.dur / 1000);
@@ -112,24 +139,24 @@ export function observeRequest(metrics: APIMetrics, trace: RequestTrace, req: In
       step.rejected ||= !!s.failed;
     }
   }
-  for (const [type, step] of Object.entries(steps)) {
-    if (step.ran) metrics.admissionStep.observe({ type, operation, rejected: String(step.rejected) }, step.dur / 1000);
-  }
+  if (steps.admit.ran) metrics.admissionStep.observe({ type: 'admit', operation, rejected: String(steps.admit.rejected) }, steps.admit.dur / 1000);
+  if (steps.validate.ran) metrics.admissionStep.observe({ type: 'validate', operation, rejected: String(steps.validate.rejected) }, steps.validate.dur / 1000);
   for (const [stage, ms] of folded) metrics.stages.observe({ stage, verb, group: info.group, resource: info.resource }, ms / 1000);
 }
 
-/** One line per slow request, as upstream's utiltrace: `Trace[id]: "Create" url:…,verb:POST (total time: 1203ms): authn 0.1ms, …`. */
-export function logIfSlow(log: Logger, trace: RequestTrace, thresholdMs: number, req: IncomingMessage, res: ServerResponse, info: RequestInfo, user?: string): void {
+/** One line per slow request, as upstream's utiltrace: `Trace[id]: "Create" url:…,verb:POST (total time: 1203ms): authn 0.1ms, …`. `code`: the reply's status. */
+export function logIfSlow(log: Logger, trace: RequestTrace, thresholdMs: number, req: IncomingMessage, code: number, info: RequestInfo, user?: string): void {
   const total = trace.elapsed();
   if (!thresholdMs || total < thresholdMs || info.verb === 'watch') return;
   const id = Math.floor(Math.random() * 1e9);
   const what = info.verb.charAt(0).toUpperCase() + info.verb.slice(1);
-  const stages = trace.stages.map((s) => `${s.name} ${s.dur.toFixed(1)}ms${s.failed ? ' (failed)' : ''}`).join(', ');
+  const entries = timingEntries(trace).slice(0, -1);
+  const stages = entries.map((s) => `${s.name} ${s.dur.toFixed(1)}ms${s.desc?.endsWith(' runs') ? ` (${s.desc})` : ''}${trace.stages.some((x) => x.name === s.name && x.failed) ? ' (failed)' : ''}`).join(', ');
   const ua = String(req.headers['user-agent'] ?? '');
   const summed: Record<string, number> = {};
-  for (const s of trace.stages) summed[s.name] = Number(((summed[s.name] ?? 0) + s.dur).toFixed(3));
-  log.info(`Trace[${id}]: "${what}" url:${req.url},user-agent:${ua},verb:${req.method},code:${res.statusCode} (total time: ${total.toFixed(0)}ms): ${stages}`, {
-    trace: id, verb: info.verb, resource: info.resource, namespace: info.namespace || undefined, name: info.name || undefined, code: res.statusCode,
+  for (const s of entries) summed[s.name] = Number(s.dur.toFixed(3));
+  log.info(`Trace[${id}]: "${what}" url:${req.url},user-agent:${ua},verb:${req.method},code:${code} (total time: ${total.toFixed(0)}ms): ${stages}`, {
+    trace: id, verb: info.verb, resource: info.resource, namespace: info.namespace || undefined, name: info.name || undefined, code,
     user, totalMs: Number(total.toFixed(3)), stages: summed,
   });
 }

@@ -22,7 +22,7 @@ export interface Stage {
 }
 
 export class RequestTrace {
-  readonly began = performance.now();
+  began = performance.now();
   readonly stages: Stage[] = [];
   /** The request asked to see its stages (X-Capstan-Trace or --server-timing): worth waiting for watchers. */
   opted = false;
@@ -30,11 +30,38 @@ export class RequestTrace {
   delivered?: (rev: number, timeoutMs: number) => Promise<boolean>;
   /** Where the top-level stages have reached (ms since the start): the next gap begins here. */
   private reached = 0;
+  private ended?: number;
+  /** Stage records of earlier requests, reused: a pooled trace records without allocating. */
+  private readonly spare: Stage[] = [];
+
+  /**
+   * A trace for a request that did not opt in, from a pool: with the stage records it holds,
+   * recording a request allocates nothing. Give it back with release() once nothing reads it.
+   */
+  static acquire(): RequestTrace {
+    const t = pool.pop() ?? new RequestTrace();
+    t.began = performance.now();
+    return t;
+  }
+
+  /** Back to the pool (an opted-in trace, whose header may still be written, is never pooled). */
+  release(): void {
+    if (this.opted || pool.length >= POOL_MAX) return;
+    for (const s of this.stages) { s.failed = undefined; s.labels = undefined; this.spare.push(s); }
+    this.stages.length = 0;
+    this.reached = 0;
+    this.ended = undefined;
+    this.delivered = undefined;
+    pool.push(this);
+  }
 
   /** Records a stage that began at `start` (a `performance.now()` value) and ends now. */
   add(name: string, start: number, failed = false, labels?: Record<string, string>): void {
     const end = performance.now();
-    const s: Stage = { name, start: start - this.began, dur: end - start };
+    const s: Stage = this.spare.pop() ?? { name, start: 0, dur: 0, failed: undefined, labels: undefined };
+    s.name = name;
+    s.start = start - this.began;
+    s.dur = end - start;
     if (failed) s.failed = true;
     if (labels) s.labels = labels;
     this.stages.push(s);
@@ -56,14 +83,23 @@ export class RequestTrace {
 
   /** Records the time since the last stage ended as `name` (encoding: everything between storage and the reply). */
   addGap(name: string): void {
-    if (this.stages.some((s) => s.name === name)) return;
+    for (const s of this.stages) if (s.name === name) return;
     this.add(name, this.began + this.reached);
   }
 
+  /** Ends the trace here: elapsed() stays put (a stream's trace ends at its first byte, not when it closes). */
+  finish(): void {
+    this.ended ??= performance.now();
+  }
+
   elapsed(): number {
-    return performance.now() - this.began;
+    return (this.ended ?? performance.now()) - this.began;
   }
 }
+
+const pool: RequestTrace[] = [];
+/** As many traces as requests in flight at once, about; beyond, the garbage collector takes them. */
+const POOL_MAX = 1024;
 
 const traces = new WeakMap<object, RequestTrace>();
 

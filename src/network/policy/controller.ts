@@ -3,12 +3,13 @@
 // runner computes the model from the listers and lets the enforcer commit the difference;
 // a timer resyncs against the kernel. Counters and the explanation of a flow come from here.
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { resources, type SharedInformer, type SharedInformerFactory } from '../../client/index.js';
+import { resources, type ClientsetAPI, type SharedInformer, type SharedInformerFactory } from '../../client/index.js';
 import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy, Namespace, NetworkPolicy, Node, Pod } from '../../api/kinds.js';
 import type { Logger } from '../../log/index.js';
 import { metricOn } from '../../log/metrics.js';
 import { SyncRunner, backoffDelay } from '../../util/index.js';
 import { COLLECT_AFTER_MS, PolicyEnforcer } from './enforcer.js';
+import { CountsPublisher } from './published-counts.js';
 import type { Explanation } from './explain.js';
 import type { Protocol } from './model.js';
 
@@ -19,6 +20,8 @@ export interface PolicyControllerOptions {
   registry?: Registry;
   /** How often the table is compared with the kernel's (when the generation moved). Default 60 s. */
   resyncMs?: number;
+  /** Publish the counters on this node's Node (`capstan.io/network-policy-packets`) every `periodMs` they moved; 0 never. */
+  publish?: { clients: ClientsetAPI; nodeName: string; periodMs: number };
 }
 
 export class PolicyController {
@@ -37,6 +40,7 @@ export class PolicyController {
   private synced = false;
   private lastResync = 0;
   private readonly duration?: Histogram<'mode'>;
+  private readonly publisher?: CountsPublisher;
 
   constructor(private readonly o: PolicyControllerOptions) {
     this.pods = o.informers.informerFor(resources.pods);
@@ -56,6 +60,7 @@ export class PolicyController {
     // Nodes matter only to admin rules with node peers: a change of their addresses or labels.
     const nodeChanged = (a: Node, b?: Node) => { if (this.synced && (!b || JSON.stringify([a.metadata.labels, a.status?.addresses]) !== JSON.stringify([b.metadata.labels, b.status?.addresses]))) this.runner.request(); };
     this.nodes.addEventHandler({ onAdd: (n) => nodeChanged(n), onUpdate: (a, b) => nodeChanged(a, b), onDelete: (n) => nodeChanged(n) }, 'network-policy');
+    if (o.publish) this.publisher = new CountsPublisher({ ...o.publish, counts: () => o.enforcer.counts(), log: o.log });
     if (o.registry) {
       this.duration = metricOn(o.registry, 'capstan_network_policy_sync_duration_seconds', () => new Histogram({
         name: 'capstan_network_policy_sync_duration_seconds', help: 'Time from a sync request\'s pass start to its committed transaction, by mode (partial, full, unchanged).',
@@ -75,12 +80,14 @@ export class PolicyController {
     if (!this.adminSynced) this.o.log.warn('AdminNetworkPolicy informers not synced after 5s; enforcing NetworkPolicy without them until they are');
     this.synced = true;
     this.runner.request();
+    this.publisher?.start();
     this.resyncTimer = setInterval(() => this.runner.request(), this.o.resyncMs ?? 60_000);
     this.resyncTimer.unref();
   }
 
   async stop(): Promise<void> {
     if (this.resyncTimer) clearInterval(this.resyncTimer);
+    this.publisher?.stop();
     if (this.collectTimer) clearTimeout(this.collectTimer);
     await this.runner.stop();
   }

@@ -56,6 +56,19 @@ t.test('Server-Timing only when the request opts in', async (t) => {
   t.match(refused.headers['server-timing'], /^authn;dur=[\d.]+;start=[\d.]+, authz;dur=/, 'a refused request has its stages too');
 });
 
+t.test('deletecollection: each item\'s admission and delete are stages, one entry per stage with its runs', async (t) => {
+  for (const n of ['dc-1', 'dc-2', 'dc-3']) t.equal((await c.post('/api/v1/namespaces/default/configmaps', fixtures.configMap(n, { batch: 'dc' }))).status, 201);
+  const res = await c.delete('/api/v1/namespaces/default/configmaps?labelSelector=batch%3Ddc', undefined, traced);
+  t.equal(res.status, 200, res.text);
+  t.equal(res.body.items.length, 3);
+  const entries = parseServerTiming(res.headers['server-timing'] as string);
+  const byName = Object.fromEntries(entries.map((e) => [e.name, e]));
+  t.ok(byName.read, 'the list of what to delete is a stage');
+  t.equal(byName['admission.validating.NamespaceLifecycle']?.desc, '3 runs', `each item is admitted: ${res.headers['server-timing']}`);
+  t.equal(byName['storage.delete']?.desc, '3 runs', 'and deleted');
+  t.equal(entries.filter((e) => e.name === 'storage.delete').length, 1, 'one entry per stage, however many items');
+});
+
 t.test('--server-timing sends it on every reply', async (t) => {
   const always = await startAPIServer(t, { trace: { serverTiming: true } });
   const res = await always.client.get('/api/v1/namespaces/default');
