@@ -56,9 +56,11 @@ const env = {
 };
 
 /** vagrant in the namespace, its output shown as it comes and kept; resolves with its stdout, rejects on a non-zero exit. */
+let running; // the vagrant process now running (ip netns exec execs it: the same process)
 function vagrant(args, timeoutMs = 3 * 3600_000) {
   return new Promise((resolve_, reject) => {
     const child = spawn('ip', ['netns', 'exec', NS, 'vagrant', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    running = child;
     let out = '', stdout = '';
     // Shown line by line, without the progress meters (box import and upload).
     const show = (d) => {
@@ -115,7 +117,15 @@ function release() {
 }
 
 let daemons;
-async function cleanup() {
+let cleaning;
+/** Once, however often asked (a signal and the failure it causes both ask). */
+const cleanup = () => (cleaning ??= cleanupOnce());
+async function cleanupOnce() {
+  // A vagrant still running holds the machines' locks: `vagrant destroy` would be refused.
+  if (running && running.exitCode === null && running.signalCode === null) {
+    running.kill('SIGKILL');
+    await new Promise((r) => running.once('exit', r));
+  }
   if (process.env.KEEP === '1') {
     log(`KEEP=1: left up: namespace ${NS}, dir ${work}; vagrant env: VAGRANT_CWD=${env.VAGRANT_CWD} VAGRANT_HOME=${env.VAGRANT_HOME} VAGRANT_DOTFILE_PATH=${env.VAGRANT_DOTFILE_PATH} CAPSTAN_POOL=${POOL}`);
     return;
@@ -136,6 +146,9 @@ async function cleanup() {
     for (const pid of pids) { try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ } }
     await sleep(3000);
     for (const pid of pids) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    // Their runtime state (PID files, the networks' status): nobody else's, as no other libvirtd ran.
+    rmSync('/run/libvirt', { recursive: true, force: true });
+    for (const f of ['/run/libvirtd.pid', '/run/virtlogd.pid']) rmSync(f, { force: true });
   }
   try { sh('ip', ['netns', 'del', NS]); } catch { /* not created */ }
   rmSync(work, { recursive: true, force: true });
