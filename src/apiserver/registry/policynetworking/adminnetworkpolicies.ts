@@ -146,7 +146,7 @@ function validateBaseline(o: KubeObject): FieldError[] {
 
 /** Both kinds: cluster-scoped, one version, the same defaults; a status only implementations write. */
 function kindDef(kind: 'AdminNetworkPolicy' | 'BaselineAdminNetworkPolicy', shortName: string, validate: (o: KubeObject) => FieldError[], columns: ResourceDef['columns']): ResourceDef {
-  const resource = `${kind.toLowerCase()}s`;
+  const resource = `${kind.toLowerCase().slice(0, -1)}ies`;
   return {
     group: GROUP, resource, singular: kind.toLowerCase(), kind, listKind: `${kind}List`,
     namespaced: false, shortNames: [shortName],
