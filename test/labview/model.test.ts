@@ -94,7 +94,7 @@ t.test('policy decisions from the counters the agents published on their Nodes',
   // n2 and n3 each hold a web pod; n1's agent sees no traffic of the policy; n4 publishes nothing.
   const counted = [
     published(nodes[0]!, '{}'),
-    published(nodes[1]!, JSON.stringify(countsByPolicy({ allowed: [{ policy: 'app/web-in', direction: 'ingress', packets: 5 }], denied: [{ pod: 'app/web-a', direction: 'ingress', packets: 2, policies: ['app/web-in'] }] }))),
+    published(nodes[1]!, JSON.stringify(countsByPolicy({ allowed: [{ policy: 'app/web-in', direction: 'ingress', packets: 5 }], denied: [{ pod: 'app/web-a', direction: 'ingress', packets: 2, policies: ['app/web-in'] }], admin: [] }))),
     published(nodes[2]!, '{"app/web-in":{"ingress":[1,7]},"bad":{"ingress":[1,1]},"app/x":{"egress":[-1,2]}}'),
     nodes[3]!,
   ];
