@@ -18,9 +18,9 @@ import { capstanBin } from '../helpers/apiserver-process.js';
 import { kubectlFor, type Kubectl } from '../helpers/kubectl.js';
 import { AdminOracle } from '../network/admin-policy-oracle.js';
 import { adminScenarios, type AdminScenario } from '../network/admin-policy-scenarios.js';
-import { probe, startServers } from '../network/policy-probe.js';
-import { BLOCKS, PROBES } from '../network/policy-scenarios.js';
-import { NAMESPACES, manifests, podNetns } from './policy-lab.js';
+import { startServers } from '../network/policy-probe.js';
+import { BLOCKS } from '../network/policy-scenarios.js';
+import { NAMESPACES, manifests, podKey, podNetns, probeMatrix } from './policy-lab.js';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
@@ -53,10 +53,9 @@ t.test('AdminNetworkPolicy truth tables in a 3-node lab on 2 subnets', { skip: r
   const pods = (JSON.parse(await k.ok(['get', 'pods', '-A', '-l', 'tt=yes', '-o', 'json'])) as { items: Pod[] }).items;
   const namespaces = (JSON.parse(await k.ok(['get', 'namespaces', '-o', 'json'])) as { items: ApiNamespace[] }).items;
   t.equal(pods.length, 6, 'six pods');
-  const key = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
+  const key = podKey;
   const netns = new Map(pods.map((p) => [key(p), podNetns(p.metadata.uid!)]));
   for (const p of pods) await startServers(t, netns.get(key(p))!);
-  const where = (p: Pod) => p.spec!.nodeName!;
 
   // The scenarios' "node 2 block" is the lab's node-2 pod block (x/b and y/b live there).
   const n2Block = (await k.ok(['get', 'node', 'node-2', '-o', 'jsonpath={.spec.podCIDR}'])).trim();
@@ -73,20 +72,7 @@ t.test('AdminNetworkPolicy truth tables in a 3-node lab on 2 subnets', { skip: r
     if (docs.length) await k.ok(['apply', '-f', '-'], docs.map((d) => JSON.stringify(d)).join('\n'));
   };
 
-  const matrix = async (oracle: AdminOracle) => {
-    const wrong: string[] = [];
-    let allowed = 0, refused = 0;
-    await Promise.all(pods.map(async (src) => {
-      const flows = pods.filter((d) => d !== src).flatMap((dst) => PROBES.map((p) => ({ ip: dst.status!.podIP!, ...p, dst })));
-      const answered = await probe(netns.get(key(src))!, flows.map(({ ip, protocol, port }) => ({ ip, protocol, port })));
-      flows.forEach((f, i) => {
-        const want = oracle.allowed({ ip: src.status!.podIP!, pod: src }, { ip: f.ip, pod: f.dst }, f.port, f.protocol);
-        if (want) allowed++; else refused++;
-        if (answered[i] !== want) wrong.push(`${key(src)}@${where(src)} → ${key(f.dst)}@${where(f.dst)} ${f.protocol}/${f.port}: ${answered[i] ? 'answered' : 'no answer'}, oracle ${want ? 'allow' : 'deny'}`);
-      });
-    }));
-    return { wrong, allowed, refused };
-  };
+  const matrix = (oracle: AdminOracle) => probeMatrix(pods, netns, oracle);
 
   for (const scenario of adminScenarios) {
     await t.test(`scenario: ${scenario.name}`, async (t) => {

@@ -1,7 +1,10 @@
 // The truth-table lab world shared by the NetworkPolicy and AdminNetworkPolicy lab tests:
 // namespaces x, y, z and six pods pinned to nodes, and how to find a pod's network namespace.
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Pod } from '../../src/api/kinds.js';
 import type { Namespace } from '../native/fixtures/netns.js';
+import { probe } from '../network/policy-probe.js';
+import { PROBES } from '../network/policy-scenarios.js';
 
 // Where each pod of the scenarios' world lives, and its named container ports (as in policy-scenarios.ts).
 export const PLACEMENT: { ns: string; name: string; node: number; web: number }[] = [
@@ -34,3 +37,27 @@ export function podNetns(uid: string): Namespace {
   throw new Error(`no process of pod ${uid}`);
 }
 
+
+export const podKey = (p: Pod): string => `${p.metadata.namespace}/${p.metadata.name}`;
+
+/** What decides a flow in the expected matrix (the NetworkPolicy oracle or the admin tiers' one). */
+interface FlowOracle {
+  allowed(src: { ip: string; pod: Pod }, dst: { ip: string; pod: Pod }, port: number, protocol: 'TCP' | 'UDP'): boolean;
+}
+
+/** Probes every (source, destination, probe) flow once; the differences from the oracle, and how many flows it allows and refuses. */
+export async function probeMatrix(pods: Pod[], netns: Map<string, Namespace>, oracle: FlowOracle): Promise<{ wrong: string[]; allowed: number; refused: number }> {
+  const where = (p: Pod) => p.spec!.nodeName!;
+  const wrong: string[] = [];
+  let allowed = 0, refused = 0;
+  await Promise.all(pods.map(async (src) => {
+    const flows = pods.filter((d) => d !== src).flatMap((dst) => PROBES.map((p) => ({ ip: dst.status!.podIP!, ...p, dst })));
+    const answered = await probe(netns.get(podKey(src))!, flows.map(({ ip, protocol, port }) => ({ ip, protocol, port })));
+    flows.forEach((f, i) => {
+      const want = oracle.allowed({ ip: src.status!.podIP!, pod: src }, { ip: f.ip, pod: f.dst }, f.port, f.protocol);
+      if (want) allowed++; else refused++;
+      if (answered[i] !== want) wrong.push(`${podKey(src)}@${where(src)} → ${podKey(f.dst)}@${where(f.dst)} ${f.protocol}/${f.port}: ${answered[i] ? 'answered' : 'no answer'}, oracle ${want ? 'allow' : 'deny'}`);
+    });
+  }));
+  return { wrong, allowed, refused };
+}

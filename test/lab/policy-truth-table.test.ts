@@ -22,8 +22,8 @@ import { eventually, kubectlFor, type Kubectl } from '../helpers/kubectl.js';
 import { inNs, newNamespace, type Namespace } from '../native/fixtures/netns.js';
 import { Oracle } from '../network/policy-oracle.js';
 import { openConnection, probe, startServers, type Flow } from '../network/policy-probe.js';
-import { PROBES, scenarios } from '../network/policy-scenarios.js';
-import { NAMESPACES, manifests, podNetns } from './policy-lab.js';
+import { scenarios } from '../network/policy-scenarios.js';
+import { NAMESPACES, manifests, podKey, podNetns, probeMatrix } from './policy-lab.js';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
@@ -86,12 +86,11 @@ t.test('NetworkPolicy truth tables in a 3-node lab on 2 subnets', { skip: root ?
   const pods = (JSON.parse(await k.ok(['get', 'pods', '-A', '-l', 'tt=yes', '-o', 'json'])) as { items: Pod[] }).items;
   const namespaces = (JSON.parse(await k.ok(['get', 'namespaces', '-o', 'json'])) as { items: ApiNamespace[] }).items;
   t.equal(pods.length, 6, 'six pods');
-  const key = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
+  const key = podKey;
   const byKey = new Map(pods.map((p) => [key(p), p]));
   const netns = new Map(pods.map((p) => [key(p), podNetns(p.metadata.uid!)]));
   for (const p of pods) await startServers(t, netns.get(key(p))!);
   const ipOf = (k: string) => byKey.get(k)!.status!.podIP!;
-  const where = (p: Pod) => p.spec!.nodeName!;
 
   const setPolicies = async (policies: NetworkPolicy[]) => {
     await Promise.all(NAMESPACES.map((n) => k.ok(['delete', 'networkpolicy', '--all', '-n', n.name])));
@@ -104,21 +103,7 @@ t.test('NetworkPolicy truth tables in a 3-node lab on 2 subnets', { skip: root ?
     ...s, policies: s.policies.map((np) => ({ ...np, spec: { ...np.spec!, ingress: [{ from: [{ ipBlock: { cidr: n1Block, except: [`${ipOf('y/a')}/32`] } }] }] } })),
   });
 
-  /** Probes every flow once; the differences from the oracle. */
-  const matrix = async (oracle: Oracle) => {
-    const wrong: string[] = [];
-    let allowed = 0, refused = 0;
-    await Promise.all(pods.map(async (src) => {
-      const flows = pods.filter((d) => d !== src).flatMap((dst) => PROBES.map((p) => ({ ip: dst.status!.podIP!, ...p, dst })));
-      const answered = await probe(netns.get(key(src))!, flows.map(({ ip, protocol, port }) => ({ ip, protocol, port })));
-      flows.forEach((f, i) => {
-        const want = oracle.allowed({ ip: src.status!.podIP!, pod: src }, { ip: f.ip, pod: f.dst }, f.port, f.protocol);
-        if (want) allowed++; else refused++;
-        if (answered[i] !== want) wrong.push(`${key(src)}@${where(src)} → ${key(f.dst)}@${where(f.dst)} ${f.protocol}/${f.port}: ${answered[i] ? 'answered' : 'no answer'}, oracle ${want ? 'allow' : 'deny'}`);
-      });
-    }));
-    return { wrong, allowed, refused };
-  };
+  const matrix = (oracle: Oracle) => probeMatrix(pods, netns, oracle);
 
   for (const s of labScenarios) {
     await t.test(`scenario: ${s.name}`, async (t) => {
