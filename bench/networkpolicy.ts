@@ -8,6 +8,7 @@
 //   node dist/bench/networkpolicy.js [sizes=0,100,1000,10000] [connects=400] [iptables-restore]
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { logger } from '../src/log/index.js';
 import { createNetlink } from '../src/netlink/index.js';
@@ -28,8 +29,9 @@ let RESTORE = 'iptables-legacy-restore';
 const CHANGES = 10;
 const TARGET = '10.244.0.2', CLIENT = '10.244.0.3';
 const nl = createNetlink('addon');
-// Rows run one after another in this process: a full collection before a row's changes, so
-// the garbage of the rows before (a 10,000-policy world is ~150 MB) is not collected during them.
+// Each row runs in a process of its own (a 10,000-policy world is ~150 MB of garbage that a later
+// row's changes would otherwise collect), and a full collection before its changes clears what
+// building its own world left.
 setFlagsFromString('--expose-gc');
 const fullGc = runInNewContext('gc') as () => void;
 
@@ -229,12 +231,23 @@ async function run(shape: 'nft' | 'iptables', size: number): Promise<Row> {
   }
 }
 
+const ROW_ENV = 'CAPSTAN_BENCH_NETWORKPOLICY_ROW';
+
+/** One row measured by a fresh `node` running this file, which prints the row as JSON. */
+async function runInOwnProcess(shape: 'nft' | 'iptables', size: number): Promise<Row> {
+  const r = await execa(process.execPath, [fileURLToPath(import.meta.url)], {
+    env: { [ROW_ENV]: JSON.stringify({ shape, size, connects: CONNECTS, restore: RESTORE }) }, stderr: 'inherit', reject: false,
+  });
+  if (r.exitCode !== 0) throw new Error(`${shape} with ${size} policies: the row's process exited with ${r.exitCode}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Row;
+}
+
 async function main(progress: Progress) {
 const rows: Row[] = [];
 for (const size of SIZES) {
   for (const shape of ['nft', 'iptables'] as const) {
     progress(`${shape}, ${size} policies`);
-    const r = await run(shape, size);
+    const r = await runInOwnProcess(shape, size);
     rows.push(r);
     console.log(JSON.stringify(r));
   }
@@ -263,4 +276,11 @@ export const suite = defineSuite({
     return main(progress);
   },
 });
-runIfMain(import.meta.url, suite);
+const rowRequest = process.env[ROW_ENV];
+if (rowRequest) {
+  const { shape, size, connects, restore } = JSON.parse(rowRequest) as { shape: 'nft' | 'iptables'; size: number; connects: number; restore: string };
+  [CONNECTS, RESTORE] = [connects, restore];
+  run(shape, size).then((row) => { console.log(JSON.stringify(row)); process.exit(0); }, (e) => { console.error(e instanceof Error ? e.stack : e); process.exit(1); });
+} else {
+  runIfMain(import.meta.url, suite);
+}
