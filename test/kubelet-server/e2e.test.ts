@@ -160,7 +160,10 @@ t.test('kubectl logs and exec through the API server and the kubelet server', { 
     const traced = () => api.logs.filter((l) => l.includes('Trace[') && l.includes('/pods/web/exec')).map((l) => JSON.parse(l)).find((l) => l.stages['kubelet.first-byte'] !== undefined);
     await eventually(() => !!traced(), 10_000, 'the stream\'s trace in the slow-request log');
     const line = traced();
-    t.ok(line.stages['kubelet.first-byte'] >= 250, `the first byte came after the command's sleep (${line.stages['kubelet.first-byte']} ms)`);
+    // The command may start before the 101 reaches the API server, so only the whole trace is
+    // bounded by the command's sleep; the first-byte stage is whatever of it was left.
+    t.ok(line.stages['kubelet.first-byte'] > 0, `the first byte came after the upgrade (${line.stages['kubelet.first-byte']} ms)`);
+    t.ok(line.totalMs >= 300, `the trace lasted at least the command's sleep (${line.totalMs} ms)`);
     t.ok(line.totalMs >= line.stages['kubelet.upgrade'] + line.stages['kubelet.first-byte'], 'the trace ends at the first byte');
     t.match(line.msg, /"Create" url:\/api\/v1\/namespaces\/default\/pods\/web\/exec\?.*code:101 .*kubelet\.upgrade [\d.]+ms, kubelet\.first-byte [\d.]+ms/);
   });
