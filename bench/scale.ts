@@ -26,8 +26,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ready = (n: { status?: { conditions?: { type: string; status: string }[] } }) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** Follows a watch in the background, calling `on` for each event, until closed. */
-function follow(watch: WatchStream, on: (type: string, obj: any) => void): Promise<void> {
-  return (async () => { for await (const ev of watch) on(ev.type, ev.object); })().catch(() => undefined);
+/** What the bench reads of a watched Node or Pod. */
+interface Watched { metadata: { name: string }; spec?: { nodeName?: string; podCIDR?: string }; status?: { phase?: string; conditions?: { type: string; status: string }[] } }
+
+function follow(watch: WatchStream, on: (type: string, obj: Watched) => void): Promise<void> {
+  return (async () => { for await (const ev of watch) on(ev.type, ev.object as Watched); })().catch(() => undefined);
 }
 
 async function main(p: ScaleParams, progress: Progress) {
