@@ -7,22 +7,14 @@
 // the pods and namespaces read back from the API. The admin rules that decided are counted in
 // the nodes' tables under the policy's name.
 import t from 'tap';
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import type { Namespace as ApiNamespace, NetworkPolicy, Pod } from '../../src/api/kinds.js';
-import { readState, type LabNode } from '../../src/lab/index.js';
-import { capstanBin } from '../helpers/apiserver-process.js';
-import { kubectlFor, type Kubectl } from '../helpers/kubectl.js';
+import { execFileSync } from 'node:child_process';
+import type { NetworkPolicy } from '../../src/api/kinds.js';
+import type { LabNode } from '../../src/lab/index.js';
 import { AdminOracle } from '../network/admin-policy-oracle.js';
 import { adminScenarios, type AdminScenario } from '../network/admin-policy-scenarios.js';
-import { startServers } from '../network/policy-probe.js';
 import { BLOCKS } from '../network/policy-scenarios.js';
-import { NAMESPACES, manifests, podKey, podNetns, probeMatrix } from './policy-lab.js';
+import { NAMESPACES, probeMatrix, startPolicyLab } from './policy-lab.js';
 
-const run = promisify(execFile);
 const root = process.getuid?.() === 0;
 
 /** Packets counted by the admin tiers' rules of every node's table, by rule comment (`anp:<name>`, `banp:default`). */
@@ -36,26 +28,7 @@ function adminCounts(nodes: LabNode[]): Map<string, number> {
 }
 
 t.test('AdminNetworkPolicy truth tables in a 3-node lab on 2 subnets', { skip: root ? false : 'needs root', timeout: 600_000 }, async (t) => {
-  const parent = mkdtempSync(join(tmpdir(), 'capstan-lab-anp-'));
-  const dir = join(parent, 'lab');
-  t.teardown(async () => {
-    await run(process.execPath, [capstanBin, 'lab', 'down', '--dir', dir], { timeout: 120_000 }).catch(() => undefined);
-    rmSync(parent, { recursive: true, force: true });
-  });
-  const up = await run(process.execPath, [capstanBin, 'lab', 'up', '--nodes', '3', '--subnets', '2', '--dir', dir], { timeout: 240_000 })
-    .catch((e: Error & { stderr?: string }) => { throw new Error(`lab up failed: ${e.message}\n${e.stderr ?? ''}`); });
-  const kubeconfig = /export KUBECONFIG=(\S+)/.exec(up.stdout)![1]!;
-  const k: Kubectl = kubectlFor(t, kubeconfig);
-  const topo = readState(dir)!.topology;
-
-  await k.ok(['apply', '-f', '-'], manifests());
-  await k.ok(['wait', '--for=condition=Ready', 'pod', '-l', 'tt=yes', '-A', '--timeout=150s']);
-  const pods = (JSON.parse(await k.ok(['get', 'pods', '-A', '-l', 'tt=yes', '-o', 'json'])) as { items: Pod[] }).items;
-  const namespaces = (JSON.parse(await k.ok(['get', 'namespaces', '-o', 'json'])) as { items: ApiNamespace[] }).items;
-  t.equal(pods.length, 6, 'six pods');
-  const key = podKey;
-  const netns = new Map(pods.map((p) => [key(p), podNetns(p.metadata.uid!)]));
-  for (const p of pods) await startServers(t, netns.get(key(p))!);
+  const { k, topo, pods, namespaces, netns } = await startPolicyLab(t, 'capstan-lab-anp-');
 
   // The scenarios' "node 2 block" is the lab's node-2 pod block (x/b and y/b live there).
   const n2Block = (await k.ok(['get', 'node', 'node-2', '-o', 'jsonpath={.spec.podCIDR}'])).trim();

@@ -1,9 +1,17 @@
 // The truth-table lab world shared by the NetworkPolicy and AdminNetworkPolicy lab tests:
 // namespaces x, y, z and six pods pinned to nodes, and how to find a pod's network namespace.
-import { readdirSync, readFileSync } from 'node:fs';
-import type { Pod } from '../../src/api/kinds.js';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Test } from 'tap';
+import type { Namespace as ApiNamespace, Pod } from '../../src/api/kinds.js';
+import { readState, type LabTopology } from '../../src/lab/index.js';
+import { capstanBin } from '../helpers/apiserver-process.js';
+import { kubectlFor, type Kubectl } from '../helpers/kubectl.js';
 import type { Namespace } from '../native/fixtures/netns.js';
-import { probe } from '../network/policy-probe.js';
+import { probe, startServers } from '../network/policy-probe.js';
 import { PROBES } from '../network/policy-scenarios.js';
 
 // Where each pod of the scenarios' world lives, and its named container ports (as in policy-scenarios.ts).
@@ -60,4 +68,29 @@ export async function probeMatrix(pods: Pod[], netns: Map<string, Namespace>, or
     });
   }));
   return { wrong, allowed, refused };
+}
+
+const run = promisify(execFile);
+
+/** The truth-table world running: a 3-node lab on 2 subnets (taken down at teardown), the six
+ *  pods Ready with echo servers in their network namespaces. */
+export async function startPolicyLab(t: Test, prefix: string): Promise<{ k: Kubectl; topo: LabTopology; pods: Pod[]; namespaces: ApiNamespace[]; netns: Map<string, Namespace> }> {
+  const parent = mkdtempSync(join(tmpdir(), prefix));
+  const dir = join(parent, 'lab');
+  t.teardown(async () => {
+    await run(process.execPath, [capstanBin, 'lab', 'down', '--dir', dir], { timeout: 120_000 }).catch(() => undefined);
+    rmSync(parent, { recursive: true, force: true });
+  });
+  const up = await run(process.execPath, [capstanBin, 'lab', 'up', '--nodes', '3', '--subnets', '2', '--dir', dir], { timeout: 240_000 })
+    .catch((e: Error & { stderr?: string }) => { throw new Error(`lab up failed: ${e.message}\n${e.stderr ?? ''}`); });
+  const k = kubectlFor(t, /export KUBECONFIG=(\S+)/.exec(up.stdout)![1]!);
+  const topo = readState(dir)!.topology;
+  await k.ok(['apply', '-f', '-'], manifests());
+  await k.ok(['wait', '--for=condition=Ready', 'pod', '-l', 'tt=yes', '-A', '--timeout=150s']);
+  const pods = (JSON.parse(await k.ok(['get', 'pods', '-A', '-l', 'tt=yes', '-o', 'json'])) as { items: Pod[] }).items;
+  const namespaces = (JSON.parse(await k.ok(['get', 'namespaces', '-o', 'json'])) as { items: ApiNamespace[] }).items;
+  t.equal(pods.length, 6, 'six pods');
+  const netns = new Map(pods.map((p) => [podKey(p), podNetns(p.metadata.uid!)]));
+  for (const p of pods) await startServers(t, netns.get(podKey(p))!);
+  return { k, topo, pods, namespaces, netns };
 }

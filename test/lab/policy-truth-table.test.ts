@@ -10,22 +10,16 @@
 // Busybox has no UDP echo server: the servers and probes are Node processes entered into
 // each pod's network namespace (found through the pod's cgroup); the packets are the pods'.
 import t from 'tap';
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import type { Namespace as ApiNamespace, NetworkPolicy, Pod } from '../../src/api/kinds.js';
-import { readState, type LabNode } from '../../src/lab/index.js';
-import { capstanBin } from '../helpers/apiserver-process.js';
-import { eventually, kubectlFor, type Kubectl } from '../helpers/kubectl.js';
+import { execFileSync } from 'node:child_process';
+import type { NetworkPolicy } from '../../src/api/kinds.js';
+import type { LabNode } from '../../src/lab/index.js';
+import { eventually } from '../helpers/kubectl.js';
 import { inNs, newNamespace, type Namespace } from '../native/fixtures/netns.js';
 import { Oracle } from '../network/policy-oracle.js';
-import { openConnection, probe, startServers, type Flow } from '../network/policy-probe.js';
+import { openConnection, probe, type Flow } from '../network/policy-probe.js';
 import { scenarios } from '../network/policy-scenarios.js';
-import { NAMESPACES, manifests, podKey, podNetns, probeMatrix } from './policy-lab.js';
+import { NAMESPACES, podKey, probeMatrix, startPolicyLab } from './policy-lab.js';
 
-const run = promisify(execFile);
 const root = process.getuid?.() === 0;
 
 // The outside client's two addresses: one in the allowed block, one not.
@@ -68,28 +62,10 @@ async function outsideConnect(ns: Namespace, from: string, ip: string, port: num
 }
 
 t.test('NetworkPolicy truth tables in a 3-node lab on 2 subnets', { skip: root ? false : 'needs root', timeout: 600_000 }, async (t) => {
-  const parent = mkdtempSync(join(tmpdir(), 'capstan-lab-np-'));
-  const dir = join(parent, 'lab');
-  t.teardown(async () => {
-    await run(process.execPath, [capstanBin, 'lab', 'down', '--dir', dir], { timeout: 120_000 }).catch(() => undefined);
-    rmSync(parent, { recursive: true, force: true });
-  });
-  const up = await run(process.execPath, [capstanBin, 'lab', 'up', '--nodes', '3', '--subnets', '2', '--dir', dir], { timeout: 240_000 })
-    .catch((e: Error & { stderr?: string }) => { throw new Error(`lab up failed: ${e.message}\n${e.stderr ?? ''}`); });
-  const kubeconfig = /export KUBECONFIG=(\S+)/.exec(up.stdout)![1]!;
-  const k: Kubectl = kubectlFor(t, kubeconfig);
-  const topo = readState(dir)!.topology;
-  const [n1, , n3] = topo.nodes as [LabNode, LabNode, LabNode];
-
-  await k.ok(['apply', '-f', '-'], manifests());
-  await k.ok(['wait', '--for=condition=Ready', 'pod', '-l', 'tt=yes', '-A', '--timeout=150s']);
-  const pods = (JSON.parse(await k.ok(['get', 'pods', '-A', '-l', 'tt=yes', '-o', 'json'])) as { items: Pod[] }).items;
-  const namespaces = (JSON.parse(await k.ok(['get', 'namespaces', '-o', 'json'])) as { items: ApiNamespace[] }).items;
-  t.equal(pods.length, 6, 'six pods');
+  const { k, topo, pods, namespaces, netns } = await startPolicyLab(t, 'capstan-lab-np-');
   const key = podKey;
+  const [n1, , n3] = topo.nodes as [LabNode, LabNode, LabNode];
   const byKey = new Map(pods.map((p) => [key(p), p]));
-  const netns = new Map(pods.map((p) => [key(p), podNetns(p.metadata.uid!)]));
-  for (const p of pods) await startServers(t, netns.get(key(p))!);
   const ipOf = (k: string) => byKey.get(k)!.status!.podIP!;
 
   const setPolicies = async (policies: NetworkPolicy[]) => {
