@@ -36,7 +36,8 @@ function phase(name) {
   return () => { times[name] = (Date.now() - phaseStart) / 1000; process.stdout.write(`== ${name}: done in ${secs(Date.now() - phaseStart)}\n`); };
 }
 const log = (l) => process.stdout.write(`   ${l}\n`);
-const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20, ...opts });
+// stdin is a pipe only when there is input to give (execFileSync ignores `input` when stdin is 'ignore').
+const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { encoding: 'utf8', stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], maxBuffer: 64 << 20, ...opts });
 const inNS = (cmd, args, opts) => sh('ip', ['netns', 'exec', NS, cmd, ...args], opts);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
