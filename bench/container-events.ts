@@ -2,7 +2,8 @@
 // few seconds (restartPolicy Always), watched for 60 s, once with the events and once
 // without (resync only, --sync-frequency 10 s). Reported: how long an exit takes to reach the
 // API (container finishedAt → the watch event showing it terminated or restarted) and the
-// CRI call mix the kubelet made.
+// CRI call mix the kubelet made. Both runs share one containerd and API server (a node each,
+// the runtime emptied between them).
 // With `steady` the containers keep running (sleep 3600): the CRI calls of a quiet node.
 //   node dist/bench/container-events.js [seconds=60] [steady]
 import { loadavg } from 'node:os';
@@ -14,7 +15,7 @@ import { resources, SharedInformer } from '../src/client/index.js';
 import { Kubelet } from '../src/kubelet/index.js';
 import { BUSYBOX_IMAGE } from '../src/kubelet/images/index.js';
 import { logger } from '../src/log/index.js';
-import { startBenchNode } from './lib/node-env.js';
+import { clearRuntime, startBenchNode, type BenchNode } from './lib/node-env.js';
 import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
@@ -23,16 +24,20 @@ import { containerd } from './lib/prereq.js';
 let SECONDS = 60;
 /** `steady`: containers that keep running, to count the resync-only polling alone. */
 let STEADY = false;
+/** Seconds the pods get to start before the window opens. */
+let WARMUP = 10;
 const PODS = 10;
-const NODE = 'events-node';
 
-async function runOnce(events: boolean): Promise<{ lag: number[]; calls: Map<CRIMethod, number> }> {
+interface Run { lag: number[]; calls: Map<CRIMethod, number> }
+
+async function runOnce(node: BenchNode, events: boolean): Promise<Run> {
   const teardowns: (() => unknown)[] = [];
   const t = { teardown: (fn: () => unknown) => { teardowns.unshift(fn); } };
   const calls = new Map<CRIMethod, number>();
   const lag: number[] = [];
+  const NODE = events ? 'events-node' : 'resync-node';
+  const { env, clients, watcherClients } = node;
   try {
-    const { env, clients, watcherClients } = await startBenchNode(t, 'container-events');
     let counting = false;
     let countingSince = 0;
     const runtime = new CRIClient({ socket: env.containerd.socket, observe: (m) => { if (counting) calls.set(m, (calls.get(m) ?? 0) + 1); } });
@@ -64,29 +69,39 @@ async function runOnce(events: boolean): Promise<{ lag: number[]; calls: Map<CRI
     const pods = watcherClients.resource(resources.pods);
     for (let i = 0; i < PODS; i++) {
       await pods.create('default', {
-        apiVersion: 'v1', kind: 'Pod', metadata: { name: `exit${i}` },
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: `${NODE}-exit${i}` },
         spec: {
           nodeName: NODE, terminationGracePeriodSeconds: 0,
           containers: [{ name: 'main', image: BUSYBOX_IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', STEADY ? 'sleep 3600' : `sleep ${3 + (i % 4)}`] }],
         },
       });
     }
-    await new Promise((r) => setTimeout(r, 10_000));
+    await new Promise((r) => setTimeout(r, WARMUP * 1000));
     counting = true;
     countingSince = Date.now();
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     counting = false;
   } finally {
     for (const fn of teardowns) await fn();
+    await clearRuntime(env.client);
   }
   return { lag, calls };
 }
 
 async function main(progress: Progress) {
-  progress(`with task events, ${SECONDS} s`);
-  const withEvents = await runOnce(true);
-  progress(`resync only, ${SECONDS} s`);
-  const runs = [['events', withEvents], ['resync only (10 s)', await runOnce(false)]] as const;
+  const teardowns: (() => unknown)[] = [];
+  let withEvents!: Run, resyncOnly!: Run;
+  try {
+    progress('starting containerd and the API server');
+    const node = await startBenchNode({ teardown: (fn) => { teardowns.unshift(fn); } }, 'container-events');
+    progress(`with task events, ${SECONDS} s`);
+    withEvents = await runOnce(node, true);
+    progress(`resync only, ${SECONDS} s`);
+    resyncOnly = await runOnce(node, false);
+  } finally {
+    for (const fn of teardowns) await fn();
+  }
+  const runs = [['events', withEvents], ['resync only (10 s)', resyncOnly]] as const;
   const methods = [...new Set(runs.flatMap(([, r]) => [...r.calls.keys()]))].sort();
   const lagRows = runs.map(([name, r]) => {
     const s = summarize(r.lag);
@@ -99,7 +114,7 @@ async function main(progress: Progress) {
     return new Recorder().output();
   }
   const report = writeReport('container-events', 'Container exits: containerd task events vs resync only', `${PODS} pods whose busybox container sleeps 3–6 s and exits (restartPolicy Always, so it restarts after
-the backoff), one kubelet in this process, ${SECONDS} s measured after a 10 s warm-up; the kubelet's
+the backoff), one kubelet in this process, ${SECONDS} s measured after a ${WARMUP} s warm-up; the kubelet's
 default --sync-frequency (10 s). Load average ${loadavg()[0]!.toFixed(1)} at the end (shared 2-core VM).
 
 Exit → API: from the container's finishedAt (whole seconds, so up to 1 s early) to the watch
@@ -127,9 +142,9 @@ running) shows the resync-only polling alone.
 export const suite = defineSuite({
   name: 'container-events',
   title: 'Container exits: containerd task events vs resync only',
-  params: { full: { seconds: SECONDS, steady: false as boolean }, quick: { seconds: 8, steady: false as boolean } },
+  params: { full: { seconds: SECONDS, steady: false as boolean, warmup: WARMUP }, quick: { seconds: 8, steady: false as boolean, warmup: 5 } },
   requires: [containerd],
-  fromArgv: (argv, full) => ({ seconds: Number(argv[0] ?? full.seconds), steady: argv[1] === 'steady' }),
-  run: (p, progress) => { SECONDS = p.seconds; STEADY = p.steady; return main(progress); },
+  fromArgv: (argv, full) => ({ seconds: Number(argv[0] ?? full.seconds), steady: argv[1] === 'steady', warmup: full.warmup }),
+  run: (p, progress) => { SECONDS = p.seconds; STEADY = p.steady; WARMUP = p.warmup; return main(progress); },
 });
 runIfMain(import.meta.url, suite);

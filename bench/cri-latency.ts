@@ -5,7 +5,8 @@
 import { loadavg } from 'node:os';
 import type { ContainerConfig, CRIMethod, PodSandboxConfig } from '../cri/index.js';
 import { BUSYBOX_IMAGE, ensureBuiltinImages } from '../src/kubelet/images/index.js';
-import { startRuntimeEnv, runtimeUnavailable } from '../test/cri/runtime-env.js';
+import { runtimeUnavailable, type RuntimeEnv } from '../test/cri/runtime-env.js';
+import { BENCH_IMAGES, startBenchRuntime } from './lib/node-env.js';
 import { fmtMs, summarize, timeMs } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
@@ -17,9 +18,9 @@ async function main(progress: Progress) {
   if (why) throw new Error(`cri-latency: ${why}`);
   const teardowns: (() => unknown)[] = [];
   const startMs: number[] = [];
-  let env!: Awaited<ReturnType<typeof startRuntimeEnv>>;
-  startMs.push(await timeMs(async () => { env = await startRuntimeEnv({ teardown: (fn) => teardowns.push(fn) }); }));
-  const extra: [string, number[]][] = [['containerd start + first image import', startMs]];
+  let env!: RuntimeEnv;
+  startMs.push(await timeMs(async () => { env = await startBenchRuntime({ teardown: (fn) => teardowns.push(fn) }); }));
+  const extra: [string, number[]][] = [['containerd start + first image import (pause, busybox)', startMs]];
   try {
     const cri = env.client;
     env.stats.samples.clear();
@@ -52,7 +53,7 @@ async function main(progress: Progress) {
       await cri.stopPodSandbox(sb);
       await cri.removePodSandbox(sb);
     }
-    extra.push(['image import, already present (build + ImageStatus)', [await timeMs(() => ensureBuiltinImages(env.containerd.socket))]]);
+    extra.push(['image import, already present (build + ImageStatus)', [await timeMs(() => ensureBuiltinImages(env.containerd.socket, BENCH_IMAGES))]]);
     const restarts: number[] = [];
     for (let i = 0; i < 3; i++) restarts.push(await timeMs(() => env.containerd.restart()));
     extra.push(['containerd restart until CRI answers', restarts]);

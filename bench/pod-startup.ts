@@ -16,7 +16,7 @@ import { Semaphore } from '../src/kubelet/semaphore.js';
 import type { CRIClient as CRI, PodSandboxConfig } from '../cri/index.js';
 import { BUSYBOX_IMAGE } from '../src/kubelet/images/index.js';
 import { logger } from '../src/log/index.js';
-import { startBenchNode, type BenchNode } from './lib/node-env.js';
+import { clearRuntime, startBenchNode, type BenchNode } from './lib/node-env.js';
 import { fmtMs, summarize } from './lib/stats.js';
 import { table, writeReport } from './lib/report.js';
 import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
@@ -57,13 +57,6 @@ async function criFloor(cri: CRI, cgroupParent: string, logDir: string, parallel
 }
 
 /** Everything containerd holds goes (between rounds, so each round starts on an empty runtime). */
-async function clearRuntime(cri: CRI): Promise<void> {
-  for (const sb of await cri.listPodSandbox()) {
-    await cri.stopPodSandbox(sb.id);
-    await cri.removePodSandbox(sb.id);
-  }
-}
-
 interface KubeletRound { lat: number[]; wall: number; running: number; times: number[] }
 
 /** One round through the kubelet: a fresh kubelet (events on, as `capstan kubelet` defaults)

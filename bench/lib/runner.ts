@@ -1,16 +1,19 @@
-// Runs suites one after another, each in a forked process (bench/lib/run-suite.ts), shows
+// Runs suites one after another in forked processes (bench/lib/run-suite.ts), shows
 // progress, and writes <out>/results.json, <out>/report.html and each suite's log under
-// <out>/logs. A full run writes the Markdown reports to bench/reports (the docs link them); a
-// --quick run writes them to <out>/reports, so small-parameter figures never replace them.
-import { fork } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// <out>/logs. A full run gives each suite a process of its own; a --quick run shares one
+// process among its suites (modules load once: at a few seconds per fork that was a tenth of
+// a quick run) and forks a new one only after a suite killed it. A full run writes the
+// Markdown reports to bench/reports (the docs link them); a --quick run writes them to
+// <out>/reports, so small-parameter figures never replace them.
+import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, versions } from './machine.js';
 import { progressDisplay, type ProgressDisplay } from './progress.js';
 import { repoRoot } from './report.js';
-import type { ChildMessage, ChildResult } from './run-suite.js';
+import type { ChildMessage, ChildResult, RunMessage } from './run-suite.js';
 import { SCHEMA, validateRun, type BenchRun, type SuiteResult } from './schema.js';
 import { renderReport } from './html-report.js';
 import { suiteEntry } from '../suites.js';
@@ -22,6 +25,8 @@ export interface RunOptions {
   /** Per suite, `key → value` parameter overrides. */
   overrides?: Record<string, Record<string, string>>;
   display?: ProgressDisplay;
+  /** One process for all suites (default: for --quick runs) rather than one each. */
+  shareProcess?: boolean;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -34,13 +39,17 @@ export async function runBench(opts: RunOptions): Promise<{ run: BenchRun; resul
   const load0 = loadavg();
   const started = new Date();
   const suites: SuiteResult[] = [];
+  const share = opts.shareProcess ?? opts.quick;
+  let child: SuiteProcess | undefined;
   try {
     for (const name of opts.suites) {
       const entry = suiteEntry(name);
       if (!entry) throw new Error(`unknown suite "${name}"`);
       display.start(entry.name);
       const t0 = performance.now();
-      const r = await runOne(join(here, '..', entry.file), entry.name, opts.quick, opts.overrides?.[entry.name] ?? {}, out, reportDir, (phase) => display.phase(entry.name, phase));
+      if (!child?.alive) child = new SuiteProcess(opts.quick, reportDir);
+      const r = await child.run(join(here, '..', entry.file), entry.name, opts.overrides?.[entry.name] ?? {}, join(out, 'logs', `${entry.name}.log`), (phase) => display.phase(entry.name, phase));
+      if (!share) { await child.close(); child = undefined; }
       const result: SuiteResult = { ...r, seconds: (performance.now() - t0) / 1000 };
       const inOut = result.report && relative(out, result.report);
       if (inOut && !inOut.startsWith('..') && !isAbsolute(inOut)) result.report = inOut;
@@ -48,6 +57,7 @@ export async function runBench(opts: RunOptions): Promise<{ run: BenchRun; resul
       display.end(entry.name, result.status, result.seconds, result.reason);
     }
   } finally {
+    await child?.close();
     display.close();
   }
   const finished = new Date();
@@ -65,24 +75,63 @@ export async function runBench(opts: RunOptions): Promise<{ run: BenchRun; resul
   return { run, resultsFile, reportFile };
 }
 
-function runOne(modulePath: string, name: string, quick: boolean, overrides: Record<string, string>, out: string, reportDir: string, onPhase: (p: string) => void): Promise<Omit<SuiteResult, 'seconds'>> {
-  const resultFile = join(out, 'logs', `${name}.result.json`);
-  const logFile = join(out, 'logs', `${name}.log`);
-  rmSync(resultFile, { force: true });
-  const log = openSync(logFile, 'w');
-  const child = fork(join(here, 'run-suite.js'), [modulePath, quick ? 'quick' : 'full', JSON.stringify(overrides), resultFile, reportDir], { stdio: ['ignore', log, log, 'ipc'] });
-  closeSync(log);
-  child.on('message', (m: ChildMessage) => { if (m?.type === 'progress') onPhase(m.phase); });
-  return new Promise((done) => {
-    child.once('exit', (code, signal) => {
-      if (existsSync(resultFile)) {
-        const r = JSON.parse(readFileSync(resultFile, 'utf8')) as ChildResult;
-        rmSync(resultFile, { force: true });
-        done(r);
-        return;
-      }
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').trim().split('\n').slice(-3).join(' ').slice(-300) : '';
-      done({ name, title: name, status: 'failed', reason: `the suite's process ${signal ? `was killed by ${signal}` : `exited with code ${code}`} (logs/${name}.log): ${tail}`, parameters: {}, metrics: [], ratios: [] });
+/** A forked run-suite.js that runs the suites it is sent, one at a time; its output goes to the running suite's log. */
+class SuiteProcess {
+  private readonly child: ChildProcess;
+  private log?: number;
+  private logFile = '';
+  private waiting?: { done: (r: ChildResult) => void; name: string; onPhase: (p: string) => void };
+  private exited: Promise<void>;
+  alive = true;
+
+  constructor(quick: boolean, reportDir: string) {
+    this.child = fork(join(here, 'run-suite.js'), [quick ? 'quick' : 'full', reportDir], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const toLog = (d: Buffer) => { if (this.log !== undefined) writeSync(this.log, d); };
+    this.child.stdout!.on('data', toLog);
+    this.child.stderr!.on('data', toLog);
+    this.child.on('message', (m: ChildMessage) => {
+      if (m?.type === 'progress') this.waiting?.onPhase(m.phase);
+      else if (m?.type === 'result') { const w = this.waiting; this.waiting = undefined; w?.done(m.result); }
     });
-  });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => {
+      this.alive = false;
+      const w = this.waiting;
+      this.waiting = undefined;
+      // The pipes may still hold the last lines: read the tail once they are drained.
+      setImmediate(() => {
+        if (w) {
+          const tail = existsSync(this.logFile) ? readFileSync(this.logFile, 'utf8').trim().split('\n').slice(-3).join(' ').slice(-300) : '';
+          const name = w.name;
+          w.done({ name, title: name, status: 'failed', reason: `the suite's process ${signal ? `was killed by ${signal}` : `exited with code ${code}`} (logs/${name}.log): ${tail}`, parameters: {}, metrics: [], ratios: [] });
+        }
+        this.closeLog();
+        resolve();
+      });
+    }));
+  }
+
+  private closeLog(): void {
+    if (this.log !== undefined) closeSync(this.log);
+    this.log = undefined;
+  }
+
+  run(modulePath: string, name: string, overrides: Record<string, string>, logFile: string, onPhase: (p: string) => void): Promise<ChildResult> {
+    // What the previous suite's leftovers print from here on goes to this suite's log.
+    this.closeLog();
+    this.log = openSync(logFile, 'w');
+    this.logFile = logFile;
+    return new Promise((done) => {
+      this.waiting = { done, name, onPhase };
+      const m: RunMessage = { type: 'run', module: modulePath, name, overrides };
+      this.child.send(m);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.alive) {
+      const m: RunMessage = { type: 'exit' };
+      this.child.send(m);
+    }
+    await this.exited;
+  }
 }

@@ -8,11 +8,12 @@ import { runBench } from '../../bench/lib/runner.js';
 import { compareHTML, compareText } from '../../bench/lib/compare.js';
 import { validateRun, type BenchRun } from '../../bench/lib/schema.js';
 
-const usage = `usage: capstan bench [SUITE...] [--quick] [--out DIR] [--set SUITE.KEY=VALUE]... [--list]
+const usage = `usage: capstan bench [SUITE...] [--quick [--isolate]] [--out DIR] [--set SUITE.KEY=VALUE]... [--list]
        capstan bench compare A.json B.json [--html FILE]
 Runs the suites (all when none is named), each in its own process, and writes DIR/results.json
 (default DIR: bench/results/<time>), DIR/report.html and DIR/logs/<suite>.log. --quick uses small
-parameters (minutes, for CI) and writes the Markdown reports to DIR/reports instead of bench/reports.
+parameters (minutes, for CI), runs the suites in one shared process (--isolate: one each) and
+writes the Markdown reports to DIR/reports instead of bench/reports.
 Exit status: 1 when a suite failed; skipped suites (a missing prerequisite) do not fail the run.`;
 
 function readRun(file: string): BenchRun {
@@ -34,7 +35,7 @@ async function compare(argv: string[]): Promise<number> {
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'compare') return compare(argv.slice(1));
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: {
-    quick: { type: 'boolean', default: false }, out: { type: 'string' }, set: { type: 'string', multiple: true, default: [] },
+    quick: { type: 'boolean', default: false }, isolate: { type: 'boolean', default: false }, out: { type: 'string' }, set: { type: 'string', multiple: true, default: [] },
     list: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
   } });
   if (values.help) { process.stdout.write(`${usage}\n`); return 0; }
@@ -53,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const suites = positionals.length ? positionals.map((p) => suiteEntry(p)!.name) : SUITES.map((s) => s.name);
   const out = values.out ?? `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const { run: result, resultsFile, reportFile } = await runBench({ suites, quick: values.quick, out, overrides });
+  const { run: result, resultsFile, reportFile } = await runBench({ suites, quick: values.quick, out, overrides, shareProcess: values.quick && !values.isolate });
   const count = (st: string) => result.suites.filter((s) => s.status === st).length;
   process.stdout.write(`${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped in ${result.seconds.toFixed(0)} s\nresults: ${resultsFile}\nreport:  ${reportFile}\n`);
   return count('failed') ? 1 : 0;

@@ -1,7 +1,6 @@
 // The lab view's objects from the API server's own watch cache (the page it serves at
 // /capstan/lab-view): no watch connections, nothing stored twice.
 import type { KubeObject } from '../api/object.js';
-import type { EndpointSlice, NetworkPolicy, Node, Pod, Service } from '../api/kinds.js';
 import type { ViewInput } from './model.js';
 import type { ViewSource } from './server.js';
 
@@ -10,10 +9,18 @@ export interface CachedObjects {
   cachedObjects(group: string, resource: string): { list(): Promise<KubeObject[]>; subscribe(fn: () => void): () => void };
 }
 
-const watched = {
+const watched: Record<keyof ViewInput, readonly [string, string]> = {
   nodes: ['', 'nodes'], pods: ['', 'pods'], services: ['', 'services'],
   slices: ['discovery.k8s.io', 'endpointslices'], policies: ['networking.k8s.io', 'networkpolicies'],
-} as const;
+  namespaces: ['', 'namespaces'],
+  adminPolicies: ['policy.networking.k8s.io', 'adminnetworkpolicies'],
+  baselinePolicies: ['policy.networking.k8s.io', 'baselineadminnetworkpolicies'],
+};
+
+/** The resource's cache, or none when this server does not serve it (then the view has none of it). */
+function cacheOf(server: CachedObjects, [group, resource]: readonly [string, string]) {
+  try { return server.cachedObjects(group, resource); } catch { return undefined; }
+}
 
 export class CachedViewSource implements ViewSource {
   private listeners: (() => void)[] = [];
@@ -27,16 +34,15 @@ export class CachedViewSource implements ViewSource {
 
   async start(): Promise<void> {
     const notify = () => { for (const fn of this.listeners) fn(); };
-    for (const [group, resource] of Object.values(watched)) this.unsubscribe.push(this.server.cachedObjects(group, resource).subscribe(notify));
+    for (const w of Object.values(watched)) {
+      const cache = cacheOf(this.server, w);
+      if (cache) this.unsubscribe.push(cache.subscribe(notify));
+    }
   }
 
   async snapshot(): Promise<ViewInput> {
-    const list = ([group, resource]: readonly [string, string]) => this.server.cachedObjects(group, resource).list();
-    const [nodes, pods, services, slices, policies] = await Promise.all(Object.values(watched).map(list));
-    return {
-      nodes: nodes as Node[], pods: pods as Pod[], services: services as Service[],
-      slices: slices as EndpointSlice[], policies: policies as NetworkPolicy[],
-    };
+    const entries = await Promise.all(Object.entries(watched).map(async ([k, w]) => [k, await cacheOf(this.server, w)?.list() ?? []] as const));
+    return Object.fromEntries(entries) as unknown as ViewInput;
   }
 
   async stop(): Promise<void> {

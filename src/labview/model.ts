@@ -1,9 +1,12 @@
 // What the lab view shows, as a pure function of the objects it watches: nodes with their
 // pods, the path between every pair of nodes, Services with their endpoints and the number of
-// nftables elements the service proxy holds for them, and which policies isolate each pod.
+// nftables elements the service proxy holds for them, and which policies isolate each pod
+// (AdminNetworkPolicies, NetworkPolicies and the BaselineAdminNetworkPolicy, in the order
+// they judge a packet) with the decisions the agents counted.
 // The path and the element counts come from the same functions the network agent and the
 // proxy program the kernel with, so the view cannot drift from what they do.
-import type { EndpointSlice, NetworkPolicy, Node, Pod, Service } from '../api/kinds.js';
+import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy, EndpointSlice, Namespace, NetworkPolicy, Node, Pod, Service } from '../api/kinds.js';
+import type { AdminNetworkPolicyRule, AdminNetworkPolicySubject } from '../api/policynetworking/v1alpha1/types.js';
 import { fromLabelSelector, matches } from '../api/labels.js';
 import { parseCidr, parseIPv4 } from '../network/cidr.js';
 import { hostVethName } from '../network/podnet.js';
@@ -11,7 +14,10 @@ import { desiredRoutes } from '../network/routes/desired.js';
 import {
   ANNOTATION_DEFAULT_ENCAPSULATION, ANNOTATION_UPLINK, VXLAN_DEVICE, parseMode, type EncapsulationMode, type Uplink,
 } from '../network/routes/model.js';
-import { ANNOTATION_POLICY_PACKETS, parsePublishedCounts, type Decisions } from '../network/policy/published-counts.js';
+import { adminOrder, picksPod } from '../network/policy/admin.js';
+import {
+  ANNOTATION_ADMIN_POLICY_PACKETS, ANNOTATION_POLICY_PACKETS, parsePublishedAdminCounts, parsePublishedCounts,
+} from '../network/policy/published-counts.js';
 import { buildPlans, type SliceLike } from '../proxy/model.js';
 import { fragmentFor } from '../proxy/nft/ruleset.js';
 
@@ -21,6 +27,10 @@ export interface ViewInput {
   services: readonly Service[];
   slices: readonly EndpointSlice[];
   policies: readonly NetworkPolicy[];
+  /** For the admin tiers' subjects (absent: a namespace's labels are its name label alone). */
+  namespaces?: readonly Namespace[];
+  adminPolicies?: readonly AdminNetworkPolicy[];
+  baselinePolicies?: readonly BaselineAdminNetworkPolicy[];
 }
 
 export interface ViewPod {
@@ -79,17 +89,26 @@ export interface ViewService {
   nftElements: number;
 }
 
+/** Packets allowed and denied in one direction; `passed` (on to the next tier) for the admin tiers only. */
+export interface ViewDecisions { allowed: number; denied: number; passed?: number }
+
 /** A policy's allow/deny decisions as the nodes' network agents counted and published them. */
 export interface ViewPolicyPackets {
-  ingress: { allowed: number; denied: number };
-  egress: { allowed: number; denied: number };
+  ingress: ViewDecisions;
+  egress: ViewDecisions;
   /** The nodes whose counts are in the sums (those whose agent published any for this policy). */
   nodes: string[];
 }
 
+export type ViewPolicyKind = 'AdminNetworkPolicy' | 'NetworkPolicy' | 'BaselineAdminNetworkPolicy';
+
 export interface ViewPolicy {
+  kind: ViewPolicyKind;
+  /** Empty for the admin tiers (cluster-scoped). */
   namespace: string;
   name: string;
+  /** An AdminNetworkPolicy's priority (lower judges first). */
+  priority?: number;
   policyTypes: string[];
   packets: ViewPolicyPackets;
   /** `namespace/name` of the pods it selects (isolates), by direction. */
@@ -105,6 +124,7 @@ export interface ViewModel {
   /** Set when there are too many nodes to draw every pair. */
   linksOmitted?: string;
   services: ViewService[];
+  /** AdminNetworkPolicies by priority, NetworkPolicies, the BaselineAdminNetworkPolicy: the order a packet is judged in. */
   policies: ViewPolicy[];
   /** Nodes whose network agent publishes policy counters (the others' decisions are not in the sums). */
   countingNodes: string[];
@@ -210,37 +230,71 @@ function viewService(s: Service, slices: readonly EndpointSlice[], pods: Map<str
   };
 }
 
-/** Each policy's decisions summed over the nodes, from the counters the agents published on their Nodes. */
+const noPackets = (admin: boolean): ViewPolicyPackets => admin
+  ? { ingress: { allowed: 0, denied: 0, passed: 0 }, egress: { allowed: 0, denied: 0, passed: 0 }, nodes: [] }
+  : { ingress: { allowed: 0, denied: 0 }, egress: { allowed: 0, denied: 0 }, nodes: [] };
+
+/**
+ * Each policy's decisions summed over the nodes, from the counters the agents published on
+ * their Nodes, keyed `ns/name` (NetworkPolicy) or `<kind>/<name>` (the admin tiers).
+ */
 function policyPackets(nodes: readonly Node[]): { byPolicy: Map<string, ViewPolicyPackets>; counting: string[] } {
   const byPolicy = new Map<string, ViewPolicyPackets>();
   const counting: string[] = [];
-  for (const n of nodes) {
-    const counts = parsePublishedCounts(n.metadata.annotations?.[ANNOTATION_POLICY_PACKETS]);
-    if (!counts) continue;
-    counting.push(n.metadata.name!);
+  const add = (node: string, counts: Record<string, Partial<Record<'ingress' | 'egress', number[]>>>, admin: boolean) => {
     for (const [policy, dirs] of Object.entries(counts)) {
       let p = byPolicy.get(policy);
-      if (!p) byPolicy.set(policy, p = { ingress: { allowed: 0, denied: 0 }, egress: { allowed: 0, denied: 0 }, nodes: [] });
-      p.nodes.push(n.metadata.name!);
+      if (!p) byPolicy.set(policy, p = noPackets(admin));
+      p.nodes.push(node);
       for (const dir of ['ingress', 'egress'] as const) {
-        const d: Decisions | undefined = dirs[dir];
-        if (d) { p[dir].allowed += d[0]; p[dir].denied += d[1]; }
+        const d = dirs[dir];
+        if (!d) continue;
+        p[dir].allowed += d[0]!; p[dir].denied += d[1]!;
+        if (admin) p[dir].passed! += d[2]!;
       }
     }
+  };
+  for (const n of nodes) {
+    const counts = parsePublishedCounts(n.metadata.annotations?.[ANNOTATION_POLICY_PACKETS]);
+    if (counts) { counting.push(n.metadata.name!); add(n.metadata.name!, counts, false); }
+    const admin = parsePublishedAdminCounts(n.metadata.annotations?.[ANNOTATION_ADMIN_POLICY_PACKETS]);
+    if (admin) add(n.metadata.name!, admin, true);
   }
   return { byPolicy, counting };
 }
 
-function viewPolicies(policies: readonly NetworkPolicy[], pods: readonly ViewPod[], nodes: readonly Node[]): { policies: ViewPolicy[]; countingNodes: string[] } {
+/** An admin tier's policy: its subject's pods (on the pod network) for each direction it has rules in. */
+function viewAdminPolicy(kind: ViewPolicyKind, p: { metadata: { name?: string }; spec?: { subject?: AdminNetworkPolicySubject; ingress?: AdminNetworkPolicyRule[]; egress?: AdminNetworkPolicyRule[] } },
+  pods: readonly Pod[], nsLabels: (ns: string) => Record<string, string>, byPolicy: Map<string, ViewPolicyPackets>): ViewPolicy {
+  const subject = p.spec?.subject;
+  const picked = subject ? pods.filter((pod) => pod.spec?.hostNetwork !== true && picksPod(subject, nsLabels(pod.metadata.namespace ?? ''), pod.metadata.labels ?? {})).map(key) : [];
+  const types = [...(p.spec?.ingress?.length ? ['Ingress'] : []), ...(p.spec?.egress?.length ? ['Egress'] : [])];
+  return {
+    kind, namespace: '', name: p.metadata.name ?? '', policyTypes: types,
+    packets: byPolicy.get(`${kind}/${p.metadata.name}`) ?? noPackets(true),
+    ingressPods: types.includes('Ingress') ? picked : [], egressPods: types.includes('Egress') ? picked : [],
+  };
+}
+
+function viewPolicies(input: ViewInput, policies: readonly NetworkPolicy[], pods: readonly ViewPod[], nodes: readonly Node[]): { policies: ViewPolicy[]; countingNodes: string[] } {
   const { byPolicy, counting } = policyPackets(nodes);
   const selected = (k: string, dir: 'ingressPolicies' | 'egressPolicies') => pods.filter((p) => p[dir].includes(k)).map((p) => `${p.namespace}/${p.name}`);
+  const labels = new Map((input.namespaces ?? []).map((n) => [n.metadata.name!, n.metadata.labels ?? {}]));
+  const nsLabels = (ns: string) => labels.get(ns) ?? { 'kubernetes.io/metadata.name': ns };
+  const sortedPods = [...input.pods].sort(byKey);
+  const admin = adminOrder([...(input.adminPolicies ?? [])]).map((p) => ({ ...viewAdminPolicy('AdminNetworkPolicy', p, sortedPods, nsLabels, byPolicy), priority: p.spec?.priority }));
+  const baseline = (input.baselinePolicies ?? []).filter((b) => b.metadata.name === 'default').map((p) => viewAdminPolicy('BaselineAdminNetworkPolicy', p, sortedPods, nsLabels, byPolicy));
   return {
     countingNodes: counting,
-    policies: policies.map((p) => ({
-      namespace: p.metadata.namespace ?? '', name: p.metadata.name ?? '', policyTypes: policyTypes(p),
-      packets: byPolicy.get(key(p)) ?? { ingress: { allowed: 0, denied: 0 }, egress: { allowed: 0, denied: 0 }, nodes: [] },
-      ingressPods: selected(key(p), 'ingressPolicies'), egressPods: selected(key(p), 'egressPolicies'),
-    })),
+    policies: [
+      ...admin,
+      ...policies.map((p): ViewPolicy => ({
+        kind: 'NetworkPolicy', namespace: p.metadata.namespace ?? '', name: p.metadata.name ?? '', policyTypes: policyTypes(p),
+        packets: byPolicy.get(key(p)) ?? noPackets(false),
+        ingressPods: selected(key(p), 'ingressPolicies'), egressPods: selected(key(p), 'egressPolicies'),
+      })),
+      ...baseline,
+    ],
   };
 }
 
@@ -269,6 +323,6 @@ export function buildView(input: ViewInput): ViewModel {
     links: nodes.length <= MAX_LINKED_NODES ? nodeLinks(nodes) : [],
     ...(nodes.length > MAX_LINKED_NODES ? { linksOmitted: `${nodes.length} nodes: paths are drawn for at most ${MAX_LINKED_NODES}` } : {}),
     services: [...input.services].sort(byKey).map((s) => viewService(s, input.slices, podsByKey, elements)),
-    ...viewPolicies(policies, all, nodes),
+    ...viewPolicies(input, policies, all, nodes),
   };
 }

@@ -86,12 +86,15 @@ function drawServices(m) {
 }
 function drawPolicies(m) {
   document.getElementById('policies').replaceChildren(...m.policies.map((p) => {
-    const k = p.namespace + '/' + p.name, c = p.packets;
-    return el('tr', { 'data-policy': k, 'data-ingress-allowed': c.ingress.allowed, 'data-ingress-denied': c.ingress.denied,
-        'data-egress-allowed': c.egress.allowed, 'data-egress-denied': c.egress.denied, 'data-pods': [...new Set([...p.ingressPods, ...p.egressPods])].join(' ') },
-      el('td', {}, k), el('td', {}, p.policyTypes.join(', ')),
+    const k = p.namespace ? p.namespace + '/' + p.name : p.name, c = p.packets, admin = p.kind !== 'NetworkPolicy';
+    const attrs = { 'data-policy': k, 'data-kind': p.kind, 'data-ingress-allowed': c.ingress.allowed, 'data-ingress-denied': c.ingress.denied,
+      'data-egress-allowed': c.egress.allowed, 'data-egress-denied': c.egress.denied, 'data-pods': [...new Set([...p.ingressPods, ...p.egressPods])].join(' ') };
+    if (admin) Object.assign(attrs, { 'data-ingress-passed': c.ingress.passed, 'data-egress-passed': c.egress.passed });
+    return el('tr', attrs,
+      el('td', {}, k), el('td', {}, p.kind + (p.priority !== undefined ? ' (priority ' + p.priority + ')' : '')), el('td', {}, p.policyTypes.join(', ')),
       el('td', { class: 'allow' }, c.ingress.allowed), el('td', { class: 'deny' }, c.ingress.denied),
       el('td', { class: 'allow' }, c.egress.allowed), el('td', { class: 'deny' }, c.egress.denied),
+      el('td', {}, admin ? c.ingress.passed + ' / ' + c.egress.passed : '-'),
       el('td', {}, [...p.ingressPods.map((x) => 'in:' + x), ...p.egressPods.map((x) => 'out:' + x)].join(', ') || '-'),
       el('td', {}, c.nodes.join(', ') || '-'));
   }));
@@ -141,9 +144,9 @@ export function labViewPage(prefix: string): string {
 <h2>Paths between nodes</h2><svg id="links" width="520" height="80" role="img" aria-label="node-to-node paths"></svg><div id="links-note"></div>
 <h2>Services</h2>
 <table><thead><tr><th>service</th><th>type</th><th>cluster IP</th><th>ports</th><th>endpoints</th><th>nftables elements</th></tr></thead><tbody id="services"></tbody></table>
-<h2>NetworkPolicies</h2>
-<p class="facts">Packets of new connections each policy allowed and the packets dropped at the pods it isolates, as the nodes' network agents count them in nftables and publish them on their Node every few seconds.</p>
-<table><thead><tr><th>policy</th><th>types</th><th>ingress allowed</th><th>ingress denied</th><th>egress allowed</th><th>egress denied</th><th>selects</th><th>counted on</th></tr></thead><tbody id="policies"></tbody></table><div id="policies-note"></div>
+<h2>Policies</h2>
+<p class="facts">In the order a packet is judged: AdminNetworkPolicies by priority, NetworkPolicies, the BaselineAdminNetworkPolicy. Packets of new connections each policy allowed and the packets dropped at the pods it isolates (an admin policy: its rules' Allow, Deny and Pass on to the next tier), as the nodes' network agents count them in nftables and publish them on their Node every few seconds.</p>
+<table><thead><tr><th>policy</th><th>kind</th><th>types</th><th>ingress allowed</th><th>ingress denied</th><th>egress allowed</th><th>egress denied</th><th>passed (in / out)</th><th>selects</th><th>counted on</th></tr></thead><tbody id="policies"></tbody></table><div id="policies-note"></div>
 <h2>Follow a packet</h2>
 <form id="follow">from pod <select id="from"></select> to service <select id="service"></select> port <input id="port" size="5" placeholder="any"> <button>follow</button></form>
 <div id="path"></div>

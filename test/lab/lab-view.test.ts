@@ -2,7 +2,10 @@
 // shows the nodes and their pods, the VXLAN path between them, a Service's endpoints with the
 // number of nftables elements a node really holds for it, follows a packet from a pod to the
 // Service, shows a new pod within a second of its creation, and shows a NetworkPolicy's
-// allow/deny counts (published by the nodes' agents) rise as pods connect.
+// allow/deny counts (published by the nodes' agents) rise as pods connect; then an
+// AdminNetworkPolicy's and the BaselineAdminNetworkPolicy's Deny and Pass counts with their
+// kind; and the same counts on the page the API server serves (/capstan/lab-view through
+// `kubectl proxy`).
 import t from 'tap';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { capstanBin } from '../helpers/apiserver-process.js';
 import { CHROMIUM, launchChromium, waitInPage } from '../helpers/chromium.js';
-import { eventually, kubectlFor } from '../helpers/kubectl.js';
+import { eventually, KUBECTL, kubectlFor } from '../helpers/kubectl.js';
 import { readState } from '../../src/lab/index.js';
 
 const run = promisify(execFile);
@@ -65,7 +68,7 @@ spec:
   containers: [{name: c, image: localhost/capstan/busybox:1, command: [sleep, '3600']}]
 `;
 
-t.test('capstan lab view in headless Chromium', { skip: !root ? 'needs root' : !CHROMIUM ? 'needs chromium' : false, timeout: 480_000 }, async (t) => {
+t.test('capstan lab view in headless Chromium', { skip: !root ? 'needs root' : !CHROMIUM ? 'needs chromium' : false, timeout: 720_000 }, async (t) => {
   const parent = mkdtempSync(join(tmpdir(), 'capstan-labview-'));
   const dir = join(parent, 'lab');
   t.teardown(async () => {
@@ -173,6 +176,76 @@ spec:
     t.ok(denied.id > allowed.id, `ingress denied ${allowed.id} → ${denied.id} after a connection from fresh`);
     const m = await page.evaluate<{ allowed: number; denied: number }>(`fetch(location.pathname.replace(/\\/$/, '') + '/model').then((r) => r.json()).then((m) => m.policies.find((p) => p.name === 'web-in').packets.ingress)`);
     t.ok(m.allowed >= denied.ia && m.denied >= denied.id, 'the page shows the model\'s figures');
+  });
+
+  type AdminRow = { kind: string; pods: string; id: number; ip: number; text: string };
+  const adminRow = (p: typeof page, kind: string, name: string, cond: string, what: string) => waitInPage<AdminRow>(p, `(() => {
+    const r = document.querySelector('tr[data-kind="${kind}"][data-policy="${name}"]');
+    if (!r) return null; const x = { kind: r.dataset.kind, pods: r.dataset.pods, id: Number(r.dataset.ingressDenied), ip: Number(r.dataset.ingressPassed), text: r.textContent };
+    return (${cond}) && x; })()`, 60_000, what);
+
+  await t.test('admin tiers: an AdminNetworkPolicy\'s Deny and Pass, the baseline\'s Deny, with their kind', async (t) => {
+    await k.ok(['apply', '-f', '-'], `
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata: {name: web-admin}
+spec:
+  priority: 10
+  subject: {pods: {namespaceSelector: {}, podSelector: {matchLabels: {app: web}}}}
+  ingress:
+  - {name: no-fresh, action: Deny, from: [{pods: {namespaceSelector: {}, podSelector: {matchLabels: {run: fresh}}}}]}
+  - {name: client-to-np, action: Pass, from: [{pods: {namespaceSelector: {}, podSelector: {matchLabels: {app: client}}}}]}
+---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: BaselineAdminNetworkPolicy
+metadata: {name: default}
+spec:
+  subject: {pods: {namespaceSelector: {}, podSelector: {matchLabels: {app: client}}}}
+  ingress: [{name: no-fresh, action: Deny, from: [{pods: {namespaceSelector: {}, podSelector: {matchLabels: {run: fresh}}}}]}]
+`);
+    const first = await adminRow(page, 'AdminNetworkPolicy', 'web-admin', `x.pods.includes('default/web-')`, 'the AdminNetworkPolicy with its subject');
+    t.match(first.text, /AdminNetworkPolicy \(priority 10\)/, 'shown with its kind and priority');
+    const order = await page.evaluate<string[]>(`[...document.querySelectorAll('#policies tr')].map((r) => r.dataset.kind + ' ' + r.dataset.policy)`);
+    t.same(order, ['AdminNetworkPolicy web-admin', 'NetworkPolicy default/web-in', 'BaselineAdminNetworkPolicy default'], 'in the order a packet is judged');
+    const baseline0 = await adminRow(page, 'BaselineAdminNetworkPolicy', 'default', `x.pods === 'default/client'`, 'the baseline with its subject, the client');
+    const webIP = (await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[0].status.podIP}'])).trim();
+    const clientIP = (await k.ok(['get', 'pod', 'client', '-o', 'jsonpath={.status.podIP}'])).trim();
+    const connect = (pod: string, ip: string) => k(['exec', pod, '--', 'wget', '-T', '2', '-q', '-O-', `http://${ip}:8080/`]);
+    // The agents apply the new tiers asynchronously: retry until the counters move.
+    const passed = await (async () => {
+      for (let i = 0; ; i++) {
+        await connect('client', webIP);
+        await connect('fresh', webIP);
+        const r = await adminRow(page, 'AdminNetworkPolicy', 'web-admin', `x.ip > ${first.ip} && x.id > ${first.id}`, 'Pass and Deny counted').catch((e: Error) => { if (i >= 2) throw e; return undefined; });
+        if (r) return r;
+      }
+    })();
+    t.ok(passed.ip > first.ip, `client → web passed on to NetworkPolicy: ${first.ip} → ${passed.ip}`);
+    t.ok(passed.id > first.id, `fresh → web denied by the admin tier: ${first.id} → ${passed.id}`);
+    await connect('fresh', clientIP);
+    const denied = await adminRow(page, 'BaselineAdminNetworkPolicy', 'default', `x.id > ${baseline0.id}`, 'the baseline\'s Deny counted');
+    t.ok(denied.id > baseline0.id, `fresh → client (no NetworkPolicy isolates it) denied by the baseline: ${baseline0.id} → ${denied.id}`);
+    t.match(denied.text, /BaselineAdminNetworkPolicy/);
+  });
+
+  await t.test('the page the API server serves shows the same counts', async (t) => {
+    // `kubectl proxy` in the control plane's namespace is the way in for a browser (admin only).
+    const proxy = spawn('nsenter', [`--net=/run/netns/${cpNetns}`, KUBECTL, '--kubeconfig', state.internalKubeconfig!, 'proxy', '--port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    t.teardown(() => { proxy.kill('SIGTERM'); });
+    let said = '';
+    proxy.stdout.on('data', (d: Buffer) => { said += d.toString(); });
+    await eventually(() => /127\.0\.0\.1:\d+/.test(said), 30_000, 'kubectl proxy prints its address');
+    const apiPage = await browser.newPage(`http://${/127\.0\.0\.1:\d+/.exec(said)![0]}/capstan/lab-view`);
+    const labNP = await page.evaluate<{ ia: number; id: number }>(`(() => { const r = document.querySelector('tr[data-policy="default/web-in"]'); return { ia: Number(r.dataset.ingressAllowed), id: Number(r.dataset.ingressDenied) }; })()`);
+    const np = await waitInPage<{ ia: number; id: number; pods: string }>(apiPage, `(() => { const r = document.querySelector('tr[data-kind="NetworkPolicy"][data-policy="default/web-in"]');
+      return r && Number(r.dataset.ingressAllowed) >= ${labNP.ia} && Number(r.dataset.ingressDenied) >= ${labNP.id} && { ia: Number(r.dataset.ingressAllowed), id: Number(r.dataset.ingressDenied), pods: r.dataset.pods }; })()`,
+      30_000, 'the NetworkPolicy with the counts the lab view showed');
+    t.ok(np.ia > 0 && np.id > 0, `NetworkPolicy default/web-in: ingress allowed ${np.ia}, denied ${np.id} (the lab view showed ${labNP.ia}, ${labNP.id})`);
+    t.match(np.pods, /default\/web-/, 'with the pod it selects');
+    const anp = await adminRow(apiPage, 'AdminNetworkPolicy', 'web-admin', `x.id > 0 && x.ip > 0`, 'the AdminNetworkPolicy with its counts');
+    t.ok(anp.id > 0 && anp.ip > 0, `AdminNetworkPolicy web-admin: ingress denied ${anp.id}, passed ${anp.ip}`);
+    const banp = await adminRow(apiPage, 'BaselineAdminNetworkPolicy', 'default', `x.id > 0`, 'the baseline with its counts');
+    t.ok(banp.id > 0, `BaselineAdminNetworkPolicy default: ingress denied ${banp.id}`);
   });
 });
 

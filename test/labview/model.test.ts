@@ -2,9 +2,11 @@
 // nodes as the network agents route them, element counts as the proxy builds them, policies
 // per pod, and the hops of a connection to a Service.
 import t from 'tap';
-import type { EndpointSlice, NetworkPolicy, Node, Pod, Service } from '../../src/api/kinds.js';
+import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy, EndpointSlice, Namespace, NetworkPolicy, Node, Pod, Service } from '../../src/api/kinds.js';
 import { buildView, followPacket } from '../../src/labview/index.js';
-import { ANNOTATION_POLICY_PACKETS, countsByPolicy, parsePublishedCounts } from '../../src/network/policy/published-counts.js';
+import {
+  ANNOTATION_ADMIN_POLICY_PACKETS, ANNOTATION_POLICY_PACKETS, adminCountsByPolicy, countsByPolicy, parsePublishedAdminCounts, parsePublishedCounts,
+} from '../../src/network/policy/published-counts.js';
 import { ANNOTATION_DEFAULT_ENCAPSULATION, ANNOTATION_TUNNEL_ADDR, ANNOTATION_TUNNEL_MAC, ANNOTATION_UPLINK, vtepMac } from '../../src/network/routes/index.js';
 
 const node = (name: string, ip: string, prefix: number, cidr: string, tunnel: string, published = true): Node => ({
@@ -106,4 +108,45 @@ t.test('policy decisions from the counters the agents published on their Nodes',
   t.same(view.policies[0]!.packets.ingress, { allowed: 0, denied: 0 }, 'no counters published: zeros');
   t.equal(parsePublishedCounts('not json'), undefined, 'a malformed annotation is ignored');
   t.same(parsePublishedCounts('{"a/b":{"ingress":[1,2],"egress":[1.5,2]}}'), { 'a/b': { ingress: [1, 2] } }, 'only whole non-negative counts are kept');
+});
+
+t.test('AdminNetworkPolicy and BaselineAdminNetworkPolicy decisions, in the order they judge', async (t) => {
+  const anp = (name: string, priority: number): AdminNetworkPolicy => ({
+    apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name },
+    spec: { priority, subject: { pods: { namespaceSelector: { matchLabels: { tier: 'apps' } }, podSelector: { matchLabels: { app: 'web' } } } },
+      ingress: [{ name: 'no-client', action: 'Deny', from: [{ namespaces: {} }] }] },
+  }) as AdminNetworkPolicy;
+  const banp: BaselineAdminNetworkPolicy = {
+    apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'BaselineAdminNetworkPolicy', metadata: { name: 'default' },
+    spec: { subject: { namespaces: { matchLabels: { 'kubernetes.io/metadata.name': 'app' } } }, egress: [{ action: 'Deny', to: [{ networks: ['0.0.0.0/0'] }] }] },
+  } as BaselineAdminNetworkPolicy;
+  const ns: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'app', labels: { 'kubernetes.io/metadata.name': 'app', tier: 'apps' } } } as Namespace;
+  const withCounts = (n: Node, np: string, admin: string): Node => ({ ...n, metadata: { ...n.metadata, annotations: { ...n.metadata.annotations, [ANNOTATION_POLICY_PACKETS]: np, [ANNOTATION_ADMIN_POLICY_PACKETS]: admin } } });
+  const counts = { allowed: [], denied: [], admin: [
+    { kind: 'AdminNetworkPolicy' as const, policy: 'deny-web', action: 'Deny' as const, direction: 'ingress' as const, packets: 4 },
+    { kind: 'AdminNetworkPolicy' as const, policy: 'deny-web', action: 'Pass' as const, direction: 'ingress' as const, packets: 1 },
+    { kind: 'BaselineAdminNetworkPolicy' as const, policy: 'default', action: 'Deny' as const, direction: 'egress' as const, packets: 2 },
+  ] };
+  t.same(adminCountsByPolicy(counts), { 'AdminNetworkPolicy/deny-web': { ingress: [0, 4, 1] }, 'BaselineAdminNetworkPolicy/default': { egress: [0, 2, 0] } }, 'published per kind and name: [allowed, denied, passed]');
+  const counted = [
+    withCounts(nodes[0]!, '{}', JSON.stringify(adminCountsByPolicy(counts))),
+    withCounts(nodes[1]!, '{}', '{"AdminNetworkPolicy/deny-web":{"ingress":[3,1,0]},"app/web-in":{"ingress":[1,1,1]},"AdminNetworkPolicy/x":{"ingress":[1,1]}}'),
+    nodes[2]!, nodes[3]!,
+  ];
+  const v = buildView({ nodes: counted, pods, services: [service], slices: [slice], policies: [policy], namespaces: [ns], adminPolicies: [anp('deny-web', 20), anp('first', 10)], baselinePolicies: [banp] });
+  t.same(v.policies.map((p) => `${p.kind} ${p.namespace}/${p.name}`), ['AdminNetworkPolicy /first', 'AdminNetworkPolicy /deny-web', 'NetworkPolicy app/web-in', 'BaselineAdminNetworkPolicy /default'],
+    'admin policies by priority, then NetworkPolicies, then the baseline');
+  const denyWeb = v.policies[1]!;
+  t.equal(denyWeb.priority, 20);
+  t.same(denyWeb.packets, { ingress: { allowed: 3, denied: 5, passed: 1 }, egress: { allowed: 0, denied: 0, passed: 0 }, nodes: ['n1', 'n2'] }, 'summed over the nodes that counted it');
+  t.same(denyWeb.ingressPods, ['app/web-a', 'app/web-b'], 'its subject: the web pods of namespaces labelled tier=apps');
+  t.same(denyWeb.policyTypes, ['Ingress']);
+  t.same(v.policies[0]!.packets.ingress, { allowed: 0, denied: 0, passed: 0 }, 'an admin policy no agent counted: zeros');
+  t.same(v.policies[2]!.packets.ingress, { allowed: 0, denied: 0 }, "a NetworkPolicy's counts come only from its own annotation");
+  const baseline = v.policies[3]!;
+  t.same(baseline.egressPods, ['app/client', 'app/waiting', 'app/web-a', 'app/web-b'], "the baseline's subject: every pod of namespace app");
+  t.same(baseline.packets.egress, { allowed: 0, denied: 2, passed: 0 });
+  const noNamespaces = buildView({ nodes, pods, services: [], slices: [], policies: [], adminPolicies: [anp('deny-web', 20)] });
+  t.same(noNamespaces.policies[0]!.ingressPods, [], 'without Namespace objects only the name label is known: tier=apps selects nothing');
+  t.same(parsePublishedAdminCounts('{"AdminNetworkPolicy/a":{"egress":[1,2,3],"ingress":[1,2]},"app/b":{"ingress":[1,2,3]}}'), { 'AdminNetworkPolicy/a': { egress: [1, 2, 3] } }, 'only admin kinds and three counts are kept');
 });

@@ -66,6 +66,11 @@ const selects = (sel: LabelSelector | undefined, labels: Record<string, string>)
   return s !== null && matches(s, labels);
 };
 
+/** Whether a subject's (or a peer's) namespace and pod selectors pick a pod with `podLabels` in a namespace with `nsLabels`. */
+export function picksPod(s: AdminNetworkPolicySubject | AdminNetworkPolicyPeer, nsLabels: Record<string, string>, podLabels: Record<string, string>): boolean {
+  return s.namespaces ? selects(s.namespaces, nsLabels) : s.pods ? selects(s.pods.namespaceSelector, nsLabels) && selects(s.pods.podSelector, podLabels) : false;
+}
+
 export const emptyAdminModel = (): AdminModel => ({ pods: new Map(), peerSets: new Map(), tupleSets: new Map() });
 
 /** Admin policies in judgement order: priority, then name. */
@@ -95,9 +100,7 @@ export function computeAdminModel(input: AdminInput): AdminModel {
     const ip = podAddress(pod);
     if (ip) members.push({ pod, ip, ns: pod.metadata.namespace ?? 'default', labels: pod.metadata.labels ?? {} });
   }
-  const inNamespaces = (sel: LabelSelector) => members.filter((m) => selects(sel, nsLabels.get(m.ns) ?? {}));
-  const picked = (s: { namespaces?: LabelSelector; pods?: { namespaceSelector: LabelSelector; podSelector: LabelSelector } }): Member[] =>
-    s.namespaces ? inNamespaces(s.namespaces) : s.pods ? inNamespaces(s.pods.namespaceSelector).filter((m) => selects(s.pods!.podSelector, m.labels)) : [];
+  const picked = (s: AdminNetworkPolicySubject | AdminNetworkPolicyPeer): Member[] => members.filter((m) => picksPod(s, nsLabels.get(m.ns) ?? {}, m.labels));
   const isLocal = (m: Member) => input.nodeName === undefined || m.pod.spec?.nodeName === input.nodeName;
 
   const apply = (tier: AdminTier, name: string, subject: AdminNetworkPolicySubject | undefined, rules: Partial<Record<Direction, AdminNetworkPolicyRule[]>>) => {
