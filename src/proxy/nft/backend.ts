@@ -4,7 +4,7 @@
 import { NftTable, type NftDriver, type NftOp } from '../../nft/index.js';
 import type { ProxyConfig, ServicePortPlan } from '../model.js';
 import type { ProxyBackend, SyncOptions, SyncResult } from '../backend.js';
-import { diffTablesWith, fromTableState, isDying, opCount } from './diff.js';
+import { diffTablesWith, fromTableState, isDying, opCount, readElements } from './diff.js';
 import { buildDesired, countRulesAndElements, elementId, freshTableOps, genSet, RETIRE_DATA_MS, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
 import { IncrementalState, type RetireMode } from './incremental.js';
 import { probeRetireMode } from './probe.js';
@@ -92,7 +92,7 @@ export class NftBackend implements ProxyBackend {
     this.counts = undefined;
     this.retireMode ??= await probeRetireMode(this.table.driver, this.table.netns);
     const gen = await this.table.generation();
-    const state = await this.table.tryList();
+    const state = await this.table.tryList({ columns: true });
     if (!state) {
       const fresh = freshTableOps(plans, this.cfg);
       await this.apply(fresh.ops);
@@ -144,7 +144,8 @@ function gensInTable(actual: DesiredTable, p: ServicePortPlan): Gens {
   const ip = p.clusterIPs[0];
   if (ip === undefined) return { verdict: 0, data: 0 };
   const live = (set: string, id: string) => {
-    const el = actual.sets.get(set)?.elements.get(id);
+    const s = actual.sets.get(set);
+    const el = s && readElements(s).get(id);
     return el !== undefined && !isDying(el);
   };
   const pick = (set: 'serviceIPs' | 'endpoints', id: string): Gen => (!live(genSet(set, 0), id) && live(genSet(set, 1), id) ? 1 : 0);
