@@ -5,7 +5,7 @@
 // iptables-restore (nft and legacy backends). Then new-connection latency through the rules.
 //   node dist/bench/proxy-sync.js [sizes=100,1000,3000,10000,30000] [modes=addon,nft,kube-proxy-nft,iptables-nft,iptables-legacy] [latencySizes=10,10000]
 import { execa } from 'execa';
-import { createNftDriver, NftCommand } from '../src/nft/index.js';
+import { AddonNft, createNftDriver, NftCommand, NftTable, type NftDriver, type NftOp, type TableRef } from '../src/nft/index.js';
 import { NftBackend } from '../src/proxy/nft/backend.js';
 import { IptablesBackend } from '../src/proxy/iptables/backend.js';
 import type { ProxyBackend } from '../src/proxy/backend.js';
@@ -28,6 +28,8 @@ const ENDPOINTS = 10;
 /** Nodes the endpoints are spread over (this node being one): what a node of a big cluster sees. */
 const NODES = 100;
 const DELTAS = 15;
+/** Read-back resyncs per size and listing. */
+const RESYNCS = 3;
 /** Beyond these sizes a mode is not run (measured: minutes, see PLATFORM-NOTES). */
 // kube-proxy-nft at 10,000 takes ~4 min in all (full sync 78 s, partial syncs 5–9 s each).
 const LIMIT: Record<string, number> = { addon: Infinity, nft: Infinity, 'kube-proxy-nft': 10000, 'iptables-nft': 1000, 'iptables-legacy': 10000 };
@@ -51,9 +53,21 @@ function plan(s: number, generation = 0): ServicePortPlan {
 
 const plans = (n: number): ServicePortPlan[] => Array.from({ length: n }, (_, s) => plan(s));
 
-function backend(mode: string, ns: BenchNamespace): ProxyBackend {
+/** The addon, with its column listing switched on or off: the read-back resync measured both
+ *  ways on the same backend and table. */
+class SwitchableListing implements NftDriver {
+  readonly name = 'addon';
+  columns = true;
+  private readonly addon = new AddonNft();
+  apply(netns: string | null, t: TableRef, ops: NftOp[]) { return this.addon.apply(netns, t, ops); }
+  list(netns: string | null, t: TableRef) { return this.addon.list(netns, t); }
+  generation(netns: string | null) { return this.addon.generation(netns); }
+  get listColumns() { return this.columns ? this.addon.listColumns.bind(this.addon) : undefined; }
+}
+
+function backend(mode: string, ns: BenchNamespace, driver?: NftDriver): ProxyBackend {
   switch (mode) {
-    case 'addon': return new NftBackend(createNftDriver('addon'), cfg, ns.path);
+    case 'addon': return new NftBackend(driver ?? createNftDriver('addon'), cfg, ns.path);
     case 'nft': return new NftBackend(new NftCommand({ timeoutMs: 600_000 }), cfg, ns.path);
     case 'kube-proxy-nft': return new KubeProxyNftBackend(ns.path, { clusterCIDR: cfg.clusterCIDR, serviceCIDRs: [SERVICE_CIDR] });
     case 'iptables-nft': return new IptablesBackend(cfg, ns.path, { restore: 'iptables-nft-restore', save: 'iptables-nft-save', iptables: 'iptables-nft' });
@@ -62,12 +76,17 @@ function backend(mode: string, ns: BenchNamespace): ProxyBackend {
   throw new Error(`unknown mode ${mode}`);
 }
 
-interface Row { mode: string; services: number; full?: number; delta?: number; scale?: number; rules: number; elements: number; note?: string; deltas?: number[]; scales?: number[] }
+interface Row {
+  mode: string; services: number; full?: number; delta?: number; scale?: number; rules: number; elements: number; note?: string; deltas?: number[]; scales?: number[];
+  /** Full syncs after another table's commit (so the table is read back): elements listed in columns / as objects; the listing alone. */
+  resyncs?: number[]; resyncsObjects?: number[]; listings?: number[];
+}
 
 async function measure(mode: string, n: number): Promise<Row> {
   const ns = await addNamespace('capstan-bproxy');
   try {
-    const b = backend(mode, ns);
+    const switchable = mode === 'addon' ? new SwitchableListing() : undefined;
+    const b = backend(mode, ns, switchable);
     const base = plans(n);
     let t0 = performance.now();
     const r = await b.sync(base, { full: true });
@@ -103,7 +122,28 @@ async function measure(mode: string, n: number): Promise<Row> {
       await b.sync(current, { full: false, changed: { plans: [current[k]!], removed: [] } });
       scales.push(performance.now() - t0);
     }
-    return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements, deltas, scales };
+    // The periodic full sync after someone else committed (here: a scratch table in the same
+    // namespace), so the ruleset generation moved and the table is read back and diffed.
+    const resyncs: number[] = [], resyncsObjects: number[] = [], listings: number[] = [];
+    if (b instanceof NftBackend && switchable) {
+      const scratch = new NftTable(b.table.driver, { family: 'ip', name: 'capstan-bproxy-scratch' }, ns.path);
+      for (let i = 0; i < RESYNCS; i++) {
+        for (const columns of [true, false]) {
+          switchable.columns = columns;
+          await scratch.remove();
+          t0 = performance.now();
+          const rs = await b.sync(current, { full: true });
+          (columns ? resyncs : resyncsObjects).push(performance.now() - t0);
+          if (rs.operations) console.error(`  ${mode} ${n} resync repaired ${rs.operations} operations (expected none)`);
+        }
+        switchable.columns = true;
+        t0 = performance.now();
+        await switchable.listColumns!(ns.path, b.table.table);
+        listings.push(performance.now() - t0);
+      }
+      console.error(`  ${mode} ${n} read-back resync p50: columns ${fmtMs(percentile(resyncs, 50))}, objects ${fmtMs(percentile(resyncsObjects, 50))}, listing alone ${fmtMs(percentile(listings, 50))}`);
+    }
+    return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements, deltas, scales, resyncs, resyncsObjects, listings };
   } finally {
     await removeNamespace(ns);
   }
@@ -200,7 +240,8 @@ async function main(progress: Progress) {
 function emit(rows: Row[], lat: LatRow[], file: string) {
   const rec = new Recorder();
   const figures: [string, (r: Row) => number[] | undefined][] = [
-    ['full sync', (r) => (r.full === undefined ? undefined : [r.full])], ['1 endpoint replaced', (r) => r.deltas], ['10→9 endpoints', (r) => r.scales]];
+    ['full sync', (r) => (r.full === undefined ? undefined : [r.full])], ['1 endpoint replaced', (r) => r.deltas], ['10→9 endpoints', (r) => r.scales],
+    ['read-back resync', (r) => (r.resyncs?.length ? r.resyncs : r.resyncsObjects?.length ? r.resyncsObjects : undefined)]];
   for (const [figure, samples] of figures) {
     for (const r of rows) {
       const s = samples(r);
@@ -209,6 +250,14 @@ function emit(rows: Row[], lat: LatRow[], file: string) {
     for (const a of rec.metrics.filter((m) => m.figure === figure && m.system === 'addon')) {
       for (const b of rec.metrics.filter((m) => m.figure === figure && m.baseline && m.x!.value === a.x!.value)) rec.ratio(a, b, 'p50');
     }
+  }
+  for (const r of rows) {
+    if (!r.resyncs?.length || !r.resyncsObjects?.length) continue;
+    const x = { name: 'services', value: r.services };
+    const cols = rec.metric({ figure: 'read-back resync, elements in columns vs as objects', system: 'addon (columns)', unit: 'ms', samples: r.resyncs, x });
+    const objs = rec.metric({ figure: 'read-back resync, elements in columns vs as objects', system: 'addon (objects, JSON)', baseline: true, unit: 'ms', samples: r.resyncsObjects, x });
+    rec.ratio(cols, objs, 'p50');
+    rec.metric({ figure: 'read-back: the kernel dump and addon listing alone', system: 'addon (columns)', unit: 'ms', samples: r.listings!, x });
   }
   for (const l of lat) rec.metric({ figure: `connect() to ${l.target}`, system: l.mode, baseline: l.mode !== 'addon', unit: 'µs', samples: l.samples, x: { name: 'services', value: l.services } });
   for (const a of rec.metrics.filter((m) => m.unit === 'µs' && !m.baseline)) {
@@ -232,6 +281,16 @@ function report(rows: Row[], lat: LatRow[]): string {
     '### Sync time',
     '',
     table(['mode', 'services', 'full sync', '1 endpoint', '10→9 endpoints', 'rules', 'set elements'], rows.map((r) => [r.mode, r.services, cell(r, r.full), cell(r, r.delta), cell(r, r.scale), r.rules || '–', r.elements || '–'])),
+    '',
+    '### Read-back resync (a full sync after another table\'s commit: the table is listed and diffed)',
+    '',
+    `p50 of ${RESYNCS} each, alternating on the same backend and table: the addon listing each set\'s elements in columns (compared as text ids straight from the bytes), and listing them as JSON objects (decoded into an Element each, as before). *listing alone* = the kernel\'s dump and the addon\'s column listing, no JS diff.`,
+    '',
+    table(['mode', 'services', 'set elements', 'resync, columns', 'resync, objects', 'objects / columns', 'listing alone'], rows.filter((r) => r.resyncs?.length || r.resyncsObjects?.length).map((r) => [
+      r.mode, r.services, r.elements,
+      r.resyncs?.length ? fmtMs(percentile(r.resyncs, 50)) : '–', r.resyncsObjects?.length ? fmtMs(percentile(r.resyncsObjects, 50)) : '–',
+      r.resyncs?.length && r.resyncsObjects?.length ? `${(percentile(r.resyncsObjects, 50) / percentile(r.resyncs, 50)).toFixed(1)}×` : '–',
+      r.listings?.length ? fmtMs(percentile(r.listings, 50)) : '–'])),
     '',
     '### Side by side (how many times slower than capstan nftables through the addon)',
     '',

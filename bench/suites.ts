@@ -17,6 +17,7 @@ export const SUITES: SuiteEntry[] = [
   { name: 'netlink', file: 'netlink-podsetup.js', summary: 'pod network setup: addon vs ip commands (root)' },
   { name: 'nft-services', file: 'nft-services.js', summary: 'service rules: addon vs nft -f (root)' },
   { name: 'proxy', file: 'proxy-sync.js', summary: 'proxy sync vs number of Services, every proxy mode (root)' },
+  { name: 'network-programming', file: 'network-programming.js', summary: 'pod Ready → endpoint programmed on every node: hollow proxies + one real node (root)' },
   { name: 'networkpolicy', file: 'networkpolicy.js', summary: 'policy first-packet latency and change → enforced, nft vs iptables (root)' },
   { name: 'dns', file: 'dns.js', summary: 'cluster DNS vs dnsmasq under dnsperf (root)' },
   { name: 'cni', file: 'cni.js', summary: 'CNI ADD/DEL: capstan vs ptp + host-local (root)' },

@@ -1,4 +1,5 @@
 // JS <-> C++ for nftables: transaction parsing (TypeErrors) and table read-back objects.
+#include <cstring>
 #include <map>
 
 #include "addon.h"
@@ -246,23 +247,67 @@ Napi::Value NftSchema(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// nftList(netns: string | null, family: number, table: string): Promise<string>
+// nftList(netns: string | null, family: number, table: string, columns?: boolean)
+//   → Promise<string>, or with `columns` Promise<{ json: string, sets: Columns[] }>
 // Resolves with the table as JSON (see nft_list_json.h), serialised on the worker thread.
+// With `columns`, the JSON's sets have no elements; sets[i] holds the elements of the JSON's
+// i-th set as { count, keys: Buffer, data?: Buffer, verdicts?: Int32Array, chains?: string[],
+// timeouts: Float64Array, expires: Float64Array } (ms, -1 for none).
 Napi::Value NftList(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string netns = js::NetnsArg(info, 0);
   if (info.Length() < 3 || !info[1].IsNumber() || !info[2].IsString())
-    Fail(env, "nftList(netns, family: number, table: string)");
+    Fail(env, "nftList(netns, family: number, table: string, columns?: boolean)");
   uint32_t family = info[1].As<Napi::Number>().Uint32Value();
   std::string table = CheckName(env, info[2].As<Napi::String>().Utf8Value(), "table");
-  return AsyncTask<std::string>::Start(
+  bool columns = info.Length() > 3 && info[3].IsBoolean() && info[3].As<Napi::Boolean>().Value();
+  struct Listed {
+    std::string json;
+    std::vector<ElementColumns> sets;
+  };
+  return AsyncTask<Listed>::Start(
       env, "capstan.nftList",
-      [netns, family, table]() {
-        std::string json;
-        RunInNetns(netns, [&] { json = TableJson(List(family, table)); });
-        return json;
+      [netns, family, table, columns]() {
+        Listed out;
+        RunInNetns(netns, [&] {
+          TableState st = List(family, table, columns);
+          out.json = TableJson(st);
+          if (columns)
+            for (SetState& s : st.sets) out.sets.push_back(std::move(s.columns));
+        });
+        return out;
       },
-      [](Napi::Env env, std::string& json) -> Napi::Value { return Napi::String::New(env, json); });
+      [columns](Napi::Env env, Listed& l) -> Napi::Value {
+        if (!columns) return Napi::String::New(env, l.json);
+        Napi::Array sets = Napi::Array::New(env, l.sets.size());
+        for (uint32_t i = 0; i < l.sets.size(); i++) {
+          ElementColumns& c = l.sets[i];
+          Napi::Object o = Napi::Object::New(env);
+          o.Set("count", c.count);
+          o.Set("keys", Napi::Buffer<uint8_t>::Copy(env, c.keys.data(), c.keys.size()));
+          if (!c.data.empty()) o.Set("data", Napi::Buffer<uint8_t>::Copy(env, c.data.data(), c.data.size()));
+          if (!c.verdicts.empty()) {
+            auto v = Napi::Int32Array::New(env, c.verdicts.size());
+            memcpy(v.Data(), c.verdicts.data(), c.verdicts.size() * sizeof(int32_t));
+            o.Set("verdicts", v);
+            Napi::Array chains = Napi::Array::New(env, c.chains.size());
+            for (uint32_t k = 0; k < c.chains.size(); k++) chains.Set(k, c.chains[k]);
+            o.Set("chains", chains);
+          }
+          auto doubles = [&](const std::vector<double>& xs) {
+            auto a = Napi::Float64Array::New(env, xs.size());
+            memcpy(a.Data(), xs.data(), xs.size() * sizeof(double));
+            return a;
+          };
+          o.Set("timeouts", doubles(c.timeouts));
+          o.Set("expires", doubles(c.expires));
+          sets.Set(i, o);
+        }
+        Napi::Object r = Napi::Object::New(env);
+        r.Set("json", l.json);
+        r.Set("sets", sets);
+        return r;
+      });
 }
 
 // nftGeneration(netns: string | null): Promise<number>

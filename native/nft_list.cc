@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <cstdio>
 #include <cstdint>
+#include <cstring>
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
 #include <libnftnl/gen.h>
@@ -93,7 +94,50 @@ void ReadRules(Socket& sock, TableState& st) {
   if (err) throw ListError(err, "rules");
 }
 
-void ReadElements(Socket& sock, uint32_t family, const std::string& table, SetState& ss) {
+void ReadElement(nftnl_set_elem* e, Element& el) {
+  uint32_t len = 0;
+  auto* key = static_cast<const uint8_t*>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &len));
+  if (key) el.key.assign(key, key + len);
+  if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_FLAGS)) el.flags = nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_FLAGS);
+  if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_TIMEOUT)) el.timeout = nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_TIMEOUT);
+  if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_EXPIRATION)) el.expiration = nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_EXPIRATION);
+  if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT)) {
+    el.verdict = static_cast<int32_t>(nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT));
+    if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN)) el.chain = nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN);
+  } else if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_DATA)) {
+    auto* d = static_cast<const uint8_t*>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_DATA, &len));
+    el.data = std::vector<uint8_t>(d, d + len);
+  }
+}
+
+// Appends one element to fixed-width columns (keys and data padded or cut to the set's
+// lengths, which the kernel enforces anyway).
+void AppendColumns(nftnl_set_elem* e, const SetState& ss, ElementColumns& c) {
+  uint32_t len = 0;
+  auto put = [](std::vector<uint8_t>& to, const void* from, uint32_t have, uint32_t width) {
+    size_t at = to.size();
+    to.resize(at + width, 0);
+    if (from) memcpy(to.data() + at, from, have < width ? have : width);
+  };
+  const void* key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &len);  // sets len: not in the call below
+  put(c.keys, key, key ? len : 0, ss.keyLen);
+  if (ss.dataLen && !nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT)) {
+    len = 0;
+    const void* d = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_DATA) ? nftnl_set_elem_get(e, NFTNL_SET_ELEM_DATA, &len) : nullptr;
+    put(c.data, d, d ? len : 0, *ss.dataLen);
+  }
+  if (ss.dataType && *ss.dataType == NFT_DATA_VERDICT) {
+    bool v = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT);
+    c.verdicts.push_back(v ? static_cast<int32_t>(nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT)) : 0);
+    c.chains.emplace_back(v && nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN) ? nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN) : "");
+  }
+  auto ms = [&](uint16_t attr) { return nftnl_set_elem_is_set(e, attr) ? static_cast<double>(nftnl_set_elem_get_u64(e, attr)) : -1.0; };
+  c.timeouts.push_back(ms(NFTNL_SET_ELEM_TIMEOUT));
+  c.expires.push_back(ms(NFTNL_SET_ELEM_EXPIRATION));
+  c.count++;
+}
+
+void ReadElements(Socket& sock, uint32_t family, const std::string& table, SetState& ss, bool columns) {
   nftnl_set* s = nftnl_set_alloc();
   nftnl_set_set_str(s, NFTNL_SET_TABLE, table.c_str());
   nftnl_set_set_str(s, NFTNL_SET_NAME, ss.name.c_str());
@@ -108,27 +152,19 @@ void ReadElements(Socket& sock, uint32_t family, const std::string& table, SetSt
   nftnl_set_elems_iter* it = nftnl_set_elems_iter_create(s);
   // iter_next returns the current element and then advances.
   while (nftnl_set_elem* e = nftnl_set_elems_iter_next(it)) {
-    Element el;
-    uint32_t len = 0;
-    auto* key = static_cast<const uint8_t*>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &len));
-    if (key) el.key.assign(key, key + len);
-    if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_FLAGS)) el.flags = nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_FLAGS);
-    if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_TIMEOUT)) el.timeout = nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_TIMEOUT);
-    if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_EXPIRATION)) el.expiration = nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_EXPIRATION);
-    if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT)) {
-      el.verdict = static_cast<int32_t>(nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT));
-      if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN)) el.chain = nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN);
-    } else if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_DATA)) {
-      auto* d = static_cast<const uint8_t*>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_DATA, &len));
-      el.data = std::vector<uint8_t>(d, d + len);
+    if (columns) {
+      AppendColumns(e, ss, ss.columns);
+      continue;
     }
+    Element el;
+    ReadElement(e, el);
     ss.elements.push_back(std::move(el));
   }
   nftnl_set_elems_iter_destroy(it);
   nftnl_set_free(s);
 }
 
-void ReadSets(Socket& sock, TableState& st) {
+void ReadSets(Socket& sock, TableState& st, bool columns) {
   char buf[MNL_SOCKET_BUFFER_SIZE];
   nlmsghdr* h = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSET, static_cast<uint16_t>(st.family), NLM_F_DUMP, sock.NextSeq());
   nftnl_set* filter = nftnl_set_alloc();
@@ -151,7 +187,7 @@ void ReadSets(Socket& sock, TableState& st) {
     nftnl_set_free(s);
   });
   if (err) throw ListError(err, "sets");
-  for (SetState& ss : st.sets) ReadElements(sock, st.family, st.name, ss);
+  for (SetState& ss : st.sets) ReadElements(sock, st.family, st.name, ss, columns);
 }
 
 }  // namespace
@@ -175,14 +211,14 @@ uint32_t Generation() {
   return id;
 }
 
-TableState List(uint32_t family, const std::string& table) {
+TableState List(uint32_t family, const std::string& table, bool columns) {
   Socket sock;
   TableState st;
   st.name = table;
   st.family = family;
   ReadTable(sock, st);
   ReadChains(sock, st);
-  ReadSets(sock, st);
+  ReadSets(sock, st, columns);
   ReadRules(sock, st);
   return st;
 }

@@ -76,12 +76,23 @@ struct RuleState {
   std::vector<uint8_t> userdata;
 };
 
+// A set's elements in columns, for read-backs of hundreds of thousands of elements: no
+// object per element on either side of the addon.
+struct ElementColumns {
+  uint32_t count = 0;
+  std::vector<uint8_t> keys, data;  // count × keyLen, count × dataLen (data maps)
+  std::vector<int32_t> verdicts;    // verdict maps: the code of each element
+  std::vector<std::string> chains;  // verdict maps: the chain of each element, or ""
+  std::vector<double> timeouts, expires;  // ms, -1 where the element has none
+};
+
 struct SetState {
   std::string name;
   uint64_t handle = 0;
   uint32_t flags = 0, keyType = 0, keyLen = 0;
   std::optional<uint32_t> dataType, dataLen;
   std::vector<Element> elements;
+  ElementColumns columns;  // instead of `elements` when listed in columns
 };
 
 struct TableState {
@@ -94,8 +105,9 @@ struct TableState {
 
 // One atomic transaction; throws OpError whose index names the failing operation.
 void Apply(const std::vector<Op>& ops);
-// Throws OpError(ENOENT) if the table does not exist.
-TableState List(uint32_t family, const std::string& table);
+// Throws OpError(ENOENT) if the table does not exist. `columns`: elements go to
+// SetState::columns instead of SetState::elements.
+TableState List(uint32_t family, const std::string& table, bool columns = false);
 /** The ruleset generation: the kernel bumps it on every committed transaction, any table's. */
 uint32_t Generation();
 

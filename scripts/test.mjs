@@ -54,6 +54,7 @@ const UNIT = [
   'test/patch',
   'test/protobuf/decode', 'test/protobuf/generated-tables',
   'test/proxy/ruleset',
+  'test/proxy/read-columns',
   'test/scheduler/algorithm', 'test/scheduler/plugins', 'test/scheduler/quantity', 'test/scheduler/queue',
   'test/util',
 ];

@@ -30,6 +30,17 @@ export class AddonNft implements NftDriver {
     }
   }
 
+  async listColumns(netns: string | null, table: TableRef): Promise<TableState> {
+    try {
+      const r = await this.native.nftList(netns, FAMILY[table.family], table.name, true);
+      const st = decompileTable(JSON.parse(r.json));
+      st.sets.forEach((s, i) => { s.columns = r.sets[i]; });
+      return st;
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+
   async list(netns: string | null, table: TableRef): Promise<TableState> {
     try {
       return decompileTable(JSON.parse(await this.native.nftList(netns, FAMILY[table.family], table.name)));

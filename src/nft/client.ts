@@ -21,10 +21,11 @@ export class NftTable {
     return this.driver.list(this.netns, this.table);
   }
 
-  /** The table's state, or undefined when it does not exist. */
-  async tryList(): Promise<TableState | undefined> {
+  /** The table's state, or undefined when it does not exist. `columns`: elements in columns
+   *  where the driver can list them so (SetState.columns), else as elements. */
+  async tryList(opts: { columns?: boolean } = {}): Promise<TableState | undefined> {
     try {
-      return await this.list();
+      return await (opts.columns && this.driver.listColumns ? this.driver.listColumns(this.netns, this.table) : this.list());
     } catch (e) {
       if (e instanceof NftError && e.code === 'ENOENT') return undefined;
       throw e;

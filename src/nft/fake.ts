@@ -2,7 +2,7 @@ import { compileOps } from './compile.js';
 import { encodeKey } from './encoding.js';
 import { NftError, errnoOf } from './errors.js';
 import { realClock, type Clock } from '../util/index.js';
-import type { Applied, Element, Expr, NftDriver, NftOp, TableRef, TableState } from './types.js';
+import type { Applied, Element, Expr, NftDriver, NftOp, RuleState, SetSpec, SetState, TableRef, TableState } from './types.js';
 
 class Failure extends Error {
   constructor(readonly code: string, message: string) {
@@ -11,14 +11,16 @@ class Failure extends Error {
 }
 
 /**
- * In-memory nftables for unit tests: the same atomicity (a failed transaction changes
- * nothing) and the kernel's error codes for the common mistakes (ENOENT for missing
- * objects, EBUSY for deleting something still in use, EEXIST for conflicting elements).
- * Element expiry follows the injected clock.
+ * In-memory nftables for unit tests and hollow nodes: the same atomicity (a failed
+ * transaction changes nothing) and the kernel's error codes for the common mistakes (ENOENT
+ * for missing objects, EBUSY for deleting something still in use, EEXIST for conflicting
+ * elements). Element expiry follows the injected clock. A transaction copies only the sets it
+ * touches and finds elements by key, so a thousand hollow proxies can each keep a table of
+ * thousands of elements.
  */
 export class FakeNft implements NftDriver {
   readonly name = 'fake';
-  private readonly tables = new Map<string, TableState>();
+  private readonly tables = new Map<string, MemTable>();
   private nextHandle = 1;
   /** Number of transactions applied, for tests that check a sync did (not) happen. */
   transactions = 0;
@@ -30,11 +32,14 @@ export class FakeNft implements NftDriver {
     compileOps(table, ops); // the same TypeErrors as the addon for malformed input
     const key = tableKey(netns, table);
     const before = this.tables.get(key);
-    let state: TableState | undefined = before && structuredClone(before);
+    // Copy on write: the chains, rules and set list are small; a set's elements are copied
+    // only when an op of this transaction changes them.
+    let state: MemTable | undefined = before && { ...before, chains: [...before.chains], rules: [...before.rules], sets: new Map(before.sets) };
+    const copied = new Set<string>();
     const handle = this.nextHandle;
     for (const [index, op] of ops.entries()) {
       try {
-        state = this.step(state, table, op);
+        state = this.step(state, table, op, copied);
       } catch (e) {
         if (!(e instanceof Failure)) throw e;
         this.nextHandle = handle;
@@ -56,19 +61,18 @@ export class FakeNft implements NftDriver {
     const t = this.tables.get(tableKey(netns, table));
     if (!t) throw new NftError(`table ${table.name} does not exist`, errnoOf('ENOENT'), 'ENOENT');
     const now = this.clock.now();
-    const out = structuredClone(t);
-    for (const s of out.sets) {
-      s.elements = s.elements.filter((el) => !lapsed(el, now));
-      for (const el of s.elements as Timed[]) {
-        if (el.expiresAt !== undefined) el.expiresMs = Math.max(0, el.expiresAt - now);
-        delete el.expiresAt;
-      }
-    }
-    return out;
+    const sets: SetState[] = [...t.sets.values()].map(({ spec, elements }) => ({
+      ...structuredClone(spec),
+      elements: [...elements.values()].filter((el) => !lapsed(el, now)).map((el) => {
+        const { expiresAt, ...out } = structuredClone(el);
+        return expiresAt !== undefined ? { ...out, expiresMs: Math.max(0, expiresAt - now) } : out;
+      }),
+    }));
+    return { family: t.family, name: t.name, chains: structuredClone(t.chains), rules: structuredClone(t.rules), sets };
   }
 
-  private step(t: TableState | undefined, ref: TableRef, op: NftOp): TableState | undefined {
-    if (op.op === 'addTable') return t ?? { family: ref.family, name: ref.name, chains: [], rules: [], sets: [] };
+  private step(t: MemTable | undefined, ref: TableRef, op: NftOp, copied: Set<string>): MemTable | undefined {
+    if (op.op === 'addTable') return t ?? { family: ref.family, name: ref.name, chains: [], rules: [], sets: new Map() };
     if (!t) throw new Failure('ENOENT', `table ${ref.name} does not exist`);
     const chain = (name: string) => {
       const c = t.chains.find((x) => x.name === name);
@@ -76,13 +80,28 @@ export class FakeNft implements NftDriver {
       return c;
     };
     const set = (name: string) => {
-      const s = t.sets.find((x) => x.name === name);
+      const s = t.sets.get(name);
       if (!s) throw new Failure('ENOENT', `set ${name} does not exist`);
       return s;
     };
-    const chainInUse = (name: string) =>
-      t.rules.some((r) => r.chain === name || r.exprs.some((e) => 'chain' in e && e.chain === name)) ||
-      t.sets.some((s) => s.elements.some((el) => el.verdict && 'chain' in el.verdict && el.verdict.chain === name && !lapsed(el, this.clock.now())));
+    /** The set, copied once per transaction before its elements change. */
+    const writable = (name: string): MemSet => {
+      const s = set(name);
+      if (copied.has(name)) return s;
+      const c = { spec: s.spec, elements: new Map(s.elements) };
+      t.sets.set(name, c);
+      copied.add(name);
+      return c;
+    };
+    const chainInUse = (name: string) => {
+      if (t.rules.some((r) => r.chain === name || r.exprs.some((e) => 'chain' in e && e.chain === name))) return true;
+      const now = this.clock.now();
+      for (const s of t.sets.values()) {
+        if (s.spec.map !== 'verdict') continue;
+        for (const el of s.elements.values()) if (el.verdict && 'chain' in el.verdict && el.verdict.chain === name && !lapsed(el, now)) return true;
+      }
+      return false;
+    };
     switch (op.op) {
       case 'deleteTable': return undefined;
       case 'addChain':
@@ -109,47 +128,54 @@ export class FakeNft implements NftDriver {
         return t;
       }
       case 'addSet':
-        if (!t.sets.some((s) => s.name === op.set.name)) t.sets.push({ ...structuredClone(op.set), elements: [] });
+        if (!t.sets.has(op.set.name)) t.sets.set(op.set.name, { spec: structuredClone(op.set), elements: new Map() });
         return t;
       case 'deleteSet':
         set(op.set);
         if (t.rules.some((r) => r.exprs.some((e) => ('set' in e && e.set === op.set) || ('map' in e && e.map === op.set))))
           throw new Failure('EBUSY', `set ${op.set} is in use`);
-        t.sets = t.sets.filter((s) => s.name !== op.set);
+        t.sets.delete(op.set);
         return t;
       case 'flushSet':
-        set(op.set).elements = [];
+        set(op.set);
+        t.sets.set(op.set, { spec: t.sets.get(op.set)!.spec, elements: new Map() });
+        copied.add(op.set);
         return t;
       case 'addElements':
       case 'deleteElements': {
-        const s = set(op.set);
-        const id = (el: Element) => Buffer.from(encodeKey(s.keyType, el.key)).toString('hex');
+        const s = writable(op.set);
+        const id = (el: Element) => Buffer.from(encodeKey(s.spec.keyType, el.key)).toString('latin1');
         const now = this.clock.now();
         for (const given of op.elements) {
           const el = op.op === 'addElements' && (op.timeoutMs || op.expiresMs)
             ? { ...given, timeoutMs: given.timeoutMs ?? op.timeoutMs, expiresMs: given.expiresMs ?? op.expiresMs } : given;
-          let i = s.elements.findIndex((x) => id(x) === id(el));
-          if (i >= 0 && lapsed(s.elements[i]!, now)) { s.elements.splice(i, 1); i = -1; } // the kernel ignores lapsed elements
+          const k = id(el);
+          let have = s.elements.get(k);
+          if (have && lapsed(have, now)) { s.elements.delete(k); have = undefined; } // the kernel ignores lapsed elements
           if (op.op === 'deleteElements') {
-            if (i < 0) throw new Failure('ENOENT', `element ${el.key.join(' . ')} does not exist`);
-            s.elements.splice(i, 1);
+            if (!have) throw new Failure('ENOENT', `element ${el.key.join(' . ')} does not exist`);
+            s.elements.delete(k);
             continue;
           }
           if (el.verdict && 'chain' in el.verdict) chain(el.verdict.chain);
-          if (i >= 0) {
-            if (JSON.stringify(s.elements[i]!.verdict) !== JSON.stringify(el.verdict) || JSON.stringify(s.elements[i]!.data) !== JSON.stringify(el.data))
+          if (have) {
+            if (JSON.stringify(have.verdict) !== JSON.stringify(el.verdict) || JSON.stringify(have.data) !== JSON.stringify(el.data))
               throw new Failure('EEXIST', `element ${el.key.join(' . ')} exists`);
             // As the kernel: a re-add moves the expiry only when it names one.
-            if (el.expiresMs) (s.elements[i] as Timed).expiresAt = now + el.expiresMs;
+            if (el.expiresMs) s.elements.set(k, { ...have, expiresAt: now + el.expiresMs });
             continue;
           }
-          s.elements.push(timed(el, now));
+          s.elements.set(k, timed(el, now));
         }
         return t;
       }
     }
   }
 }
+
+/** A set as the fake keeps it: elements by encoded key, in insertion order as the kernel lists them. */
+interface MemSet { spec: SetSpec; elements: Map<string, Timed> }
+interface MemTable { family: TableState['family']; name: string; chains: TableState['chains']; rules: RuleState[]; sets: Map<string, MemSet> }
 
 type Timed = Element & { expiresAt?: number };
 const lapsed = (el: Timed, now: number): boolean => el.expiresAt !== undefined && el.expiresAt <= now;

@@ -22,3 +22,4 @@ export { NftError } from './errors.js';
 export { renderScript } from './render.js';
 export { compileOps } from './compile.js';
 export * from './types.js';
+export { ColumnReader, type ElementColumns } from './columns.js';

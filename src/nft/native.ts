@@ -60,6 +60,8 @@ export interface NativeNft {
   nftSchema(): import('./wire.js').WireSchema;
   /** The table as JSON text of a LowTable (JSON.parse it); ENOENT if it does not exist. */
   nftList(netns: string | null, family: number, table: string): Promise<string>;
+  /** The same with every set's elements in columns (the JSON's sets have none). */
+  nftList(netns: string | null, family: number, table: string, columns: true): Promise<{ json: string; sets: import('./columns.js').ElementColumns[] }>;
   /** The ruleset generation id (NFT_MSG_GETGEN). */
   nftGeneration(netns: string | null): Promise<number>;
 }

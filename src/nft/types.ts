@@ -122,6 +122,8 @@ export interface RuleState {
 
 export interface SetState extends SetSpec {
   elements: Element[];
+  /** Listed in columns (`NftDriver.listColumns`): the elements are here, `elements` is empty. */
+  columns?: import('./columns.js').ElementColumns;
 }
 
 export interface TableState {
@@ -147,6 +149,9 @@ export interface NftDriver {
   apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<Applied | void>;
   /** Rejects with NftError code ENOENT when the table does not exist. */
   list(netns: string | null, table: TableRef): Promise<TableState>;
+  /** As list, with each set's elements in columns (SetState.columns), where the driver can:
+   *  no object per element, for tables of hundreds of thousands of elements. */
+  listColumns?(netns: string | null, table: TableRef): Promise<TableState>;
   /** The ruleset generation (bumped by every committed transaction, whoever sends it), where
    *  the driver can read it cheaply. */
   generation?(netns: string | null): Promise<number>;

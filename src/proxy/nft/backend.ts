@@ -4,13 +4,19 @@
 import { NftTable, type NftDriver, type NftOp } from '../../nft/index.js';
 import type { ProxyConfig, ServicePortPlan } from '../model.js';
 import type { ProxyBackend, SyncOptions, SyncResult } from '../backend.js';
-import { diffTablesWith, fromTableState, isDying, opCount } from './diff.js';
-import { buildDesired, countRulesAndElements, elementId, freshTableOps, genSet, RETIRE_DATA_MS, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
+import { diffTablesWith, fromTableState, isDying, opCount, readElements } from './diff.js';
+import { buildDesired, countRulesAndElements, DYING_MS, elementId, freshTableOps, genSet, RETIRE_DATA_MS, type DesiredChain, type DesiredTable, type Gen, type Gens } from './ruleset.js';
 import { IncrementalState, type RetireMode } from './incremental.js';
 import { probeRetireMode } from './probe.js';
 import { fallbacks, type Fallbacks } from '../../log/fallback.js';
 
 export const TABLE_NAME = 'capstan-proxy';
+/** The kernel frees lapsed set elements in a GC pass every second. A set-element dump is a
+ *  series of reads that each skip the elements already sent, so a GC pass freeing elements in
+ *  between shifts the rest and some live elements are never listed (measured: 25–36 of 12,000
+ *  right after one transaction retired a few dozen). A read-back waits until the elements we
+ *  retired have lapsed and a GC pass has freed them. */
+const LAPSED_FREED_MS = RETIRE_DATA_MS + 1000 + 200;
 
 export class NftBackend implements ProxyBackend {
   readonly mode: string;
@@ -21,11 +27,17 @@ export class NftBackend implements ProxyBackend {
   private counts: { rules: number; elements: number; chains: number } | undefined;
   private readonly fallback: Fallbacks;
 
+  /** When the elements our last retiring transaction left have lapsed and been freed. */
+  private lapsedFreedAt = 0;
+  /** The fake driver lists consistently at any time: no wait for it. */
+  private readonly waitsForGC: boolean;
+
   constructor(driver: NftDriver, private readonly cfg: ProxyConfig, netns: string | null = null, name = TABLE_NAME, opts: { retire?: RetireMode; fallback?: Fallbacks } = {}) {
     this.table = new NftTable(driver, { family: 'ip', name }, netns);
     this.mode = `nftables/${driver.name}`;
     this.retireMode = opts.retire;
     this.fallback = opts.fallback ?? fallbacks('proxy');
+    this.waitsForGC = driver.name !== 'fake';
   }
 
   get settleMs(): number {
@@ -48,6 +60,7 @@ export class NftBackend implements ProxyBackend {
   private async apply(ops: NftOp[]): Promise<void> {
     this.expectedGen = undefined;
     this.expectedGen = (await this.table.apply(ops))?.generation;
+    if (this.waitsForGC && ops.some(retires)) this.lapsedFreedAt = Date.now() + LAPSED_FREED_MS;
   }
 
   /** Nothing was committed to the namespace's nftables since our last transaction, so the
@@ -91,8 +104,10 @@ export class NftBackend implements ProxyBackend {
   private async fullSync(plans: readonly ServicePortPlan[]): Promise<SyncResult> {
     this.counts = undefined;
     this.retireMode ??= await probeRetireMode(this.table.driver, this.table.netns);
+    const wait = this.lapsedFreedAt - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const gen = await this.table.generation();
-    const state = await this.table.tryList();
+    const state = await this.table.tryList({ columns: true });
     if (!state) {
       const fresh = freshTableOps(plans, this.cfg);
       await this.apply(fresh.ops);
@@ -139,12 +154,18 @@ export class NftBackend implements ProxyBackend {
   }
 }
 
+/** Whether an op leaves elements that lapse soon (retired with a short expiry). */
+function retires(op: NftOp): boolean {
+  return op.op === 'addElements' && (op.elements.some((e) => e.expiresMs !== undefined && e.expiresMs < DYING_MS) || (op.expiresMs !== undefined && op.expiresMs < DYING_MS && op.elements.some((e) => e.expiresMs === undefined)));
+}
+
 /** A proxy restarting adopts its predecessor's table: a plan stays in the generations it is in. */
 function gensInTable(actual: DesiredTable, p: ServicePortPlan): Gens {
   const ip = p.clusterIPs[0];
   if (ip === undefined) return { verdict: 0, data: 0 };
   const live = (set: string, id: string) => {
-    const el = actual.sets.get(set)?.elements.get(id);
+    const s = actual.sets.get(set);
+    const el = s && readElements(s).get(id);
     return el !== undefined && !isDying(el);
   };
   const pick = (set: 'serviceIPs' | 'endpoints', id: string): Gen => (!live(genSet(set, 0), id) && live(genSet(set, 1), id) ? 1 : 0);

@@ -2,7 +2,7 @@
 // Order inside the transaction matters for the kernel's costs: rules are added before map
 // elements (a rule binding a map walks the elements already in it), and chains are deleted
 // only after the elements and rules that pointed at them are gone.
-import type { Element, Expr, NftOp, SetSpec, TableState } from '../../nft/index.js';
+import { ColumnReader, type Element, type Expr, type NftOp, type SetSpec, type TableState } from '../../nft/index.js';
 import { stableStringify as canonical } from '../../util/index.js';
 import { DYING_MS, elementId, LIVE_MS, type DesiredChain, type DesiredSet, type DesiredTable } from './ruleset.js';
 
@@ -39,16 +39,19 @@ export function diffTablesWith(actual: DesiredTable | undefined, desired: Desire
     if (!have) head.push({ op: 'addSet', set: s.spec });
     if (isDynamic(s.spec)) continue;
     const del: Element[] = [], add: Element[] = [];
-    if (have) {
+    if (have?.columns) diffColumns(have.columns, s, del, add);
+    else if (have) {
       for (const [id, el] of have.elements) {
         const want = s.elements.get(id);
         // A retired element that is not wanted lapses by itself; one wanted with other data must go now.
         if (want ? valueOf(want) !== valueOf(el) : !isDying(el)) del.push({ key: el.key });
       }
     }
-    for (const [id, el] of s.elements) {
-      const old = have?.elements.get(id);
-      if (!old || isDying(old) || valueOf(old) !== valueOf(el)) add.push(el);
+    if (!have?.columns) {
+      for (const [id, el] of s.elements) {
+        const old = have?.elements.get(id);
+        if (!old || isDying(old) || valueOf(old) !== valueOf(el)) add.push(el);
+      }
     }
     const data = s.spec.data ? { dataType: s.spec.data } : {};
     if (del.length) delElems.push({ op: 'deleteElements', set: name, keyType: s.spec.keyType, ...data, elements: del });
@@ -58,7 +61,7 @@ export function diffTablesWith(actual: DesiredTable | undefined, desired: Desire
     if (desired.sets.has(name)) continue;
     if (opts.keepUnwanted) { unwanted.sets.push(name); continue; }
     // Empty it first so no element keeps a chain it jumps to alive.
-    if (s.elements.size && !isDynamic(s.spec)) delElems.push({ op: 'flushSet', set: name, map: Boolean(s.spec.map || s.spec.data) });
+    if ((s.elements.size || s.columns?.count) && !isDynamic(s.spec)) delElems.push({ op: 'flushSet', set: name, map: Boolean(s.spec.map || s.spec.data) });
     tail.push({ op: 'deleteSet', set: name, map: Boolean(s.spec.map || s.spec.data) });
   }
 
@@ -83,17 +86,55 @@ export function diffTablesWith(actual: DesiredTable | undefined, desired: Desire
   return { ops: actual && !body.length && head.length === 1 ? [] : [...head, ...body], unwanted };
 }
 
-/** A table read back from the kernel, in the form diffTables compares. */
+/**
+ * The same comparison as the Map loops above, straight from a set read back in columns: each
+ * element is looked up by its key's text and compared by its value's text, and only the
+ * elements that differ become objects. Same outcome: what is unwanted (and live) or holds
+ * other data is deleted; what is wanted and missing, retired or different is added.
+ */
+function diffColumns(have: ColumnReader, want: DesiredSet, del: Element[], add: Element[]): void {
+  let matched = 0;
+  const dying = (i: number) => { const e = have.expiresMs(i); return e !== undefined && e < DYING_MS; };
+  const value = (i: number) => { const v = have.verdict(i); return v ? `${v.kind}:${'chain' in v ? v.chain : ''}` : have.dataText(i) ?? ''; };
+  for (let i = 0; i < have.count; i++) {
+    const w = want.elements.get(have.keyText(i));
+    if (w ? valueOf(w) !== value(i) : !dying(i)) del.push({ key: have.key(i) });
+    else if (w && !dying(i)) matched++;
+  }
+  if (matched === want.elements.size) return;
+  // Some wanted element is missing, retired or different: find which.
+  const live = new Set<string>();
+  for (let i = 0; i < have.count; i++) {
+    const id = have.keyText(i), w = want.elements.get(id);
+    if (w && !dying(i) && valueOf(w) === value(i)) live.add(id);
+  }
+  for (const [id, el] of want.elements) if (!live.has(id)) add.push(el);
+}
+
+/** A table read back from the kernel, in the form diffTables compares. Sets listed in columns
+ *  stay in columns (see `readElements`). */
 export function fromTableState(s: TableState): DesiredTable {
   const chains = new Map<string, DesiredChain>();
   for (const c of s.chains) chains.set(c.name, { ...(c.base ? { base: c.base } : {}), rules: [] });
   for (const r of s.rules) chains.get(r.chain)?.rules.push(r.exprs);
   const sets = new Map<string, DesiredSet>();
   for (const x of s.sets) {
-    const { elements, ...spec } = x;
-    sets.set(x.name, { spec, elements: new Map(elements.map((el) => [elementId(el.key), el])) });
+    const { elements, columns, ...spec } = x;
+    sets.set(x.name, columns
+      ? { spec, elements: new Map(), columns: new ColumnReader(spec, columns) }
+      : { spec, elements: new Map(elements.map((el) => [elementId(el.key), el])) });
   }
   return { chains, sets };
+}
+
+/** A read-back set's elements by id (decoded from its columns on first use). */
+export function readElements(set: DesiredSet): Map<string, Element> {
+  const c = set.columns;
+  if (c) {
+    for (let i = 0; i < c.count; i++) set.elements.set(c.keyText(i), c.element(i));
+    delete set.columns;
+  }
+  return set.elements;
 }
 
 export function opCount(ops: NftOp[]): number {

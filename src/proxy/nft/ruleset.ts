@@ -1,7 +1,7 @@
 // Plans → the whole desired `ip capstan-proxy` table. Static chains; the per-service data
 // lives in a few shared sets and maps (see ../DESIGN.md for why this shape and not
 // kube-proxy's chain-and-map-per-service one).
-import type { BaseChain, Element, Expr, KeyType, NftOp, SetFlag, SetSpec } from '../../nft/index.js';
+import type { BaseChain, ColumnReader, Element, Expr, KeyType, NftOp, SetFlag, SetSpec } from '../../nft/index.js';
 import { shortHash, type EndpointTarget, type ProxyConfig, type ServicePortPlan } from '../model.js';
 
 export const MASQ_MARK = 0x4000;
@@ -15,6 +15,9 @@ export interface DesiredSet {
   spec: SetSpec;
   /** element identity (JSON of the key) → element */
   elements: Map<string, Element>;
+  /** A set read back in columns: its elements are here until `readElements` moves them into
+   *  `elements` (only a restart needs them by key; the diff reads the columns). */
+  columns?: ColumnReader;
 }
 
 export interface DesiredTable {
