@@ -161,6 +161,8 @@ export class PodSyncer {
     const status = () => computePodStatus(this.statusInput(pod, rs, mem));
     let sandbox = rs.sandboxes.find((s) => s.ready);
     if (!sandbox) {
+      const inits = initContainersOf(pod);
+      this.d.images.lookAhead(pod, inits.length ? inits.slice(0, 1) : containersOf(pod));
       sandbox = await this.createSandbox(pod, rs);
       if (!sandbox) {
         await this.writeStatus(pod, status(), mem);
@@ -298,10 +300,10 @@ export class PodSyncer {
   }
 
   /** What a new sandbox needs that does not wait for the runtime, done before taking a start
-   *  slot: the first containers' ImageStatus (asked, not awaited), the log directory, the pod cgroup. */
+   *  slot: the log directory and the pod cgroup. (The first containers' ImageStatus is asked
+   *  in the slot, beside RunPodSandbox: asked for every waiting pod at once, those calls
+   *  would compete with the first sandboxes' in containerd.) */
   private async prepareSandbox(pod: Pod): Promise<boolean> {
-    const inits = initContainersOf(pod);
-    this.d.images.lookAhead(pod, inits.length ? inits.slice(0, 1) : containersOf(pod));
     const config = sandboxConfig(pod, 0, this.sandboxSettings());
     try {
       await mkdir(config.log_directory!, { recursive: true });
