@@ -2,11 +2,16 @@
 // (the kubelet's default), with the event stream unavailable (its fallback: one
 // ListContainers a second) and with no events at all (resync only, --sync-frequency 10 s),
 // in one run. 10 pods of 8 containers each (restartPolicy Never) whose containers exit one by
-// one, spread over the window: 80 exits per mode. An exit's moment is containerd's own
+// one, spread over the window: 80 exits per mode. The window opens once every container
+// runs (each blocks reading a FIFO on a hostPath until the bench closes it), so no exit
+// waits for its pod's worker to finish starting the others. An exit's moment is containerd's own
 // (TaskExit.exited_at, read from its event stream by the bench); the API's is when the bench's
 // watch shows that container's state.terminated. Also the CRI calls the kubelet made.
 // With `steady` the containers keep running (sleep 3600): the CRI calls of a quiet node.
 //   node dist/bench/container-events.js [seconds=30] [steady]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CRIClient, type CRIMethod } from '../cri/index.js';
@@ -30,8 +35,8 @@ let SECONDS = 30;
 let STEADY = false;
 const PODS = 10;
 const CONTAINERS = 8;
-/** Every container runs at least this long, so the pods' starts are over before the exits. */
-const FIRST_EXIT_S = 6;
+/** The first exit this long after the gate opens. */
+const FIRST_EXIT_S = 1;
 const NODE = 'events-node';
 
 type Mode = 'events' | 'relist' | 'resync';
@@ -79,6 +84,9 @@ async function runOnce(mode: Mode): Promise<Run> {
     t.teardown(() => watch.stop());
     await watch.waitForSync();
     counting = true;
+    const gateDir = join(env.dir, 'gate');
+    mkdirSync(gateDir, { recursive: true });
+    execFileSync('mkfifo', [join(gateDir, 'go')]);
     const pods = watcherClients.resource(resources.pods);
     const sleeps: number[] = [];
     for (let i = 0; i < PODS; i++) {
@@ -87,19 +95,31 @@ async function runOnce(mode: Mode): Promise<Run> {
         const k = j * PODS + i;
         const seconds = FIRST_EXIT_S + (STEADY ? 3600 : (SECONDS * k) / (PODS * CONTAINERS - 1));
         sleeps.push(seconds);
-        return { name: `c${j}`, image: BUSYBOX_IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', seconds.toFixed(2)] };
+        return {
+          name: `c${j}`, image: BUSYBOX_IMAGE, imagePullPolicy: 'IfNotPresent',
+          command: ['sh', '-c', `cat /gate/go >/dev/null; sleep ${seconds.toFixed(2)}`], volumeMounts: [{ name: 'gate', mountPath: '/gate' }],
+        };
       });
       await pods.create('default', {
         apiVersion: 'v1', kind: 'Pod', metadata: { name: `exit${i}` },
-        spec: { nodeName: NODE, terminationGracePeriodSeconds: 0, restartPolicy: 'Never', containers },
+        spec: {
+          nodeName: NODE, terminationGracePeriodSeconds: 0, restartPolicy: 'Never', containers,
+          volumes: [{ name: 'gate', hostPath: { path: gateDir, type: 'Directory' } }],
+        },
       });
     }
+    // Every container running (and a moment to reach its read), then the gate opens: EOF for all.
+    const running = () => watch.lister.list().filter((p) => ((p.status?.containerStatuses ?? []) as ContainerStatus[]).filter((c) => c.state?.running).length === CONTAINERS).length;
+    const startDeadline = Date.now() + 300_000;
+    while (running() < PODS && Date.now() < startDeadline) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 2_000));
+    await (await open(join(gateDir, 'go'), 'w')).close();
     if (STEADY) {
       await new Promise((r) => setTimeout(r, 10_000));
       calls.clear();
       await new Promise((r) => setTimeout(r, SECONDS * 1000));
     } else {
-      // Until every exit is in the API, or a resync period past the last one.
+      // Until every exit is in the API, or well past the last one.
       const deadline = Date.now() + (FIRST_EXIT_S + SECONDS + 60) * 1000;
       while (Date.now() < deadline && !(exitedAt.size >= PODS * CONTAINERS && [...exitedAt.keys()].every((id) => shownAt.has(id)))) {
         await new Promise((r) => setTimeout(r, 200));
@@ -131,7 +151,8 @@ async function main(progress: Progress) {
     const s = summarize(r.lag);
     return [name, s.n, r.missed, fmtMs(s.p50), fmtMs(s.p99), fmtMs(s.max)];
   });
-  const report = writeReport('container-events', 'Container exits: containerd task events vs relisting vs resync only', `${PODS} pods of ${CONTAINERS} busybox containers each (restartPolicy Never); the containers sleep from
+  const report = writeReport('container-events', 'Container exits: containerd task events vs relisting vs resync only', `${PODS} pods of ${CONTAINERS} busybox containers each (restartPolicy Never). Once all of them run, the
+bench opens a gate (a FIFO on a hostPath each container reads) and the containers sleep from
 ${FIRST_EXIT_S} s to ${FIRST_EXIT_S + SECONDS} s, so ${PODS * CONTAINERS} exits are spread over ${SECONDS} s. One kubelet in this process per
 mode, each on its own containerd and API server, one mode after the other; the kubelet's
 default --sync-frequency (10 s). Load average ${load} at the end (shared 2-core VM).
@@ -141,7 +162,7 @@ events itself) to the bench's watch event showing that container's state.termina
 
 ${table(['kubelet', 'exits', 'missed', 'p50', 'p99', 'max'], lagRows)}
 
-CRI calls the kubelet made from the first create to the last exit shown:
+CRI calls the kubelet made from the first create to the last exit shown (the starts included):
 
 ${table(['call', ...runs.map(([n]) => n)], callRows)}
 `);
