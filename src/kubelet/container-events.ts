@@ -5,7 +5,8 @@
 // waking pods whose containers changed state — and resubscribes with backoff; after a
 // reconnect every pod is woken once, for what happened in between. While the stream is up
 // the pods' runtime reads share one node-wide List kept up to 300 s (the slow relist of
-// upstream's evented PLEG), dropped on every exit; while it is down each read lists again.
+// upstream's evented PLEG); an exit updates the one container in it (one ContainerStatus);
+// while the stream is down each read lists again.
 import { subscribeEvents, type EventStream } from './containerd/index.js';
 import type { Clock } from '../client/index.js';
 import type { Logger } from '../log/index.js';
@@ -14,7 +15,8 @@ import { SLOW_RELIST_MS, type RuntimeStateReader } from './runtime-state.js';
 
 export const CRI_NAMESPACE = 'k8s.io';
 const RELIST_MS = 1_000;
-const AFTER_EXIT_MS = [200, 1_000];
+/** Waits between ContainerStatus calls while the runtime still says running after the exit event. */
+const EXIT_RECHECK_MS = [5, 10, 20, 40, 80, 160, 320, 640, 1_000];
 
 export interface ContainerEventsOptions {
   socket: string;
@@ -61,8 +63,10 @@ export class ContainerEvents {
     const stream = subscribe(this.o.socket, filters, (e) => {
       if (!this.connected) this.backoff.reset();
       this.connected = true;
+      // An exec's exit (probes, kubectl exec) changes nothing about the container.
+      if (e.processId && e.processId !== e.containerId) return;
       const uid = this.o.reader.podOf(e.containerId);
-      if (uid) this.exited(uid);
+      if (uid) void this.exited(uid, e.containerId);
     }, (err) => { if (this.stream === stream) this.down(err); });
     this.stream = stream;
     // A subscription answers nothing until an event comes: it counts as up until it fails.
@@ -77,14 +81,27 @@ export class ContainerEvents {
   private relisting = false;
 
   /** containerd's CRI plugin handles the same event on its own: its ContainerStatus may
-   *  still say running for a moment. Wake the pod now and once more a little later. */
-  private exited(uid: string): void {
-    const wake = () => {
-      this.o.reader.invalidate();
+   *  still say running for a moment. Ask for that one container until it says exited, then
+   *  wake the pod, whose sync then reads the rest of the kept List unchanged. */
+  private async exited(uid: string, id: string): Promise<void> {
+    for (let attempt = 0; !this.stopped; attempt++) {
+      let outcome: 'updated' | 'pending';
+      try {
+        outcome = await this.o.reader.exited(id);
+      } catch (e) {
+        this.o.log.warn('container status after its exit event failed', { id, error: (e as Error).message });
+        outcome = 'updated';
+        this.o.reader.invalidate();
+      }
+      const wait = EXIT_RECHECK_MS[attempt];
+      if (outcome === 'pending' && wait !== undefined) {
+        await new Promise((r) => this.o.clock.setTimeout(() => r(undefined), wait));
+        continue;
+      }
+      if (outcome === 'pending') this.o.reader.invalidate();
       this.o.wake(uid);
-    };
-    wake();
-    for (const ms of AFTER_EXIT_MS) this.o.clock.setTimeout(() => { if (!this.stopped) wake(); }, ms);
+      return;
+    }
   }
 
   private down(err?: Error): void {

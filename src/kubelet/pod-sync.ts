@@ -3,7 +3,7 @@
 // kills for failed liveness or changed specs, restarts under restartPolicy with backoff),
 // then report status. Called only by the pod's worker, so never concurrently for one pod;
 // everything it needs to know survives a kubelet restart in CRI labels and annotations.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound, type CRIRuntime } from '../../cri/index.js';
 import { isNotFound as apiNotFound, isConflict, type Clock, type ClientsetAPI, type EventRecorder } from '../client/index.js';
@@ -77,6 +77,8 @@ export interface PodMemory {
   messages?: Map<string, string>;
   /** What this kubelet last wrote to the pod's hosts file. */
   hostsFile?: string;
+  /** The pod's status writes, one after another (the last one queued settles last). */
+  statusWrites?: Promise<void>;
 }
 
 export interface SyncResult {
@@ -113,6 +115,8 @@ export class PodSyncer {
     const status = () => computePodStatus(this.statusInput(pod, rs, mem));
     const phase = status().phase;
     if (phase === 'Succeeded' || phase === 'Failed') {
+      // The last exit is reported before the sandbox stops, which takes a while.
+      this.postEarly(pod, status(), mem);
       await this.stopAll(pod, rs, 'PodCompleted');
       await this.writeStatus(pod, computePodStatus(this.statusInput(pod, await this.d.reader.read(uid), mem)), mem);
       return {};
@@ -130,6 +134,10 @@ export class PodSyncer {
     } catch (e) {
       if (!(e instanceof MountError)) throw e;
       this.d.recorder?.event(pod, 'Warning', 'FailedMount', e.event ?? `MountVolume.SetUp failed for volume "${e.volume}" : ${e.message}`);
+      await this.writeStatus(pod, status(), mem);
+      return { requeueAfterMs: SANDBOX_RETRY_MS };
+    }
+    if (!sandbox && !(await this.prepareSandbox(pod))) {
       await this.writeStatus(pod, status(), mem);
       return { requeueAfterMs: SANDBOX_RETRY_MS };
     }
@@ -175,6 +183,9 @@ export class PodSyncer {
       hostsFile = hosts.path;
     }
     const ctx = { pod, rs, sandbox, volumes, facts, hostsFile, mem, waits };
+    // What changed since the last write (typically an exit) is reported before the restarts
+    // and kills below, as upstream's status manager does; the final write follows it.
+    this.postEarly(pod, status(), mem);
 
     // Running containers that must go: failed liveness/startup probe, or a changed spec.
     let killed = false;
@@ -288,6 +299,28 @@ export class PodSyncer {
     return this.d.settings;
   }
 
+  /** What a new sandbox needs that does not wait for the runtime, done before taking a start
+   *  slot: the log directory and the pod cgroup. (The first containers' ImageStatus is asked
+   *  in the slot, beside RunPodSandbox: asked for every waiting pod at once, those calls
+   *  would compete with the first sandboxes' in containerd.) */
+  private async prepareSandbox(pod: Pod): Promise<boolean> {
+    const config = sandboxConfig(pod, 0, this.sandboxSettings());
+    try {
+      await mkdir(config.log_directory!, { recursive: true });
+      await this.d.ensureCgroup(config.linux!.cgroup_parent!, podCgroupResources(pod));
+      return true;
+    } catch (e) {
+      this.sandboxFailed(pod, e);
+      return false;
+    }
+  }
+
+  private sandboxFailed(pod: Pod, e: unknown): void {
+    const msg = (e as { details?: string }).details ?? (e as Error).message;
+    this.d.recorder?.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${msg}`);
+    this.d.log.warn('sandbox creation failed', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, error: msg });
+  }
+
   private async createSandbox(pod: Pod, rs: PodRuntimeState): Promise<SandboxState | undefined> {
     if (rs.sandboxes.length) {
       this.d.recorder?.event(pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
@@ -296,14 +329,11 @@ export class PodSyncer {
     const attempt = rs.sandboxes.length ? Math.max(...rs.sandboxes.map((s) => s.attempt)) + 1 : 0;
     const config = sandboxConfig(pod, attempt, this.sandboxSettings());
     try {
-      await mkdir(config.log_directory!, { recursive: true });
-      await this.d.ensureCgroup(config.linux!.cgroup_parent!, podCgroupResources(pod));
+      // The log directory and the cgroup were made by sync() before the start slot.
       const id = await this.d.runtime.runPodSandbox(config);
       return await this.d.reader.sandboxStatus(id);
     } catch (e) {
-      const msg = (e as { details?: string }).details ?? (e as Error).message;
-      this.d.recorder?.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${msg}`);
-      this.d.log.warn('sandbox creation failed', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, error: msg });
+      this.sandboxFailed(pod, e);
       // containerd may leave a NOTREADY sandbox holding the name: the next attempt number differs.
       return undefined;
     }
@@ -344,6 +374,12 @@ export class PodSyncer {
       this.backoff.next(key);
     }
     const restartCount = previous ? previous.restartCount + 1 : 0;
+    const messageFile = terminationMessageFile(this.d.settings.rootDir, pod.metadata.uid as string, spec.name, restartCount);
+    const sbConfig = sandboxConfig(pod, ctx.sandbox.attempt, this.sandboxSettings());
+    // The container's files are made while its image and environment are looked up (each
+    // waits on the disk or the runtime, and the pod may hold a start slot meanwhile).
+    const files = Promise.all([createTerminationMessageFile(messageFile), mkdir(join(sbConfig.log_directory!, spec.name), { recursive: true })]);
+    files.catch(() => undefined);
     const image = await this.d.images.ensure(pod, spec);
     if (!image.ok) {
       mem.waiting.set(spec.name, { reason: image.reason, message: image.message });
@@ -363,13 +399,10 @@ export class PodSyncer {
     }
     let id: string;
     try {
-      const messageFile = terminationMessageFile(this.d.settings.rootDir, pod.metadata.uid as string, spec.name, restartCount);
-      await createTerminationMessageFile(messageFile);
+      await files;
       const config = containerConfig({
         pod, container: spec, init, restartCount, env, volumes: ctx.volumes, hostsFile: ctx.hostsFile, image: image.imageRef, terminationMessageFile: messageFile, targetId,
       });
-      const sbConfig = sandboxConfig(pod, ctx.sandbox.attempt, this.sandboxSettings());
-      await mkdir(join(sbConfig.log_directory!, spec.name), { recursive: true });
       id = await this.d.runtime.createContainer(ctx.sandbox.id, config, sbConfig);
     } catch (e) {
       const msg = (e as { details?: string }).details ?? (e as Error).message;
@@ -461,11 +494,8 @@ export class PodSyncer {
     this.backoff.forgetPrefix(`${uid}/`);
     this.d.images.forgetPod(uid);
     if (pod.spec) this.d.removeCgroup(podCgroupParent(this.d.settings.cgroupRoot, pod));
-    removePodDir(this.d.settings.rootDir, uid);
-    if (pod.metadata.name) {
-      const { rmSync } = await import('node:fs');
-      rmSync(podLogDirectory(this.d.settings.logRoot, pod.metadata.namespace ?? 'default', pod.metadata.name as string, uid), { recursive: true, force: true });
-    }
+    await removePodDir(this.d.settings.rootDir, uid);
+    if (pod.metadata.name) await rm(podLogDirectory(this.d.settings.logRoot, pod.metadata.namespace ?? 'default', pod.metadata.name as string, uid), { recursive: true, force: true });
   }
 
   /** Dead containers beyond the newest few per container, and stopped sandboxes that
@@ -491,7 +521,21 @@ export class PodSyncer {
     this.d.reader.forget(removed);
   }
 
-  private async writeStatus(pod: Pod, status: PodStatus, mem: PodMemory): Promise<void> {
+  /** Queues a status write without waiting for it, for a pod this kubelet has written before
+   *  (a new pod's first status waits for its start). A failure is left to the sync's final write. */
+  private postEarly(pod: Pod, status: PodStatus, mem: PodMemory): void {
+    if (mem.lastStatus === undefined) return;
+    this.writeStatus(pod, status, mem).catch((e: unknown) => this.d.log.warn('status write failed', { pod: podDescription(pod), error: (e as Error).message }));
+  }
+
+  /** Writes `status` after the pod's writes queued before it, unless it is what was last written. */
+  private writeStatus(pod: Pod, status: PodStatus, mem: PodMemory): Promise<void> {
+    const write = (mem.statusWrites ?? Promise.resolve()).catch(() => undefined).then(() => this.patchStatus(pod, status, mem));
+    mem.statusWrites = write;
+    return write;
+  }
+
+  private async patchStatus(pod: Pod, status: PodStatus, mem: PodMemory): Promise<void> {
     const text = stableStringify(status);
     if (text === mem.lastStatus) return;
     try {

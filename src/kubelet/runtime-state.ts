@@ -78,6 +78,8 @@ export class RuntimeStateReader {
   private during?: Change[];
   private containerCache = new Map<string, ContainerState>();
   private sandboxCache = new Map<string, SandboxState>();
+  /** ContainerStatus answers asked right after a start (undefined: the call failed; ask again). */
+  private prefetched = new Map<string, Promise<ContainerStatus | null | undefined>>();
   /** Pod uid of every container and sandbox id seen in a List (task events name only the id). */
   private owners = new Map<string, string>();
 
@@ -138,12 +140,53 @@ export class RuntimeStateReader {
     });
   }
 
-  /** StartContainer returned: a container the List shows as created is running (an exit seen meanwhile stands). */
+  /** StartContainer returned: a container the List shows as created is running (an exit seen
+   *  meanwhile stands). Its ContainerStatus is asked at once, while the pod's worker goes on
+   *  with its next container; the read after the starts takes that answer. */
   containerStarted(id: string): void {
+    const asked = this.runtime.containerStatus(id).then((r) => r.status, (e: unknown) => (isNotFound(e) ? null : undefined));
+    this.prefetched.set(id, asked);
     this.apply((s) => {
       const c = s.containers.find((x) => x.id === id);
       if (c?.state === 'CONTAINER_CREATED') c.state = 'CONTAINER_RUNNING';
     });
+  }
+
+  /**
+   * A task exit event named `id`. For a container, one ContainerStatus: once the runtime
+   * reports it exited, that container alone is updated in the kept List and the status cache
+   * (the rest of the List stays). `pending`: the runtime still says running (containerd's CRI
+   * plugin handles the same event on its own, a moment later): ask again shortly. Anything
+   * else (a sandbox, an id no List showed) drops the List.
+   */
+  async exited(id: string): Promise<'updated' | 'pending'> {
+    const listed = this.snapshot?.generation === this.generation ? this.snapshot.containers.find((x) => x.id === id) : undefined;
+    const known = this.containerCache.get(id);
+    const sandboxId = listed?.pod_sandbox_id ?? known?.sandboxId;
+    if (sandboxId === undefined) {
+      this.invalidate();
+      return 'updated';
+    }
+    let st: ContainerStatus | null;
+    try {
+      st = (await this.runtime.containerStatus(id)).status;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      st = null;
+    }
+    if (!st) {
+      this.containerCache.delete(id);
+      this.apply((s) => { s.containers = s.containers.filter((x) => x.id !== id); });
+      return 'updated';
+    }
+    if (st.state === 'CONTAINER_RUNNING' || st.state === 'CONTAINER_CREATED') return 'pending';
+    const state = st.state;
+    this.cacheContainer({ id, pod_sandbox_id: sandboxId, labels: st.labels ?? {}, annotations: st.annotations ?? {} }, st);
+    this.apply((s) => {
+      const c = s.containers.find((x) => x.id === id);
+      if (c) c.state = state;
+    });
+    return 'updated';
   }
 
   /** The status of a sandbox the kubelet just created, without listing. */
@@ -233,6 +276,7 @@ export class RuntimeStateReader {
   forget(ids: Iterable<string>): void {
     for (const id of ids) {
       this.owners.delete(id);
+      this.prefetched.delete(id);
       this.containerCache.delete(id);
       this.sandboxCache.delete(id);
     }
@@ -262,6 +306,13 @@ export class RuntimeStateReader {
   private async container(c: Container): Promise<ContainerState | undefined> {
     const cached = this.containerCache.get(c.id);
     if (cached && cached.state === c.state) return cached;
+    const asked = this.prefetched.get(c.id);
+    if (asked) {
+      this.prefetched.delete(c.id);
+      const st = await asked;
+      if (st === null) return undefined;
+      if (st && st.state === c.state) return this.cacheContainer(c, st);
+    }
     let st: ContainerStatus | null;
     try {
       st = (await this.runtime.containerStatus(c.id)).status;
@@ -270,6 +321,10 @@ export class RuntimeStateReader {
       throw e;
     }
     if (!st) return undefined;
+    return this.cacheContainer(c, st);
+  }
+
+  private cacheContainer(c: Pick<Container, 'id' | 'pod_sandbox_id' | 'labels' | 'annotations'>, st: ContainerStatus): ContainerState {
     const out: ContainerState = {
       id: c.id, sandboxId: c.pod_sandbox_id, name: c.labels[CONTAINER_NAME_LABEL] ?? st.metadata?.name ?? '',
       init: c.annotations[INIT_CONTAINER_ANNOTATION] === 'true',

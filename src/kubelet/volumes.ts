@@ -1,9 +1,11 @@
 // Pod volumes on the node's disk, under <root>/pods/<uid>/volumes/<plugin>/<name>:
 // emptyDir, hostPath, persistentVolumeClaim (the bound hostPath/local volume's own path), and
 // the ones whose files come from the API — configMap, secret, downwardAPI and projected (configMap, secret, downwardAPI, serviceAccountToken sources).
+// emptyDir and hostPath are set up with asynchronous fs calls (each pod's start shares the event loop).
 // Those are rewritten on every sync through the atomic writer (a `..data` link swap), so
 // updates reach running containers whole (the directory is bind-mounted).
-import { chmodSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { KeyToPath, ProjectedVolumeSource } from 'kubernetes-types/core/v1.js';
@@ -119,9 +121,9 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
     try {
       if (v.emptyDir) {
         const dir = join(base, 'kubernetes.io~empty-dir', name);
-        if (!existsSync(dir)) {
-          mkdirSync(dir, { recursive: true });
-          chmodSync(dir, 0o777);
+        if (!(await statOf(dir))) {
+          await mkdir(dir, { recursive: true });
+          await chmod(dir, 0o777);
         }
         out.set(name, dir);
       } else if (v.configMap) {
@@ -146,7 +148,7 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
         writePayload(dir, await projectedPayload(ctx, v.projected));
         out.set(name, dir);
       } else if (v.hostPath) {
-        out.set(name, hostPath(name, v.hostPath.path, v.hostPath.type ?? ''));
+        out.set(name, await hostPath(name, v.hostPath.path, v.hostPath.type ?? ''));
       } else if (v.persistentVolumeClaim) {
         out.set(name, await claimPath(ctx, name, v.persistentVolumeClaim.claimName));
       } else {
@@ -160,16 +162,30 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
   return out;
 }
 
-function hostPath(volume: string, path: string, type: string, dirMode = 0o755): string {
-  if (type === 'DirectoryOrCreate' && !existsSync(path)) {
-    mkdirSync(path, { recursive: true });
-    chmodSync(path, dirMode);
-  } else if (type === 'FileOrCreate' && !existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, '', { mode: 0o644 });
-  } else if (type === 'Directory' && !(existsSync(path) && statSync(path).isDirectory())) {
+/** The path's stat, or undefined when nothing is there. */
+async function statOf(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+// Asynchronous: the kubelet shares its event loop (in `capstan up`, the API server's too)
+// with every other pod's start, and a hostPath may sit on a slow disk.
+async function hostPath(volume: string, path: string, type: string, dirMode = 0o755): Promise<string> {
+  if (type === '') return path;
+  const st = await statOf(path);
+  if (type === 'DirectoryOrCreate' && !st) {
+    await mkdir(path, { recursive: true });
+    await chmod(path, dirMode);
+  } else if (type === 'FileOrCreate' && !st) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, '', { mode: 0o644, flag: 'wx' }).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'EEXIST') throw e; });
+  } else if (type === 'Directory' && !st?.isDirectory()) {
     throw new MountError(volume, `hostPath type check failed: ${path} is not a directory`);
-  } else if (type === 'File' && !(existsSync(path) && statSync(path).isFile())) {
+  } else if (type === 'File' && !st?.isFile()) {
     throw new MountError(volume, `hostPath type check failed: ${path} is not a file`);
   }
   return path;
@@ -198,13 +214,13 @@ async function claimPath(ctx: VolumeContext, volume: string, claimName: string):
   }
   if (pv.spec?.local) {
     const path = pv.spec.local.path;
-    if (!existsSync(path)) throw new MountError(volume, `path "${path}" does not exist`);
+    if (!(await statOf(path))) throw new MountError(volume, `path "${path}" does not exist`);
     return path;
   }
   throw new MountError(volume, `volume type of PersistentVolume ${pvName} not supported by capstan's kubelet: ${Object.keys(pv.spec ?? {}).filter((k) => ['nfs', 'csi', 'iscsi', 'rbd', 'cephfs', 'fc'].includes(k)).join(',') || 'unknown'}`);
 }
 
 /** Removes the pod's directory (volumes, hosts file) once its containers are gone. */
-export function removePodDir(root: string, uid: string): void {
-  rmSync(podDir(root, uid), { recursive: true, force: true });
+export async function removePodDir(root: string, uid: string): Promise<void> {
+  await rm(podDir(root, uid), { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 // The relist period follows the event stream, on FakeRuntime and a FakeClock: while containerd's
-// task events flow, pod reads share one node-wide List kept up to 300 s (dropped by an exit
-// event and by the kubelet's own stops and removals, while its own starts are written into it);
+// task events flow, pod reads share one node-wide List kept up to 300 s (an exit event updates
+// its one container; the kubelet's own stops and removals drop it, its own starts are written into it);
 // when the stream breaks every read lists again (and the 1 s relist runs), until it is back.
 import t from 'tap';
 import { FakeRuntime } from '../../cri/index.js';
@@ -47,11 +47,20 @@ t.test('slow relist while the events flow, per-read lists when the stream is dow
   }
   t.equal(lists() - before, 2, 'three pods\' reads and ten resyncs over 100 s: one node-wide List');
 
-  // The container exits; the event drops the List, so the worker woken for it sees the exit.
+  // The container exits: one ContainerStatus updates it in the kept List, and the worker
+  // woken for it sees the exit without another List.
+  const statuses = () => fake.calls.filter((c) => c.method === 'ContainerStatus').length;
+  const asked = statuses();
+  before = lists();
   fake.exitContainer(container, 1);
   streams[0]!.event(container);
+  await settle();
   t.same(woken, ['pod-a']);
-  t.equal((await reader.read('pod-a')).containers[0]?.state, 'CONTAINER_EXITED', 'read after the event: listed again');
+  const exited = (await reader.read('pod-a')).containers[0];
+  t.equal(exited?.state, 'CONTAINER_EXITED', 'read after the event: the exit');
+  t.equal(exited?.exitCode, 1);
+  t.equal(lists() - before, 0, 'no List for the exit');
+  t.equal(statuses() - asked, 1, 'one ContainerStatus');
   before = lists();
   await runtime.removeContainer(container);
   t.same((await reader.read('pod-a')).containers, [], 'the kubelet\'s own removal drops the List too');

@@ -11,6 +11,10 @@ export interface TaskEvent {
   namespace: string;
   /** The container (= CRI container or sandbox id). */
   containerId: string;
+  /** TaskExit: the process that exited — the container's id for its init process, an exec id otherwise. */
+  processId?: string;
+  /** TaskExit: when it exited (ms since the epoch). */
+  exitedAt?: number;
 }
 
 const SUBSCRIBE = '/containerd.services.events.v1.Events/Subscribe';
@@ -54,14 +58,30 @@ function fields(buf: Uint8Array): Map<number, Uint8Array | number> {
 
 const text = (v: Uint8Array | number | undefined) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : '');
 
+/** google.protobuf.Timestamp{seconds=1, nanos=2} in ms. */
+function timestampMs(v: Uint8Array | number | undefined): number | undefined {
+  if (!(v instanceof Uint8Array)) return undefined;
+  const t = fields(v);
+  const num = (x: Uint8Array | number | undefined) => (typeof x === 'number' ? x : 0);
+  return num(t.get(1)) * 1000 + num(t.get(2)) / 1e6;
+}
+
 /** Envelope{timestamp=1, namespace=2, topic=3, event=4 Any{type_url=1, value=2}}; every task
- *  event's payload starts with container_id = 1. */
+ *  event's payload starts with container_id = 1; TaskExit goes on with id = 2, pid = 3,
+ *  exit_status = 4, exited_at = 5. */
 export function decodeEnvelope(buf: Buffer): TaskEvent {
   const env = fields(buf);
   const any = env.get(4);
   const payload = any instanceof Uint8Array ? fields(any).get(2) : undefined;
-  const event = payload instanceof Uint8Array ? fields(payload) : new Map();
-  return { namespace: text(env.get(2)), topic: text(env.get(3)), containerId: text(event.get(1)) };
+  const event = payload instanceof Uint8Array ? fields(payload) : new Map<number, Uint8Array | number>();
+  const topic = text(env.get(3));
+  const out: TaskEvent = { namespace: text(env.get(2)), topic, containerId: text(event.get(1)) };
+  if (topic === '/tasks/exit') {
+    out.processId = text(event.get(2));
+    const at = timestampMs(event.get(5));
+    if (at !== undefined) out.exitedAt = at;
+  }
+  return out;
 }
 
 export interface EventStream {
