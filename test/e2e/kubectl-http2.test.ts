@@ -35,17 +35,17 @@ t.test('kubectl get, apply, get -w and delete over HTTP/2', { timeout: 300_000 }
       t.ok(before.h2 >= 1, 'kubectl get --raw itself spoke h2');
       const ns = `h2-${v.replace('.', '-')}`;
       await k.ok(['create', 'namespace', ns]);
-      const watch = k.background(['get', 'configmaps', '-n', ns, '-w', '--output-watch-events', '-o', 'custom-columns=NAME:.metadata.name,V:.data.v', '--no-headers']);
+      const watch = k.background(['get', 'configmaps', '-n', ns, '-w', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name} {.object.data.v}{"\\n"}']);
       await k.ok(['apply', '-n', ns, '-f', '-'], `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {v: one}\n`);
       await k.ok(['apply', '-n', ns, '-f', '-'], `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {v: two}\n`);
       const got = await k(['get', 'configmap', 'cm', '-n', ns, '-o', 'jsonpath={.data.v}', '-v=6']);
       t.equal(got.code, 0, got.stderr);
       t.equal(got.stdout, 'two');
       t.match(got.stderr, /GET https:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/[^ ]+\/configmaps\/cm 200 OK/);
-      await eventually(() => /MODIFIED\s+cm\s+two/.test(watch.output()), 30_000, 'the watch saw the second apply');
-      t.match(watch.output(), /ADDED\s+cm\s+one/);
+      await eventually(() => /MODIFIED cm two/.test(watch.output()), 30_000, 'the watch saw the second apply');
+      t.match(watch.output(), /ADDED cm one/);
       await k.ok(['delete', 'configmap', 'cm', '-n', ns]);
-      await eventually(() => /DELETED\s+cm/.test(watch.output()), 30_000, 'the watch saw the delete');
+      await eventually(() => /DELETED cm/.test(watch.output()), 30_000, 'the watch saw the delete');
       await watch.stop();
       await k.ok(['delete', 'namespace', ns, '--wait=false']);
       const after = await connections(k);
@@ -80,9 +80,10 @@ spec:
     await t.test(`kubectl ${v}`, async (t) => {
       const kv = kubectlFor(t, up.kubeconfig, { netns, binary });
       const before = await connections(kv);
-      t.match(await kv.ok(['logs', 'web']), /started-web/, 'logs (a streamed GET, over h2)');
+      // The node's components connect too (HTTP/1.1, capstan's own client): HTTP/1.1 counts
+      // can only be asserted to grow.
+      t.match(await kv.ok(['logs', 'web']), /started-web/, 'logs (a streamed GET)');
       const afterLogs = await connections(kv);
-      t.equal(afterLogs.http1, before.http1, 'logs needed no HTTP/1.1 connection');
       t.equal(await kv.ok(['exec', 'web', '--', 'sh', '-c', 'echo exec-$((6*7))']), 'exec-42\n');
       const afterExec = await connections(kv);
       t.ok(afterExec.http1 > afterLogs.http1, `exec upgraded an HTTP/1.1 connection (${v === '1.27' ? 'SPDY' : 'WebSocket'})`);
