@@ -3,7 +3,8 @@
 // dials with http/1.1 only) still reach the server as HTTP/1.1 upgrades. What each kubectl
 // command spoke is read from the server's capstan_apiserver_connections_total{protocol}
 // (fetched with `kubectl get --raw`, itself over h2). First against `capstan apiserver` with
-// kubectl 1.32 and 1.27 (get, apply, get -w, delete); then, as root, on a real node of
+// kubectl 1.32 and 1.27 (get, apply, get -w, delete, and exec reaching the upgrade path over
+// HTTP/1.1); then, as root, on a real node of
 // `capstan up` in a network namespace of its own: logs, exec and port-forward.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
@@ -47,10 +48,16 @@ t.test('kubectl get, apply, get -w and delete over HTTP/2', { timeout: 300_000 }
       await k.ok(['delete', 'configmap', 'cm', '-n', ns]);
       await eventually(() => /DELETED cm/.test(watch.output()), 30_000, 'the watch saw the delete');
       await watch.stop();
-      await k.ok(['delete', 'namespace', ns, '--wait=false']);
       const after = await connections(k);
       t.ok(after.h2 > before.h2, `kubectl's connections were h2 (${before.h2} → ${after.h2})`);
       t.equal(after.http1, before.http1, 'and none was HTTP/1.1');
+      // exec is an upgrade, dialled offering http/1.1 only. With no node here the upgrade
+      // path answers with a Status of its own; over h2 it would be "Upgrade request required".
+      await k.ok(['apply', '-n', ns, '-f', '-'], `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: busybox}]}\n`);
+      const exec = await k(['exec', '-n', ns, 'p', '--', 'true']);
+      t.match(exec.stderr, /pod p does not have a host assigned/, 'exec reached the upgrade handler');
+      t.ok((await connections(k)).http1 > after.http1, 'on an HTTP/1.1 connection');
+      await k.ok(['delete', 'namespace', ns, '--wait=false']);
     });
   }
 });
