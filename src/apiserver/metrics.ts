@@ -47,6 +47,8 @@ export class APIMetrics {
     labelNames: ['stage', 'verb', 'group', 'resource'], buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  /** capstan's own: connections by the protocol ALPN chose (h2, or http/1.1 also without ALPN). */
+  readonly connections = new Counter({ name: 'capstan_apiserver_connections_total', help: 'TLS connections accepted, by the protocol they speak (h2 or http/1.1).', labelNames: ['protocol'], registers: [this.registry] });
   readonly watchers = new Counter({ name: 'apiserver_watch_requests_total', help: 'Watch requests started.', labelNames: ['group', 'resource'], registers: [this.registry] });
   readonly storageLists = new Counter({ name: 'apiserver_storage_list_total', help: 'Lists sent to storage, by resource.', labelNames: ['resource'], registers: [this.registry] });
   readonly transformations = new Counter({

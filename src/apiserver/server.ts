@@ -1,6 +1,5 @@
 // The API server: HTTPS with authentication (authn/) in front of the request pipeline, backed
 // by one Store and its watch cache.
-import { createServer, type Server } from 'node:https';
 import { isIPv6, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Store } from '../storage/store.js';
@@ -44,6 +43,7 @@ import { ResourceTransformers, type EncryptionConfiguration } from './encryption
 import { buildRegistries, type Registries } from './registry/index.js';
 import { bootstrap } from './bootstrap.js';
 import { ConnectionLimits } from './connection-limits.js';
+import { APIListener, connectionOf, defaultMaxStreamsPerConnection } from './listener.js';
 import { HealthEndpoints, logCheck, pingCheck, postStartHookCheck, shutdownCheck, storeCheck } from './healthz.js';
 import { bindFallbacks } from '../log/fallback.js';
 import { CRDController } from './crd/controller.js';
@@ -106,6 +106,10 @@ export interface APIServerOptions {
   authorizers?: Partial<Record<AuthorizationMode, DecisionAuthorizer>>;
   /** --server-timing and --slow-request-threshold (src/apiserver/trace). */
   trace?: TraceOptions;
+  /** `--http2` (default true): offer HTTP/2 by ALPN besides HTTP/1.1 (listener.ts). */
+  http2?: boolean;
+  /** `--http2-max-streams-per-connection` (default 100, as kube-apiserver). */
+  http2MaxStreamsPerConnection?: number;
 }
 
 export interface ConnectionOptions {
@@ -131,7 +135,7 @@ export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0
 export class APIServer {
   readonly registries: Registries;
   private cache: WatchCache;
-  private server?: Server;
+  private listener?: APIListener;
   private log: Logger;
   private stopping = false;
   private upgraded = new Set<Duplex>();
@@ -217,7 +221,7 @@ export class APIServer {
     const authn = authentication.stage(authz, undefined, (inner): Authenticator => ({
       async authenticate(req) {
         const result = await inner.authenticate(req);
-        if (!result.anonymous) limits.trust(req.socket);
+        if (!result.anonymous) limits.trust(connectionOf(req));
         return result;
       },
     }));
@@ -270,29 +274,27 @@ export class APIServer {
     };
     const handler = createHandler(handlerDeps);
     const upgrade = createUpgradeHandler(handlerDeps);
-    this.server = createServer({
-      cert: this.opts.tls.certPem, key: this.opts.tls.keyPem, ca: this.opts.tls.caPem,
-      requestCert: true, rejectUnauthorized: false,
-      // Long watches, logs -f and exec must not be cut by a timeout on the whole request; the
-      // headers of a request still must arrive in time, and idle connections are closed.
-      requestTimeout: 0, headersTimeout: conn.headersTimeoutMs, keepAliveTimeout: conn.keepAliveTimeoutMs,
-      connectionsCheckingInterval: conn.checkIntervalMs, handshakeTimeout: conn.handshakeTimeoutMs,
+    const listener = this.listener = new APIListener({
+      tls: this.opts.tls, ...conn, http2: this.opts.http2 ?? true,
+      maxStreamsPerConnection: this.opts.http2MaxStreamsPerConnection || defaultMaxStreamsPerConnection,
+      onConnection: (protocol) => this.metrics.connections.inc({ protocol }),
     }, (req, res) => void handler(req, res));
-    this.server.on('connection', (socket: Socket) => limits.accepted(socket));
-    this.server.on('secureConnection', (socket) => limits.handshaken(socket));
+    const server = listener.server;
+    server.on('connection', (socket: Socket) => limits.accepted(socket));
+    server.on('secureConnection', (socket) => limits.handshaken(socket));
     // Upgrade requests (exec over WebSocket/SPDY) come here instead of the request handler.
-    this.server.on('upgrade', (req, socket, head) => {
+    server.on('upgrade', (req, socket, head) => {
       // Upgraded streams are out of the HTTP server's bookkeeping: stop() ends them itself.
       this.upgraded.add(socket);
       socket.once('close', () => this.upgraded.delete(socket));
       void upgrade(req, socket, head);
     });
     await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(port, this.opts.bindAddress ?? '127.0.0.1', () => resolve());
+      server.once('error', reject);
+      server.listen(port, this.opts.bindAddress ?? '127.0.0.1', () => resolve());
     });
-    port = (this.server.address() as AddressInfo).port;
-    for (const l of this.opts.extraListeners ?? []) l.on('connection', (socket) => this.server!.emit('connection', socket));
+    port = (server.address() as AddressInfo).port;
+    for (const l of this.opts.extraListeners ?? []) l.on('connection', (socket) => server.emit('connection', socket));
     const self = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, now: new Date() };
     await bootstrap(this.registries, self, { address: advertise, port });
     await reconcileBootstrapPolicy(this.registries, self);
@@ -321,7 +323,7 @@ export class APIServer {
 
   /** Closes every open connection (watches included) while the server keeps listening. */
   dropConnections(): void {
-    this.server?.closeAllConnections();
+    this.listener?.closeAllConnections();
   }
 
   /** Connections not yet authenticated, and how many were closed for the limit. */
@@ -338,11 +340,9 @@ export class APIServer {
     this.metricsScraper?.stop();
     await this.cache.stop();
     for (const l of this.opts.extraListeners ?? []) l.close();
-    if (this.server) {
-      const s = this.server;
+    if (this.listener) {
       for (const socket of this.upgraded) socket.destroy();
-      s.closeAllConnections();
-      await new Promise<void>((resolve) => s.close(() => resolve()));
+      await this.listener.close();
     }
   }
 }

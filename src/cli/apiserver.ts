@@ -13,6 +13,7 @@ import { apiServerLabView } from '../labview/index.js';
 import { untilSignal } from './signals.js';
 import { authenticationFlags, authenticationOptions } from './authn-flags.js';
 import { traceFlags, traceOptions } from './trace-flags.js';
+import { http2Flags, http2Options } from './http2-flags.js';
 
 export const apiserverFlags = {
   'data-dir': { type: 'string', default: '.capstan' },
@@ -34,6 +35,7 @@ export const apiserverFlags = {
   ...authenticationFlags,
   'encryption-provider-config': { type: 'string' },
   ...traceFlags,
+  ...http2Flags,
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -60,7 +62,7 @@ export async function run(argv: string[]): Promise<number> {
     disableAdmissionPlugins: admission.disable, enableAdmissionPlugins: admission.enable, defaultTolerationSeconds: admission.tolerationSeconds,
     tokenFile: values['token-auth-file'], authorizationMode: values['authorization-mode'], ...authenticationOptions(values, dataDir), encryption,
     metricResolutionMs: parseDuration(values['metric-resolution']),
-    trace: traceOptions(values),
+    trace: traceOptions(values), ...http2Options(values),
     serviceClusterIPRange: values['service-cluster-ip-range'], serviceNodePortRange: values['service-node-port-range'],
   });
   const { port } = await server.start();

@@ -16,6 +16,7 @@ import { openStore } from '../storage/index.js';
 import { authenticationFlags, authenticationOptions, signingKeyFile } from './authn-flags.js';
 import { APIServer } from '../apiserver/server.js';
 import { traceFlags, traceOptions } from './trace-flags.js';
+import { http2Flags, http2Options } from './http2-flags.js';
 import { encryptionFlag } from './encryption-flag.js';
 import { admissionFlags, admissionFlagSpecs } from './admission-flags.js';
 import { DEFAULT_AUTHORIZATION_MODE } from '../apiserver/authz/modes.js';
@@ -59,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
       'metric-resolution': { type: 'string', default: '15s' },
       'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
       ...traceFlags,
+      ...http2Flags,
     },
   });
   const hollowCount = Number(values['hollow-nodes']);
@@ -87,7 +89,7 @@ export async function run(argv: string[]): Promise<number> {
     tokenFile: pki.tokenFile, serviceClusterIPRange: values['service-cluster-ip-range'], ...authenticationOptions(values, dataDir), encryption,
     authorizationMode: values['authorization-mode'], metricResolutionMs: parseDuration(values['metric-resolution']),
     enableAdmissionPlugins: admission.enable, disableAdmissionPlugins: admission.disable, defaultTolerationSeconds: admission.tolerationSeconds,
-    trace: traceOptions(values),
+    trace: traceOptions(values), ...http2Options(values),
   });
   const stops: (() => Promise<void>)[] = [];
   const shutdown = async () => {

@@ -6,7 +6,7 @@
 // resize; and the Python client's WebSocket port-forward. Port-forward reaches only the pods
 // of this namespace, through kubectl's listener on the namespace's own loopback.
 import t from 'tap';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,25 +15,11 @@ import { startCapstanUp } from '../helpers/capstan-up.js';
 import { addNodeUplink } from '../helpers/fake-uplink.js';
 import { eventually, kubectlFor } from '../helpers/kubectl.js';
 import { runOnPty } from '../helpers/pty.js';
+import { httpGetIn as httpGet } from '../helpers/netns-http.js';
 
 const root = process.getuid?.() === 0;
 const VERSIONS = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.32', '1.33'];
 const kubectlBinary = (v: string) => `/usr/lib/google-cloud-sdk/bin/kubectl.${v}`;
-
-/** GET over plain HTTP from inside `netns`: status, body length and its SHA-256 (and the body when short). */
-function httpGet(netns: string, url: string): Promise<{ status: number; length: number; sha256: string; body: string }> {
-  const script = `require('http').get(process.argv[1], (r) => { const h = require('crypto').createHash('sha256'); let n = 0, b = '';
-    r.on('data', (d) => { h.update(d); n += d.length; if (b.length < 200) b += d; });
-    r.on('end', () => console.log(JSON.stringify({ status: r.statusCode, length: n, sha256: h.digest('hex'), body: n < 200 ? b : '' }))); })
-    .on('error', (e) => { console.error(e.message); process.exit(1); });`;
-  return new Promise((resolve, reject) => {
-    const child = spawn('nsenter', [`--net=/run/netns/${netns}`, process.execPath, '-e', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-    child.once('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`GET ${url}: ${err.trim()}`))));
-  });
-}
 
 t.test('exec, cp, port-forward, attach and run -it with kubectl 1.27–1.33', { skip: root ? false : 'needs root', timeout: 900_000 }, async (t) => {
   const netns = `capstan-stream-${randomBytes(3).toString('hex')}`;

@@ -3,13 +3,15 @@
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, type RequestAuthenticator, type UserInfo } from './types.js';
+import { connectionOf } from '../listener.js';
 
 export class ClientCertAuthenticator implements RequestAuthenticator {
-  // A connection's certificate never changes: judge it once per connection, not per request.
+  // A connection's certificate never changes: judge it once per connection (an HTTP/2 one
+  // carries many requests at once), not per request.
   private bySocket = new WeakMap<TLSSocket, UserInfo | null | AuthenticationError>();
 
   async authenticate(req: IncomingMessage): Promise<UserInfo | null> {
-    const socket = req.socket as TLSSocket;
+    const socket = connectionOf(req);
     let verdict = this.bySocket.get(socket);
     if (verdict === undefined) {
       verdict = fromCertificate(socket);

@@ -84,7 +84,8 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     for (const ev of snapshot.items) if (selected(decodedEvent(h, ev))) initial.push(ev);
   }
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  // No Content-Length: HTTP/1.1 chunks the body, HTTP/2 sends DATA frames.
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   let done = false;
   // A version a CRD's conversion webhook converts, or objects stored under an earlier storage
