@@ -55,6 +55,7 @@ const UNIT = [
   'test/protobuf/decode', 'test/protobuf/generated-tables',
   'test/proxy/ruleset',
   'test/scheduler/algorithm', 'test/scheduler/plugins', 'test/scheduler/quantity', 'test/scheduler/queue',
+  'test/scheduler/matching-pods',
   'test/util',
 ];
 
