@@ -56,6 +56,7 @@ const UNIT = [
   'test/proxy/ruleset',
   'test/proxy/read-columns',
   'test/scheduler/algorithm', 'test/scheduler/plugins', 'test/scheduler/quantity', 'test/scheduler/queue',
+  'test/scheduler/matching-pods',
   'test/util',
 ];
 

@@ -39,6 +39,8 @@ export interface AlgorithmOptions {
 export class Algorithm {
   private nextStart = 0;
   private feasible: NodeInfo[] = [];
+  /** Filter reasons of the nodes that failed, reused across cycles (copied into a FitError). */
+  private reasons = new Map<string, number>();
   private scratch = new Float64Array(0);
   private total = new Float64Array(0);
   private readonly random: () => number;
@@ -51,15 +53,16 @@ export class Algorithm {
     return this.opts.filters;
   }
 
-  /** Runs every filter's preFilter: once per cycle, before filterNode. */
+  /** Runs every filter's preFilter and keeps the filters the pod needs: once per cycle, before filterNode. */
   preFilter(pod: PodInfo, state: CycleState): void {
     state.data = {};
     for (const f of this.opts.filters) f.preFilter?.(pod, state);
+    state.filters = this.opts.filters.filter((f) => !f.skip?.(pod, state));
   }
 
   /** null when every filter passes on `node`; else the first failing filter's reason(s). */
   filterNode(pod: PodInfo, node: NodeInfo, state: CycleState): string | string[] | null {
-    const filters = this.opts.filters;
+    const filters = state.filters ?? this.opts.filters;
     let failed: string | string[] | null = null;
     for (let f = 0; f < filters.length && !failed; f++) failed = filters[f].filter(pod, node, state);
     return failed;
@@ -72,8 +75,9 @@ export class Algorithm {
     const want = numFeasibleNodesToFind(all, this.opts.percentageOfNodesToScore);
     const feasible = this.feasible;
     feasible.length = 0;
-    const reasons = new Map<string, number>();
-    const filters = this.opts.filters;
+    const reasons = this.reasons;
+    reasons.clear();
+    const filters = state.filters!;
     let processed = 0;
     for (; processed < all && feasible.length < want; processed++) {
       const node = nodes[(this.nextStart + processed) % all];
@@ -84,7 +88,7 @@ export class Algorithm {
       else for (const r of failed) reasons.set(r, (reasons.get(r) ?? 0) + 1);
     }
     if (all) this.nextStart = (this.nextStart + processed) % all;
-    if (!feasible.length) return new FitError(all, reasons);
+    if (!feasible.length) return new FitError(all, new Map(reasons));
     if (feasible.length === 1) return feasible[0].name;
     return feasible[this.best(pod, feasible, state)].name;
   }

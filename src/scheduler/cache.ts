@@ -8,6 +8,7 @@
 import { NodeInfo } from './nodeinfo.js';
 import { newPodInfo, type PodInfo } from './podinfo.js';
 import { LabelIndex, TermIndex, type ClusterView, type PlacedPod, type TermGroup, type TermKind } from './cluster.js';
+import { MatchingPodsIndex, type MatchingPods } from './matching-pods.js';
 import type { Selector } from '../api/labels.js';
 import type { Node, Pod } from '../api/kinds.js';
 
@@ -26,6 +27,7 @@ export class SchedulerCache implements ClusterView {
   private owners = new Map<string, Map<NodeInfo, number>>();
   private labelIndex = new LabelIndex<PodState>();
   private terms = new TermIndex();
+  private matching = new MatchingPodsIndex();
   private nominated = new Map<string, NodeInfo>();
   /** Per node label key, its values and how many nodes carry each. */
   private topology = new Map<string, Map<string, number>>();
@@ -58,9 +60,13 @@ export class SchedulerCache implements ClusterView {
     // Term counts are kept per topology value of the pods' nodes: a relabelled node moves them.
     if (relabel) for (const p of n.pods.values()) this.terms.account(p, n, -1);
     if (n.node) this.countTopology(n, -1);
+    const before = n.labels;
     n.setNode(node);
     this.countTopology(n, 1);
-    if (relabel) for (const p of n.pods.values()) this.terms.account(p, n, 1);
+    if (relabel) {
+      for (const p of n.pods.values()) this.terms.account(p, n, 1);
+      this.matching.relabelled(n, before);
+    }
     if (!this.listIndex.has(name)) {
       this.listIndex.set(name, this.list.length);
       this.list.push(n);
@@ -101,8 +107,12 @@ export class SchedulerCache implements ClusterView {
     return this.topology.get(key);
   }
 
-  candidates(sel: Selector): Iterable<PlacedPod> {
-    return this.labelIndex.candidates(sel, this.pods.values());
+  candidates(sel: Selector, namespaces?: ReadonlySet<string>): Iterable<PlacedPod> {
+    return this.labelIndex.candidates(sel, namespaces);
+  }
+
+  matchingPods(namespace: string, sel: Selector, key: string): MatchingPods {
+    return this.matching.get(namespace, sel, key, () => this.labelIndex.candidates(sel, new Set([namespace])));
   }
 
   termGroups(kind: TermKind): Iterable<TermGroup> {
@@ -123,6 +133,7 @@ export class SchedulerCache implements ClusterView {
     const { info, node: n } = s;
     n.addPod(info);
     this.labelIndex.add(s);
+    this.matching.account(s, 1);
     this.terms.account(info, n, 1);
     if (!info.ownerUID) return;
     let m = this.owners.get(info.ownerUID);
@@ -134,6 +145,7 @@ export class SchedulerCache implements ClusterView {
     const { info, node: n } = s;
     n.removePod(info);
     this.labelIndex.remove(s);
+    this.matching.account(s, -1);
     this.terms.account(info, n, -1);
     if (!info.ownerUID) return;
     const m = this.owners.get(info.ownerUID);

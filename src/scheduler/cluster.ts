@@ -7,6 +7,7 @@ import type { Selector } from '../api/labels.js';
 import type { NodeInfo } from './nodeinfo.js';
 import type { PodInfo } from './podinfo.js';
 import type { AffinityTerm } from './terms.js';
+import type { MatchingPods } from './matching-pods.js';
 
 export interface PlacedPod {
   readonly info: PodInfo;
@@ -27,22 +28,41 @@ export interface TermGroup {
 
 export interface ClusterView {
   nodeList(): readonly NodeInfo[];
-  /** A superset of the placed pods `sel` matches (callers still match each). */
-  candidates(sel: Selector): Iterable<PlacedPod>;
+  /**
+   * A superset of the placed pods in `namespaces` (every namespace when undefined) that `sel`
+   * matches; callers still match each.
+   */
+  candidates(sel: Selector, namespaces?: ReadonlySet<string>): Iterable<PlacedPod>;
+  /**
+   * Pods of `namespace` matching `sel` and not terminating, kept incrementally in the cache
+   * (absent: callers count candidates themselves). `key` names the selector by content.
+   */
+  matchingPods?(namespace: string, sel: Selector, key: string): MatchingPods;
+  /** Where a pod is placed (bound or assumed), if it is. */
+  placed?(uid: string): PlacedPod | undefined;
   termGroups(kind: TermKind): Iterable<TermGroup>;
   /** The values of a node label and how many nodes carry each. */
   topologyValues(key: string): ReadonlyMap<string, number> | undefined;
   namespaceLabels(ns: string): Record<string, string> | undefined;
 }
 
-const pairKey = (k: string, v: string) => `${k}\u0000${v}`;
+const pairKey = (ns: string, k: string, v: string) => `${ns}\u0000${k}\u0000${v}`;
 
+/**
+ * Placed pods per namespace and `key=value` label, so a selector's candidates are the pods of
+ * its narrowest `In` requirement in the namespaces asked for, never other namespaces' pods.
+ */
 export class LabelIndex<T extends PlacedPod> {
   private byPair = new Map<string, Set<T>>();
+  private byNamespace = new Map<string, Set<T>>();
 
   add(p: T): void {
+    const ns = p.info.namespace;
+    let all = this.byNamespace.get(ns);
+    if (!all) this.byNamespace.set(ns, (all = new Set()));
+    all.add(p);
     for (const [k, v] of Object.entries(p.info.labels)) {
-      const key = pairKey(k, v);
+      const key = pairKey(ns, k, v);
       let set = this.byPair.get(key);
       if (!set) this.byPair.set(key, (set = new Set()));
       set.add(p);
@@ -50,8 +70,11 @@ export class LabelIndex<T extends PlacedPod> {
   }
 
   remove(p: T): void {
+    const ns = p.info.namespace;
+    const all = this.byNamespace.get(ns);
+    if (all) { all.delete(p); if (!all.size) this.byNamespace.delete(ns); }
     for (const [k, v] of Object.entries(p.info.labels)) {
-      const key = pairKey(k, v);
+      const key = pairKey(ns, k, v);
       const set = this.byPair.get(key);
       if (!set) continue;
       set.delete(p);
@@ -59,18 +82,27 @@ export class LabelIndex<T extends PlacedPod> {
     }
   }
 
-  /** The pods of the narrowest `In` requirement of `sel`, or `all` when it has none. */
-  *candidates(sel: Selector, all: Iterable<T>): Iterable<T> {
+  /**
+   * The pods in `namespaces` (every namespace when undefined) of the narrowest `In`
+   * requirement of `sel`, or all their pods when it has none.
+   */
+  *candidates(sel: Selector, namespaces?: ReadonlySet<string>): Iterable<T> {
+    const nss: Iterable<string> = namespaces ?? this.byNamespace.keys();
     let best: Set<T>[] | undefined, size = Infinity;
     for (const r of sel) {
       if (r.operator !== 'In') continue;
       const sets: Set<T>[] = [];
       let n = 0;
-      for (const v of r.values) { const s = this.byPair.get(pairKey(r.key, v)); if (s) { sets.push(s); n += s.size; } }
+      for (const ns of nss) {
+        for (const v of r.values) { const s = this.byPair.get(pairKey(ns, r.key, v)); if (s) { sets.push(s); n += s.size; } }
+      }
       if (n < size) { best = sets; size = n; }
     }
-    if (!best) { yield* all; return; }
-    // A pod has one value per key, so the sets of one requirement are disjoint.
+    if (!best) {
+      for (const ns of nss) { const s = this.byNamespace.get(ns); if (s) yield* s; }
+      return;
+    }
+    // A pod has one namespace and one value per key, so the sets of one requirement are disjoint.
     for (const s of best) yield* s;
   }
 }

@@ -89,6 +89,11 @@ export class NodeInfo {
   reqMemory = 0;
   nonZeroMilliCPU = 0;
   nonZeroMemory = 0;
+  /**
+   * Scratch for a scorer: this node's index in the list being scored, valid only while
+   * `list[scoreSlot] === this` (lets a scorer go from a node to its slot without a Map).
+   */
+  scoreSlot = -1;
 
   constructor(readonly name: string) {}
 

@@ -33,6 +33,8 @@ export interface SpreadConstraint {
   topologyKey: string;
   whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
   selector: Selector;
+  /** The selector's content, naming the group of pods it counts. */
+  selectorKey: string;
   minDomains: number;
   /** Count only nodes the pod's nodeSelector / required node affinity allow (default Honor). */
   honorNodeAffinity: boolean;
@@ -105,14 +107,17 @@ interface RawConstraint {
 export function compileSpreadConstraints(pod: Pod): SpreadConstraint[] {
   const raw = (pod.spec?.topologySpreadConstraints ?? []) as RawConstraint[];
   const labels = pod.metadata.labels ?? {};
-  return raw.map((c) => ({
-    maxSkew: Number(c.maxSkew ?? 1),
-    topologyKey: c.topologyKey ?? '',
-    whenUnsatisfiable: c.whenUnsatisfiable === 'ScheduleAnyway' ? 'ScheduleAnyway' : 'DoNotSchedule',
+  return raw.map((c) => {
     // A constraint without a labelSelector counts no pods.
-    selector: withLabelKeys(fromLabelSelector(c.labelSelector) ?? [{ key: '', operator: 'In', values: [] }], labels, c.matchLabelKeys),
-    minDomains: Number(c.minDomains ?? 1) || 1,
-    honorNodeAffinity: c.nodeAffinityPolicy !== 'Ignore',
-    honorNodeTaints: c.nodeTaintsPolicy === 'Honor',
-  }));
+    const selector = withLabelKeys(fromLabelSelector(c.labelSelector) ?? [{ key: '', operator: 'In', values: [] }], labels, c.matchLabelKeys);
+    return {
+      maxSkew: Number(c.maxSkew ?? 1),
+      topologyKey: c.topologyKey ?? '',
+      whenUnsatisfiable: c.whenUnsatisfiable === 'ScheduleAnyway' ? 'ScheduleAnyway' : 'DoNotSchedule',
+      selector, selectorKey: JSON.stringify(selector),
+      minDomains: Number(c.minDomains ?? 1) || 1,
+      honorNodeAffinity: c.nodeAffinityPolicy !== 'Ignore',
+      honorNodeTaints: c.nodeTaintsPolicy === 'Honor',
+    };
+  });
 }

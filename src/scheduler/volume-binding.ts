@@ -10,7 +10,17 @@ import type { PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from 
 import { ANN_SELECTED_NODE } from '../api/storage/annotations.js';
 import type { FilterPlugin } from './plugins/index.js';
 
-const claimNames = (pod: Pod): string[] => (pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : []));
+const claimNamesOf = new WeakMap<Pod, string[]>();
+
+/** The pod's claim names, worked out once per pod object (the filter asks for every node tried). */
+function claimNames(pod: Pod): string[] {
+  let names = claimNamesOf.get(pod);
+  if (!names) {
+    names = (pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : []));
+    claimNamesOf.set(pod, names);
+  }
+  return names;
+}
 
 export class VolumeBinding {
   readonly filter: FilterPlugin;
@@ -26,7 +36,7 @@ export class VolumeBinding {
     for (const inf of [this.claims, this.volumes, this.classes] as SharedInformer<PersistentVolumeClaim | PersistentVolume | StorageClass>[]) {
       inf.addEventHandler({ onAdd: changed, onUpdate: changed });
     }
-    this.filter = { name: 'VolumeBinding', filter: (info, node) => this.check(info.pod, node.name, node.labels) };
+    this.filter = { name: 'VolumeBinding', skip: (info) => !claimNames(info.pod).length, filter: (info, node) => this.check(info.pod, node.name, node.labels) };
   }
 
   private delayed(claim: PersistentVolumeClaim): boolean {
@@ -35,8 +45,10 @@ export class VolumeBinding {
   }
 
   private check(pod: Pod, nodeName: string, labels: Record<string, string>): string | null {
+    const names = claimNames(pod);
+    if (!names.length) return null;
     const ns = pod.metadata.namespace ?? 'default';
-    for (const name of claimNames(pod)) {
+    for (const name of names) {
       const claim = this.claims.lister.get(ns, name);
       if (!claim) return `persistentvolumeclaim "${name}" not found`;
       if (claim.metadata.deletionTimestamp) return `persistentvolumeclaim "${name}" is being deleted`;

@@ -34,6 +34,9 @@ function count(m: PairCounts, key: string, value: string | undefined): number {
   return value === undefined ? 0 : m.get(key)?.get(value) ?? 0;
 }
 
+/** The namespaces a term's pods may be in, for the label index (undefined: any, by namespaceSelector). */
+const termNamespaces = (t: AffinityTerm) => (t.namespaceSelector ? undefined : t.namespaces);
+
 interface FilterState {
   existingAnti: PairCounts;
   affinity: PairCounts;
@@ -76,14 +79,14 @@ function preFilter(pod: PodInfo, state: CycleState): void {
   const a = pod.affinity;
   if (a?.requiredAffinity.length) {
     s.selfMatches = matchesAll(a.requiredAffinity, pod, view);
-    for (const p of view.candidates(a.requiredAffinity[0].selector)) {
+    for (const p of view.candidates(a.requiredAffinity[0].selector, termNamespaces(a.requiredAffinity[0]))) {
       if (p.info.uid === pod.uid || !matchesAll(a.requiredAffinity, p.info, view)) continue;
       for (const t of a.requiredAffinity) add(s.affinity, t.topologyKey, p.node.labels[t.topologyKey], 1);
       s.affinityMatched++;
     }
   }
   for (const t of a?.requiredAntiAffinity ?? []) {
-    for (const p of view.candidates(t.selector)) {
+    for (const p of view.candidates(t.selector, termNamespaces(t))) {
       if (p.info.uid !== pod.uid && termMatches(t, p.info.namespace, p.info.labels, nsLabels)) add(s.anti, t.topologyKey, p.node.labels[t.topologyKey], 1);
     }
   }
@@ -111,6 +114,7 @@ function satisfiesAffinity(pod: PodInfo, s: FilterState, node: NodeInfo): boolea
 export const interPodAffinityFilter: FilterPlugin = {
   name,
   preFilter,
+  skip: (_pod, state) => !state.data?.[name],
   filter(pod, node, state) {
     const s = state?.data?.[name] as FilterState | undefined;
     if (!s) return null;
@@ -145,7 +149,7 @@ function topologyScores(pod: PodInfo, view: ClusterView): PairCounts {
   const incoming: [readonly (AffinityTerm & { weight: number })[], number][] = [[a?.preferredAffinity ?? [], 1], [a?.preferredAntiAffinity ?? [], -1]];
   for (const [terms, sign] of incoming) {
     for (const t of terms) {
-      for (const p of view.candidates(t.selector)) {
+      for (const p of view.candidates(t.selector, termNamespaces(t))) {
         if (p.info.uid !== pod.uid && termMatches(t, p.info.namespace, p.info.labels, nsLabels)) add(m, t.topologyKey, p.node.labels[t.topologyKey], t.weight * sign);
       }
     }
@@ -160,12 +164,15 @@ export const interPodAffinityScore: ScorePlugin = {
     const n = nodes.length;
     const m = state.cluster ? topologyScores(pod, state.cluster) : undefined;
     if (!m?.size) { out.fill(0, 0, n); return; }
+    // Arrays, not the Map's iterator, in the per-node loop.
+    const keys = [...m.keys()], byValues = [...m.values()];
     let min = Infinity, max = -Infinity;
     for (let i = 0; i < n; i++) {
       let sum = 0;
-      for (const [key, byValue] of m) {
-        const v = nodes[i].labels[key];
-        if (v !== undefined) sum += byValue.get(v) ?? 0;
+      const labels = nodes[i].labels;
+      for (let k = 0; k < keys.length; k++) {
+        const v = labels[keys[k]];
+        if (v !== undefined) sum += byValues[k].get(v) ?? 0;
       }
       out[i] = sum;
       if (sum < min) min = sum;

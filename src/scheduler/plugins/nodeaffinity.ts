@@ -7,6 +7,7 @@ const mismatch = "node(s) didn't match Pod's node affinity/selector";
 
 export const nodeAffinityFilter: FilterPlugin = {
   name: 'NodeAffinity',
+  skip: (pod) => !pod.nodeSelector.length && !pod.requiredTerms,
   filter(pod, node) {
     for (const [k, v] of pod.nodeSelector) if (node.labels[k] !== v) return mismatch;
     if (pod.requiredTerms && !anyTermMatches(pod.requiredTerms, node.name, node.labels)) return mismatch;

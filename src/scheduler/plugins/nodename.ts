@@ -4,6 +4,7 @@ import type { FilterPlugin } from './types.js';
 
 export const nodeName: FilterPlugin = {
   name: 'NodeName',
+  skip: (pod) => !pod.pod.spec?.nodeName,
   filter(pod, node) {
     const want = pod.pod.spec?.nodeName;
     return !want || want === node.name ? null : "node(s) didn't match the requested node name";

@@ -4,6 +4,7 @@ import type { FilterPlugin } from './types.js';
 
 export const nodePorts: FilterPlugin = {
   name: 'NodePorts',
+  skip: (pod) => !pod.hostPorts.length,
   filter(pod, node) {
     if (!pod.hostPorts.length || !node.usedPorts.size) return null;
     for (const hp of pod.hostPorts) {

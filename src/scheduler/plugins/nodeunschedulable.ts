@@ -8,6 +8,7 @@ const cordon = { key: taintUnschedulable, effect: 'NoSchedule' };
 
 export const nodeUnschedulable: FilterPlugin = {
   name: 'NodeUnschedulable',
+  skip: (pod) => pod.tolerations.some((t) => tolerates(t, cordon)),
   filter(pod, node) {
     if (!node.unschedulable) return null;
     for (const t of pod.tolerations) if (tolerates(t, cordon)) return null;

@@ -14,6 +14,7 @@
 import { matches } from '../../api/labels.js';
 import { anyTermMatches } from '../nodeselector.js';
 import type { ClusterView } from '../cluster.js';
+import type { MatchingPods } from '../matching-pods.js';
 import type { NodeInfo } from '../nodeinfo.js';
 import type { PodInfo } from '../podinfo.js';
 import type { SpreadConstraint } from '../terms.js';
@@ -30,33 +31,63 @@ const name = 'PodTopologySpread';
 interface Counted extends SpreadConstraint {
   counts(other: PodInfo): boolean;
   system: boolean;
+  /** The pod's namespace, the only one whose pods count. */
+  namespaces: ReadonlySet<string>;
 }
 
-function explicit(pod: PodInfo, c: SpreadConstraint): Counted {
-  return { ...c, system: false, counts: (o) => o.namespace === pod.namespace && !o.pod.metadata.deletionTimestamp && matches(c.selector, o.labels) };
+type Kind = SpreadConstraint['whenUnsatisfiable'];
+const explicitOf = new WeakMap<PodInfo, Record<Kind, Counted[]>>();
+
+/** The pod's own constraints by kind, made once per pod version (PodInfos do not change). */
+function explicit(pod: PodInfo): Record<Kind, Counted[]> {
+  let byKind = explicitOf.get(pod);
+  if (!byKind) {
+    const namespaces = new Set([pod.namespace]);
+    const all: Counted[] = pod.spread.map((c) => ({
+      ...c, system: false, namespaces,
+      counts: (o: PodInfo) => o.namespace === pod.namespace && !o.pod.metadata.deletionTimestamp && matches(c.selector, o.labels),
+    }));
+    byKind = { DoNotSchedule: all.filter((c) => c.whenUnsatisfiable === 'DoNotSchedule'), ScheduleAnyway: all.filter((c) => c.whenUnsatisfiable === 'ScheduleAnyway') };
+    explicitOf.set(pod, byKind);
+  }
+  return byKind;
 }
 
-/** The system default constraints, or none when the pod belongs to no group. */
+/** The system default constraints (all ScheduleAnyway), or none when the pod belongs to no group. */
 function systemDefaults(pod: PodInfo, state: CycleState): Counted[] {
   const owner = pod.ownerUID, services = state.serviceSelectors;
   if (!owner && !services.length) return [];
   const counts = (o: PodInfo) => o.namespace === pod.namespace && !o.pod.metadata.deletionTimestamp
     && (!owner || o.ownerUID === owner) && services.every((s) => matches(s, o.labels));
-  const base = { whenUnsatisfiable: 'ScheduleAnyway' as const, selector: [], minDomains: 1, honorNodeAffinity: true, honorNodeTaints: false, system: true, counts };
+  const base = {
+    whenUnsatisfiable: 'ScheduleAnyway' as const, selector: [], selectorKey: '', minDomains: 1, honorNodeAffinity: true, honorNodeTaints: false,
+    system: true, namespaces: new Set([pod.namespace]), counts,
+  };
   return [{ ...base, maxSkew: 3, topologyKey: labelHostname }, { ...base, maxSkew: 5, topologyKey: labelZone }];
 }
 
-function constraintsOf(pod: PodInfo, state: CycleState, kind: SpreadConstraint['whenUnsatisfiable']): Counted[] {
-  const all = pod.spread.length ? pod.spread.map((c) => explicit(pod, c)) : systemDefaults(pod, state);
-  return all.filter((c) => c.whenUnsatisfiable === kind);
+const none: Counted[] = [];
+
+function constraintsOf(pod: PodInfo, state: CycleState, kind: Kind): Counted[] {
+  if (pod.spread.length) return explicit(pod)[kind];
+  return kind === 'ScheduleAnyway' ? systemDefaults(pod, state) : none;
 }
 
-/** Matching pods per node: from the cache's owner index, else from label-indexed candidates. */
+/** The cache's incremental count of an explicit constraint's pods, when there is one to use. */
+function matchingGroup(pod: PodInfo, c: Counted, view: ClusterView): MatchingPods | undefined {
+  // The incoming pod itself never counts; the incremental counts would include it if placed.
+  if (c.system || !view.matchingPods || view.placed?.(pod.uid)) return undefined;
+  return view.matchingPods(pod.namespace, c.selector, c.selectorKey);
+}
+
+/** Matching pods per node: from the cache's owner index or selector groups, else from label-indexed candidates. */
 function podsPerNode(pod: PodInfo, c: Counted, state: CycleState, view: ClusterView): ReadonlyMap<NodeInfo, number> {
   if (c.system && state.ownerNodes && !state.serviceSelectors.length) return state.ownerNodes;
+  const group = matchingGroup(pod, c, view);
+  if (group) return group.perNode;
   const out = new Map<NodeInfo, number>();
   const sel = c.system ? state.serviceSelectors[0] ?? [] : c.selector;
-  for (const p of view.candidates(sel)) if (p.info.uid !== pod.uid && c.counts(p.info)) out.set(p.node, (out.get(p.node) ?? 0) + 1);
+  for (const p of view.candidates(sel, c.namespaces)) if (p.info.uid !== pod.uid && c.counts(p.info)) out.set(p.node, (out.get(p.node) ?? 0) + 1);
   return out;
 }
 
@@ -74,31 +105,40 @@ function nodeQualifies(pod: PodInfo, node: NodeInfo, c: SpreadConstraint): boole
   return true;
 }
 
-const hasKeys = (node: NodeInfo, cs: readonly Counted[]) => cs.every((c) => node.labels[c.topologyKey] !== undefined);
+function hasKeys(node: NodeInfo, cs: readonly Counted[]): boolean {
+  for (let i = 0; i < cs.length; i++) if (node.labels[cs[i].topologyKey] === undefined) return false;
+  return true;
+}
 
 /** Matching pods per domain (domains without any may be absent) and how many domains there are. */
 interface Domains {
-  counts: Map<string, number>;
+  counts: ReadonlyMap<string, number>;
+  /** `counts` is the cache's own map: copy it before changing it. */
+  shared: boolean;
   size: number;
 }
 
 /** Per constraint, matching pods per value of its key over the qualifying nodes. */
 function domainCounts(pod: PodInfo, cs: readonly Counted[], state: CycleState, view: ClusterView, requireAll: boolean): Domains[] {
-  const perNode = cs.map((c) => podsPerNode(pod, c, state, view));
   const restricted = cs.some((c) => (c.honorNodeAffinity && (pod.nodeSelector.length || pod.requiredTerms)) || c.honorNodeTaints);
   if (!restricted) {
     // Every node qualifies: the domains are the key's values, the counts come from the
-    // matching pods alone (no walk over the nodes).
-    return cs.map((c, i) => {
+    // matching pods alone (no walk over the nodes) — kept by the cache per selector when
+    // no other constraint's key has to be checked on the pods' nodes.
+    return cs.map((c) => {
+      const size = view.topologyValues(c.topologyKey)?.size ?? 0;
+      const group = !requireAll || cs.length === 1 ? matchingGroup(pod, c, view) : undefined;
+      if (group) return { counts: group.domains(c.topologyKey), shared: true, size };
       const counts = new Map<string, number>();
-      for (const [node, n] of perNode[i]) {
+      for (const [node, n] of podsPerNode(pod, c, state, view)) {
         const v = node.labels[c.topologyKey];
         if (v !== undefined && (!requireAll || hasKeys(node, cs))) counts.set(v, (counts.get(v) ?? 0) + n);
       }
-      return { counts, size: view.topologyValues(c.topologyKey)?.size ?? 0 };
+      return { counts, shared: false, size };
     });
   }
-  const domains = cs.map(() => ({ counts: new Map<string, number>(), size: 0 }));
+  const perNode = cs.map((c) => podsPerNode(pod, c, state, view));
+  const domains = cs.map(() => ({ counts: new Map<string, number>(), shared: false, size: 0 }));
   for (const node of view.nodeList()) {
     if (requireAll && !hasKeys(node, cs)) continue;
     cs.forEach((c, i) => {
@@ -141,6 +181,7 @@ export const podTopologySpreadFilter: FilterPlugin = {
     };
     (state.data ??= {})[name] = s;
   },
+  skip: (_pod, state) => !state.data?.[name],
   filter(_pod, node, state) {
     const s = state?.data?.[name] as FilterState | undefined;
     if (!s) return null;
@@ -159,12 +200,19 @@ export const podTopologySpreadFilter: FilterPlugin = {
     s.constraints.forEach((c, i) => {
       if (!c.counts(other) || !nodeQualifies(pod, node, c)) return;
       const v = node.labels[c.topologyKey]!;
-      const d = s.domains[i].counts;
+      const dom = s.domains[i];
+      if (dom.shared) { dom.counts = new Map(dom.counts); dom.shared = false; }
+      const d = dom.counts as Map<string, number>;
       d.set(v, (d.get(v) ?? 0) + sign);
       s.mins[i] = minMatch(s.domains[i], c.minDomains);
     });
   },
 };
+
+// Per-cycle scratch of the scorer, grown as needed (one scheduling loop, one thread).
+let ignored = new Uint8Array(0);
+let sums = new Float64Array(0);
+let hostCounts = new Float64Array(0);
 
 export const podTopologySpreadScore: ScorePlugin = {
   name,
@@ -172,41 +220,59 @@ export const podTopologySpreadScore: ScorePlugin = {
   score(pod, nodes, out, state) {
     const n = nodes.length;
     const view = state.cluster;
-    const cs = view ? constraintsOf(pod, state, 'ScheduleAnyway') : [];
+    const cs = view ? constraintsOf(pod, state, 'ScheduleAnyway') : none;
     if (!view || !cs.length) { out.fill(maxNodeScore, 0, n); return; }
+    if (ignored.length < n) { ignored = new Uint8Array(n * 2); sums = new Float64Array(n * 2); hostCounts = new Float64Array(n * 2); }
     const requireAll = pod.spread.length > 0;
     const zoned = cs.filter((c) => c.topologyKey !== labelHostname);
     const zonedDomains = domainCounts(pod, zoned, state, view, requireAll);
-    const domains = cs.map((c) => zonedDomains[zoned.indexOf(c)]);
     // Domains seen among the nodes being scored set each constraint's weight; nodes missing
     // a key of the pod's own constraints take no part.
-    const ignored = new Uint8Array(n);
     let scored = 0;
     const seen = cs.map(() => new Set<string>());
+    const all = cs.map((c) => (c.topologyKey === labelHostname ? 0 : view.topologyValues(c.topologyKey)?.size ?? 0));
     for (let i = 0; i < n; i++) {
-      const labels = nodes[i].labels;
-      if (requireAll && !hasKeys(nodes[i], cs)) { ignored[i] = 1; continue; }
+      const node = nodes[i];
+      node.scoreSlot = i;
+      if (requireAll && !hasKeys(node, cs)) { ignored[i] = 1; continue; }
+      ignored[i] = 0;
       scored++;
       for (let j = 0; j < cs.length; j++) {
-        const key = cs[j].topologyKey;
-        if (key === labelHostname) continue;
-        const v = labels[key];
+        // Every value seen already: the rest of the nodes cannot add one.
+        if (seen[j].size >= all[j]) continue;
+        const v = node.labels[cs[j].topologyKey];
         if (v !== undefined) seen[j].add(v);
       }
     }
-    const weights = cs.map((c, j) => Math.log((c.topologyKey === labelHostname ? scored : seen[j].size) + 2));
-    const perHost = cs.map((c) => (c.topologyKey === labelHostname ? podsPerNode(pod, c, state, view) : undefined));
+    sums.fill(0, 0, n);
+    for (let j = 0; j < cs.length; j++) {
+      const c = cs[j], key = c.topologyKey, skew = c.maxSkew - 1;
+      if (key === labelHostname) {
+        // Per node: walk the matching pods' nodes (a group's few) rather than look every node up.
+        const w = Math.log(scored + 2);
+        hostCounts.fill(0, 0, n);
+        for (const [node, cnt] of podsPerNode(pod, c, state, view)) {
+          const i = node.scoreSlot;
+          if (i >= 0 && i < n && nodes[i] === node) hostCounts[i] = cnt;
+        }
+        for (let i = 0; i < n; i++) if (!ignored[i] && (requireAll || nodes[i].labels[key] !== undefined)) sums[i] += hostCounts[i] * w + skew;
+        continue;
+      }
+      // Per domain, what a node there adds, worked out once.
+      const w = Math.log(seen[j].size + 2);
+      const counts = zonedDomains[zoned.indexOf(c)].counts;
+      const byDomain = new Map<string, number>();
+      for (const v of seen[j]) byDomain.set(v, (counts.get(v) ?? 0) * w + skew);
+      for (let i = 0; i < n; i++) {
+        if (ignored[i]) continue;
+        const v = nodes[i].labels[key];
+        if (v !== undefined) sums[i] += byDomain.get(v) ?? (counts.get(v) ?? 0) * w + skew;
+      }
+    }
     let min = Infinity, max = 0;
     for (let i = 0; i < n; i++) {
       if (ignored[i]) continue;
-      let score = 0;
-      for (let j = 0; j < cs.length; j++) {
-        const v = nodes[i].labels[cs[j].topologyKey];
-        if (v === undefined) continue;
-        const cnt = perHost[j] ? perHost[j]!.get(nodes[i]) ?? 0 : domains[j].counts.get(v) ?? 0;
-        score += cnt * weights[j] + (cs[j].maxSkew - 1);
-      }
-      out[i] = Math.round(score);
+      out[i] = Math.round(sums[i]);
       if (out[i] < min) min = out[i];
       if (out[i] > max) max = out[i];
     }

@@ -12,6 +12,11 @@ export interface FilterPlugin {
   readonly name: string;
   /** Once per scheduling cycle, before any filter: work out what filter() reads from `state`. */
   preFilter?(pod: PodInfo, state: CycleState): void;
+  /**
+   * After preFilter: true when filter() would pass every node for this pod whatever the
+   * nodes hold (upstream's PreFilter Skip), so the cycle leaves it out.
+   */
+  skip?(pod: PodInfo, state: CycleState): boolean;
   /** null when the pod fits; else the reason(s), worded as in Kubernetes' FailedScheduling. */
   filter(pod: PodInfo, node: NodeInfo, state?: CycleState): string | string[] | null;
   /**
@@ -34,6 +39,8 @@ export interface CycleState {
   cluster?: ClusterView;
   /** What plugins worked out in preFilter, by plugin name. */
   data?: Record<string, unknown>;
+  /** The filters this pod needs, in order (set with preFilter; the others pass every node). */
+  filters?: FilterPlugin[];
 }
 
 export interface ScorePlugin {
