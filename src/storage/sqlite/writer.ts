@@ -1,5 +1,5 @@
-// The main thread's side of the writer thread (writer-worker.ts): sends a write to an idle
-// writer at once and, while a transaction is in flight, each event-loop turn's writes in one message, and matches the outcomes that come back, in order,
+// The main thread's side of the writer thread (writer-worker.ts): queues writes, sends each
+// event-loop turn's writes in one message, and matches the outcomes that come back, in order,
 // to the waiting callers. `committed` runs for each transaction before its callers resume,
 // so watch events are published in commit order and after durability.
 import { Worker } from 'node:worker_threads';
@@ -50,15 +50,12 @@ export class WriterThread {
     if (this.closing || this.failure) return Promise.reject(this.failure ?? new StoreError('store is closed'));
     return new Promise((resolve, reject) => {
       this.queued.push({ req, resolve, reject });
-      // A write to an idle writer goes at once: nothing could join it on the other side
-      // before its commit, and waiting for this turn's end would only delay it.
-      if (this.inFlight.length === 0 && this.queued.length === 1 && !this.scheduled) return this.send();
       if (!this.scheduled) {
         this.scheduled = true;
-        // While a transaction commits, writes gather until the end of this turn (setImmediate
-        // rather than a microtask: it also gathers writes started by other I/O callbacks of the
-        // same poll phase, concurrent HTTP requests) and go over in one message, to wait on the
-        // writer's port for the next transaction.
+        // setImmediate rather than a microtask: it also gathers writes started by other I/O
+        // callbacks of the same poll phase (concurrent HTTP requests). Not sent at once even to
+        // an idle writer: a message (and a transaction) per write wakes the writer thread once
+        // per write, which under load costs more than the rest of this turn.
         setImmediate(() => this.send());
       }
     });
