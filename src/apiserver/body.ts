@@ -12,23 +12,55 @@ import { decodeKubernetesProtobuf, ProtobufDecodeError } from './protobuf/index.
 
 export { maxBodyBytes } from './limits.js';
 
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The whole body. Listeners rather than `for await`: an async iterator per request (and a
+ * promise per chunk) costs more than the read itself, and a body is nearly always one chunk.
+ */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBodyBytes) {
     req.resume();
-    throw tooLarge('Request entity too large: limit is 3145728');
+    return Promise.reject(tooLarge('Request entity too large: limit is 3145728'));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) {
-      req.resume();
-      throw tooLarge('Request entity too large: limit is 3145728');
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        done();
+        // The rest is drained unread; the 413 closes the connection.
+        req.resume();
+        reject(tooLarge('Request entity too large: limit is 3145728'));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    // The client went away before the body ended.
+    const onClose = () => {
+      done();
+      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 export interface DecodedBody {

@@ -1,6 +1,7 @@
 // Prometheus metrics of the API server, on a registry of its own so several servers in one
 // process (tests) do not collide.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CounterChildren, HistogramChildren } from './metric-children.js';
 
 /** apiserver_request_duration_seconds' labels, as k8s.io/apiserver/pkg/endpoints/metrics. */
 const requestLabels = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
@@ -55,6 +56,10 @@ export class APIMetrics {
     name: 'apiserver_storage_transformation_operations_total', help: 'Total number of transformations (encryption at rest) by resource and provider prefix.',
     labelNames: ['resource', 'transformation_type', 'transformer_prefix', 'status'], registers: [this.registry],
   });
+  /** What every request observes, by a key of its labels (trace/report.ts). */
+  readonly requestSeries = new CounterChildren(this.requests);
+  readonly latencySeries = new HistogramChildren(this.latency);
+  readonly responseSizeSeries = new HistogramChildren(this.responseSizes);
   /** The server points this at its watch cache. */
   waitingReads: () => number = () => 0;
   readonly cacheWaiting = new Gauge({

@@ -9,8 +9,23 @@ interface MediaType {
   params: Record<string, string>;
 }
 
+// Clients send a handful of distinct Accept headers, each request asks up to three questions
+// of its own: each header is taken apart once (the lists are only read).
+const parsedAccept = new Map<string, MediaType[]>();
+const MAX_PARSED = 256;
+
 function parseAccept(header: string | undefined): MediaType[] {
   if (!header) return [];
+  let types = parsedAccept.get(header);
+  if (!types) {
+    types = parseAcceptHeader(header);
+    if (parsedAccept.size >= MAX_PARSED) parsedAccept.clear();
+    parsedAccept.set(header, types);
+  }
+  return types;
+}
+
+function parseAcceptHeader(header: string): MediaType[] {
   return header.split(',').map((part) => {
     const [type, ...params] = part.trim().split(';');
     const p: Record<string, string> = {};

@@ -14,11 +14,22 @@ import type { ListSource } from './registry/index.js';
  * once it catches up, or 504.
  */
 export async function freshSource(at: ReadAt, cache: WatchCache, store: Store): Promise<ListSource & Pick<Store, 'get'>> {
-  if (at.kind === 'latest' || at.kind === 'exact') return store;
+  if (at.kind === 'latest') return latestSource(cache, store);
+  if (at.kind === 'exact') return store;
   if (at.kind === 'any' || cache.revision >= at.revision) return cache;
   if ((await store.currentRevision()) >= at.revision) return store;
   if (await cache.waitUntil(at.revision, freshnessTimeoutMs)) return cache;
   throw tooLargeResourceVersion(at.revision, cache.revision);
+}
+
+/**
+ * A consistent read (resourceVersion unset): the cache when the store knows its newest revision
+ * without I/O (SQLite) and the cache has reached it — it then holds exactly what the store
+ * would answer — else the store. With etcd, asking for the revision costs what the read does.
+ */
+function latestSource(cache: WatchCache, store: Store): ListSource & Pick<Store, 'get'> {
+  const local = store.localRevision?.();
+  return local !== undefined && cache.revision >= local ? cache : store;
 }
 
 /**

@@ -14,6 +14,7 @@ export class DelegatingStore implements Store {
     return this.inner.watch(prefix, afterRevision, onEvent, onError);
   }
   currentRevision(): Promise<number> { return this.inner.currentRevision(); }
+  localRevision(): number | undefined { return this.inner.localRevision?.(); }
   compact(revision: number): Promise<void> { return this.inner.compact(revision); }
   checkHealth(timeoutMs: number): Promise<void> { return this.inner.checkHealth(timeoutMs); }
   close(): Promise<void> { return this.inner.close(); }

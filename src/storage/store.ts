@@ -88,6 +88,12 @@ export interface Store {
   /** The newest revision in the store. */
   currentRevision(): Promise<number>;
   /**
+   * The newest revision when the store knows it without I/O (SQLite: the one its writer last
+   * announced), else undefined (etcd must be asked): whether a cache that has reached it may
+   * answer a consistent read instead of the store.
+   */
+  localRevision?(): number | undefined;
+  /**
    * Forgets history before `revision`: the state as of `revision` and everything newer stays
    * readable and watchable; older reads and watches get CompactedError. Compacting at or below
    * an earlier compaction does nothing.

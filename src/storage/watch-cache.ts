@@ -27,6 +27,12 @@ export class WatchCache {
    * live key. Entries are the events themselves, so watchers share one decoding of each.
    */
   private state = new Map<string, Map<string, WatchEvent>>();
+  /**
+   * Per snapshot prefix, the directories it reads (`whole`: every key of the directory is under
+   * the prefix): a snapshot then walks only those, not every directory of the cluster. Cleared
+   * whenever a directory appears or goes, which is rare next to reads.
+   */
+  private dirsOf = new Map<string, Array<{ dir: string; whole: boolean }>>();
   private listeners = new Set<{ prefix: string; after: number; fn: Listener }>();
   private waiters = new Set<Waiter>();
   private watcher?: Watcher;
@@ -50,6 +56,7 @@ export class WatchCache {
   private async load(): Promise<void> {
     const { items, revision } = await this.store.list(this.prefix);
     this.state.clear();
+    this.dirsOf.clear();
     for (const kv of items) {
       this.apply({ type: 'PUT', key: kv.key, value: kv.value, revision: kv.modRevision, createRevision: kv.createRevision });
     }
@@ -103,11 +110,11 @@ export class WatchCache {
     const previous = entries?.get(ev.key);
     if (previous) this.onSuperseded?.(previous);
     if (ev.type === 'PUT') {
-      if (!entries) this.state.set(dir, (entries = new Map()));
+      if (!entries) { this.state.set(dir, (entries = new Map())); this.dirsOf.clear(); }
       entries.set(ev.key, ev);
     } else if (entries) {
       entries.delete(ev.key);
-      if (entries.size === 0) this.state.delete(dir);
+      if (entries.size === 0) { this.state.delete(dir); this.dirsOf.clear(); }
     }
   }
 
@@ -139,14 +146,29 @@ export class WatchCache {
    */
   snapshot(prefix: string): { items: WatchEvent[]; revision: number } {
     const items: WatchEvent[] = [];
-    for (const [dir, entries] of this.state) {
-      if (dir.startsWith(prefix)) {
+    for (const { dir, whole } of this.directories(prefix)) {
+      const entries = this.state.get(dir);
+      if (!entries) continue;
+      if (whole) {
         for (const ev of entries.values()) items.push(ev);
-      } else if (prefix.startsWith(dir)) {
+      } else {
         for (const ev of entries.values()) if (ev.key.startsWith(prefix)) items.push(ev);
       }
     }
     return { items, revision: this.latest };
+  }
+
+  private directories(prefix: string): Array<{ dir: string; whole: boolean }> {
+    let dirs = this.dirsOf.get(prefix);
+    if (dirs) return dirs;
+    dirs = [];
+    for (const dir of this.state.keys()) {
+      if (dir.startsWith(prefix)) dirs.push({ dir, whole: true });
+      else if (prefix.startsWith(dir)) dirs.push({ dir, whole: false });
+    }
+    if (this.dirsOf.size >= 10_000) this.dirsOf.clear();
+    this.dirsOf.set(prefix, dirs);
+    return dirs;
   }
 
   /** The cached value of `key`, as Store.get answers it. */

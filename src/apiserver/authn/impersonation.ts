@@ -23,7 +23,10 @@ export interface ImpersonationRequest {
 }
 
 /** The impersonation a request asks for, or null when it carries no Impersonate-* header. */
-export function parseImpersonation(req: Pick<IncomingMessage, 'headersDistinct'>): ImpersonationRequest | null {
+export function parseImpersonation(req: Pick<IncomingMessage, 'headersDistinct'> & Partial<Pick<IncomingMessage, 'rawHeaders'>>): ImpersonationRequest | null {
+  // headersDistinct is rebuilt from the raw headers on every read: a request that names no
+  // Impersonate-* header (nearly all) is told apart from the raw names alone.
+  if (req.rawHeaders && !namesImpersonation(req.rawHeaders)) return null;
   const h = req.headersDistinct;
   const r: ImpersonationRequest = { groups: [], extra: {} };
   let any = false;
@@ -46,6 +49,14 @@ export function parseImpersonation(req: Pick<IncomingMessage, 'headersDistinct'>
     throw internalError(`requested [${asked.join(' ')}] without impersonating a user`);
   }
   return r;
+}
+
+function namesImpersonation(raw: string[]): boolean {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length >= 12 && (name.charCodeAt(0) | 0x20) === 0x69 /* i */ && name.slice(0, 12).toLowerCase() === 'impersonate-') return true;
+  }
+  return false;
 }
 
 interface Check {

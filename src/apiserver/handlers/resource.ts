@@ -130,11 +130,14 @@ function checkNamespace(h: HandlerContext, obj: KubeObject): void {
   obj.metadata.namespace = h.info.namespace;
 }
 
-/** Runs admission and the registry's create; shared by POST and by apply-creates. */
+/**
+ * Runs admission and the registry's create; shared by POST and by apply-creates. `obj` is the
+ * field manager's fresh result, used for nothing else: the registry prepares it in place.
+ */
 async function createObject(h: HandlerContext, deps: ResourceHandlerDeps, obj: KubeObject): Promise<KubeObject> {
   checkNamespace(h, obj);
   await deps.admission.admit({ operation: 'CREATE', info: h.info, user: h.user, registry: h.reg, object: obj, dryRun: h.ctx.dryRun, warnings: h.warnings });
-  return h.reg.create(obj, h.ctx);
+  return h.reg.create(obj, h.ctx, { owned: true });
 }
 
 export async function createResource(h: HandlerContext, deps: ResourceHandlerDeps): Promise<void> {

@@ -145,8 +145,11 @@ export class GenericRegistry {
 
   /** The bytes to store at `key`: the storage version's JSON, through the transformer. */
   encode(obj: KubeObject, key: string): Buffer {
-    const versioned = { apiVersion: this.storageAPIVersion, kind: this.def.kind, ...this.storageVersionDef.fromInternal(deepCopy(obj)) };
-    delete versioned.metadata.resourceVersion;
+    // Conversions never mutate their input (see toVersion): only the metadata the bytes leave
+    // resourceVersion out of is copied, not the whole object.
+    const versioned = { apiVersion: this.storageAPIVersion, kind: this.def.kind, ...this.storageVersionDef.fromInternal(obj) };
+    const { resourceVersion: _rv, ...metadata } = versioned.metadata;
+    versioned.metadata = metadata;
     try {
       return this.transformer.toStorage(Buffer.from(JSON.stringify(versioned)), key);
     } catch (e) {
@@ -257,8 +260,13 @@ export class GenericRegistry {
     return result;
   }
 
-  async create(input: KubeObject, ctx: RequestContext): Promise<KubeObject> {
-    const obj = deepCopy(input);
+  /**
+   * `owned`: the caller hands `input` over (a request's own decoding, used for nothing else),
+   * so it is prepared in place instead of copied first. Not for a generateName, whose retry
+   * starts again from the input.
+   */
+  async create(input: KubeObject, ctx: RequestContext, opts: { owned?: boolean } = {}): Promise<KubeObject> {
+    const obj = opts.owned && !input.metadata?.generateName ? input : deepCopy(input);
     const meta = obj.metadata ?? (obj.metadata = {});
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName as string);

@@ -112,12 +112,16 @@ export function observeRequest(metrics: APIMetrics, trace: RequestTrace, req: In
   const method = req.method ?? 'GET';
   const verb = reportedVerb(info, method, req.headers['content-type']);
   const dry = dryRun ? 'All' : '';
-  const common = { verb, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope: scopeOf(info), component: 'apiserver' };
-  metrics.requests.inc({ ...common, dry_run: dry, code: String(res.statusCode) });
+  const scope = scopeOf(info);
+  // The label objects are built only for a label set's first observation (metric-children.ts).
+  const common = () => ({ verb, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope, component: 'apiserver' });
+  const key = `${verb}\0${dry}\0${info.group}\0${info.version}\0${info.resource}\0${info.subresource}\0${scope}`;
+  const code = res.statusCode;
+  metrics.requestSeries.inc(`${key}\0${code}`, () => ({ ...common(), dry_run: dry, code: String(code) }));
   if (info.verb === 'watch') return;
-  metrics.latency.observe({ ...common, dry_run: dry }, trace.elapsed() / 1000);
+  metrics.latencySeries.observe(key, () => ({ ...common(), dry_run: dry }), trace.elapsed() / 1000);
   const size = Number(res.getHeader('content-length'));
-  if (Number.isFinite(size)) metrics.responseSizes.observe(common, size);
+  if (Number.isFinite(size)) metrics.responseSizeSeries.observe(key, common, size);
   if (!trace.stages.length) return;
   const operation = operations[info.verb] ?? (info.verb === 'connect' ? 'CONNECT' : '');
   steps.admit.dur = steps.validate.dur = 0;

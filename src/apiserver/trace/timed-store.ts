@@ -5,10 +5,14 @@ import type { Histogram } from 'prom-client';
 import { DelegatingStore } from '../../storage/delegating-store.js';
 import type { KeyValue, ListOptions, ListResult, Store } from '../../storage/store.js';
 import { now } from './request-trace.js';
+import { HistogramChildren } from '../metric-children.js';
 
 export class TimedStore extends DelegatingStore {
-  constructor(inner: Store, private readonly histogram: Histogram<'operation' | 'type'>) {
+  private readonly series: HistogramChildren;
+
+  constructor(inner: Store, histogram: Histogram<'operation' | 'type'>) {
     super(inner);
+    this.series = new HistogramChildren(histogram);
   }
 
   private async timed<T>(operation: string, key: string, call: Promise<T>): Promise<T> {
@@ -16,7 +20,8 @@ export class TimedStore extends DelegatingStore {
     try {
       return await call;
     } finally {
-      this.histogram.observe({ operation, type: key.split('/')[2] ?? '' }, (now() - start) / 1000);
+      const type = key.split('/')[2] ?? '';
+      this.series.observe(`${operation}\0${type}`, () => ({ operation, type }), (now() - start) / 1000);
     }
   }
 

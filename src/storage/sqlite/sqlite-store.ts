@@ -138,6 +138,10 @@ export class SqliteStore implements Store {
     return this.rev;
   }
 
+  localRevision(): number | undefined {
+    return this.closed ? undefined : this.rev;
+  }
+
   async compact(revision: number): Promise<void> {
     this.assertOpen();
     if (revision <= this.compactRev) return;

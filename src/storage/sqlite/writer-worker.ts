@@ -1,8 +1,9 @@
 // The SQLite writer thread: every write and its fsync happen here, off the API server's event
 // loop. Group commit: the writes that arrive while a transaction is being committed (and so
-// fsynced) are queued by the message port and go into the next transaction together.
+// fsynced) are queued by the message port and go into the next transaction together; a lone
+// write is committed as soon as its message arrives.
 // Revisions are handed out here, in commit order; the main thread only reads.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './database.js';
 import { prepareStatements, type StateRow } from './statements.js';
 import type { FromWriter, ToWriter, WriteOutcome, WriteRequest, WriterData } from './writer-protocol.js';
@@ -20,7 +21,6 @@ const db = openDatabase(data.path, { synchronous: data.synchronous, shared: true
 const stmts = prepareStatements(db);
 let committedRev = data.revision;
 let pending: WriteRequest[] = [];
-let scheduled = false;
 
 const send = (msg: FromWriter) => port.postMessage(msg);
 
@@ -54,7 +54,6 @@ function apply(req: WriteRequest, rev: number): WriteOutcome {
 
 /** Commits every queued write in one transaction. */
 function flush(): void {
-  scheduled = false;
   const batch = pending;
   pending = [];
   if (batch.length === 0) return;
@@ -90,15 +89,11 @@ function answer(id: number, fn: () => void): void {
   }
 }
 
-port.on('message', (msg: ToWriter) => {
+/** Handles one message; writes wait in `pending` for the flush that ends the drain. */
+function handle(msg: ToWriter): void {
   switch (msg.type) {
     case 'writes':
       for (const req of msg.batch) pending.push(req);
-      if (!scheduled) {
-        scheduled = true;
-        // After the messages already queued on the port: they join this transaction.
-        setImmediate(flush);
-      }
       return;
     case 'compact':
       return answer(msg.id, () => db.transaction(() => {
@@ -113,4 +108,18 @@ port.on('message', (msg: ToWriter) => {
       send({ type: 'closed' });
       port.close();
   }
+}
+
+// Whatever else is already queued on the port (sent while the last transaction committed)
+// is taken synchronously and joins this transaction; nothing waits for another turn of this
+// thread's event loop, so a lone write commits as soon as it arrives.
+port.on('message', (first: ToWriter) => {
+  handle(first);
+  if (first.type === 'close') return;
+  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+    const msg = next.message as ToWriter;
+    handle(msg);
+    if (msg.type === 'close') return;
+  }
+  flush();
 });

@@ -26,6 +26,11 @@ t.test('parsing', async (t) => {
   const err = (() => { try { parseImpersonation(req({ 'impersonate-group': ['devs'] })); } catch (e) { return e; } })();
   t.ok(err instanceof StatusError);
   t.match((err as StatusError).message, /without impersonating a user/);
+  // A real request's raw header names decide whether headersDistinct is read at all.
+  const raw = (names: string[], h: Record<string, string[]>) => ({ rawHeaders: names.flatMap((n) => [n, 'x']), headersDistinct: h }) as unknown as IncomingMessage;
+  t.equal(parseImpersonation(raw(['Accept', 'User-Agent'], { accept: ['x'], 'user-agent': ['x'] })), null, 'no Impersonate-* raw header');
+  t.same(parseImpersonation(raw(['Accept', 'IMPERSONATE-USER'], { accept: ['x'], 'impersonate-user': ['jane'] })), { user: 'jane', groups: [], extra: {} }, 'raw names in any case');
+  t.same(parseImpersonation(raw(['Impersonate-Extra-Scopes', 'Impersonate-User'], { 'impersonate-extra-scopes': ['view'], 'impersonate-user': ['jane'] })), { user: 'jane', groups: [], extra: { scopes: ['view'] } });
 });
 
 t.test('each part of the identity is checked, with upstream attributes', async (t) => {
