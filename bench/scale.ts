@@ -27,7 +27,7 @@ const ready = (n: { status?: { conditions?: { type: string; status: string }[] }
 
 /** Follows a watch in the background, calling `on` for each event, until closed. */
 /** What the bench reads of a watched Node or Pod. */
-interface Watched { metadata: { name: string }; spec?: { nodeName?: string; podCIDR?: string }; status?: { phase?: string; conditions?: { type: string; status: string }[] } }
+interface Watched { metadata: { name: string }; spec?: { nodeName?: string; podCIDR?: string; renewTime?: string }; status?: { phase?: string; conditions?: { type: string; status: string }[] } }
 
 function follow(watch: WatchStream, on: (type: string, obj: Watched) => void): Promise<void> {
   return (async () => { for await (const ev of watch) on(ev.type, ev.object as Watched); })().catch(() => undefined);
@@ -59,10 +59,20 @@ async function main(p: ScaleParams, progress: Progress) {
       else nodes.set(n.metadata.name, ready(n) && !!n.spec?.podCIDR);
       if (counting) minReady = Math.min(minReady, [...nodes.values()].filter(Boolean).length);
     });
-    let renewals = 0;
+    // Renewals, and the longest time between two renewals of one Lease (by renewTime): the
+    // node lifecycle controller marks a node Unknown past 40 s.
+    let renewals = 0, maxGap = 0;
+    const lastRenew = new Map<string, number>();
     const leaseList = await api.get('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases');
     const leaseWatch = await api.watch(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases?watch=true&timeoutSeconds=21600&resourceVersion=${leaseList.body.metadata.resourceVersion}`);
-    void follow(leaseWatch, (type) => { if (type === 'MODIFIED') renewals++; });
+    void follow(leaseWatch, (type, l) => {
+      if (type !== 'ADDED' && type !== 'MODIFIED') return;
+      if (type === 'MODIFIED') renewals++;
+      const at = Date.parse(l.spec?.renewTime ?? '');
+      const before = lastRenew.get(l.metadata.name);
+      if (counting && before !== undefined && at > before) maxGap = Math.max(maxGap, at - before);
+      lastRenew.set(l.metadata.name, at);
+    });
 
     progress(`registering ${p.nodes} hollow nodes`);
     const regStart = Date.now();
@@ -75,10 +85,15 @@ async function main(p: ScaleParams, progress: Progress) {
     progress(`${p.nodes} nodes Ready; idle for ${p.idle} s`);
     counting = true;
     minReady = p.nodes;
+    maxGap = 0;
     const r0 = renewals;
+    const hollowIdleWindow = hollowSampler.start();
     const idle = await apiserver.window(p.idle * 1000);
+    const hollowIdle = hollowIdleWindow.end();
     const idleRenewals = (renewals - r0) / p.idle;
-    const idleMinReady = minReady;
+    const idleMinReady = minReady, idleMaxGap = maxGap;
+    const idleLoad = load();
+    progress(`idle: API server RSS ${(idle.rssMean / 2 ** 20).toFixed(0)} MB, ${idle.cpuCores.toFixed(2)} cores; hollow nodes ${hollowIdle.cpuCores.toFixed(2)} cores; ${idleRenewals.toFixed(0)} renewals/s, longest gap ${(idleMaxGap / 1000).toFixed(1)} s, fewest Ready ${idleMinReady}; load ${idleLoad}`);
 
     progress(`creating ${p.pods} pods at concurrency ${p.concurrency}`);
     await api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'scale' } });
@@ -102,9 +117,20 @@ async function main(p: ScaleParams, progress: Progress) {
     });
     const r1 = renewals;
     minReady = p.nodes;
+    maxGap = 0;
     const runWindow = apiserver.start();
     const hollowWindow = hollowSampler.start();
     let next = 0, failures = 0;
+    // A line every 30 s, so a run cut short still says how far it got.
+    let lastRenewals = renewals, lastAt = Date.now();
+    const ticker = setInterval(() => {
+      const now = Date.now(), rate = ((renewals - lastRenewals) * 1000) / (now - lastAt);
+      lastRenewals = renewals; lastAt = now;
+      let rss = NaN;
+      try { rss = apiserver.rssBytes() / 2 ** 20; } catch { /* gone */ }
+      progress(`t=${since().toFixed(0)} s: ${createdAt.length} created, ${bound.size} bound, ${running.size} Running; ${rate.toFixed(0)} renewals/s, longest gap ${(maxGap / 1000).toFixed(1)} s, fewest Ready ${minReady}; API server RSS ${rss.toFixed(0)} MB; load ${load()}`);
+    }, 30_000);
+    teardowns.push(() => clearInterval(ticker));
     const spec = { containers: [{ name: 'c', image: 'localhost/capstan/busybox:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] };
     await Promise.all(Array.from({ length: p.concurrency }, async () => {
       while (next < p.pods) {
@@ -125,13 +151,14 @@ async function main(p: ScaleParams, progress: Progress) {
       await Promise.race([runningDone, sleep(5_000)]);
       if (running.size > lastProgress.count) Object.assign(lastProgress, { count: running.size, at: Date.now() });
       else if (Date.now() - lastProgress.at > 180_000) { progress(`stalled: ${bound.size} bound, ${running.size} Running of ${p.pods}`); break; }
-      progress(`${bound.size} bound, ${running.size} Running of ${p.pods}`);
     }
+    clearInterval(ticker);
     const runSeconds = since();
     const run = runWindow.end();
     const hollowRun = hollowWindow.end();
     const runRenewals = (renewals - r1) / runSeconds;
-    const runMinReady = minReady;
+    const runMinReady = minReady, runMaxGap = maxGap;
+    const runLoad = load();
     const settled = await apiserver.window(10_000);
     nodeWatch.close(); leaseWatch.close(); podWatch.close();
     api.closeAll();
@@ -148,16 +175,18 @@ async function main(p: ScaleParams, progress: Progress) {
         row('empty, before any node', baseline), row(`${p.nodes} nodes idle (${p.idle} s)`, idle), row(`${p.pods}-pod run`, run), row('after the run (10 s)', settled),
       ]),
       '',
-      `Hollow-nodes process during the run: RSS max ${mb(hollowRun.rssMax)} MB, CPU ${hollowRun.cpuCores.toFixed(2)} cores.`,
+      `Hollow-nodes process: idle RSS max ${mb(hollowIdle.rssMax)} MB, CPU ${hollowIdle.cpuCores.toFixed(2)} cores; during the run RSS max ${mb(hollowRun.rssMax)} MB, CPU ${hollowRun.cpuCores.toFixed(2)} cores. Load average (1, 5, 15 min) at the end of the idle window ${idleLoad}, at the end of the pod run ${runLoad}.`,
       '',
       '### Nodes and pods',
       '',
       table(['figure', 'value'], [
         [`${p.nodes} nodes registered and Ready (with pod CIDRs)`, `${registration.toFixed(1)} s`],
         ['lease renewals while idle', `${idleRenewals.toFixed(0)}/s (nodes ÷ 10 s = ${(p.nodes / 10).toFixed(0)}/s)`],
+        ['longest gap between one Lease\'s renewals while idle', `${(idleMaxGap / 1000).toFixed(1)} s (grace period 40 s)`],
         ['fewest nodes Ready while idle', `${idleMinReady} of ${p.nodes}`],
         ['lease renewals during the pod run', `${runRenewals.toFixed(0)}/s`],
-        ['fewest nodes Ready during the pod run', `${runMinReady} of ${p.nodes}`],
+        ['longest gap between one Lease\'s renewals during the pod run', `${(runMaxGap / 1000).toFixed(1)} s`],
+        ['fewest nodes Ready during the pod run', `${runMinReady} of ${p.nodes} (${p.nodes - runMinReady} NotReady at worst)`],
         [`${p.pods} pods created`, `${createdIn.toFixed(1)} s, ${(p.pods / createdIn).toFixed(0)} pods/s`],
         [`${p.pods} pods scheduled (bound)`, `${boundIn.toFixed(1)} s, ${(p.pods / boundIn).toFixed(0)} pods/s`],
         [`${p.pods} pods Running`, running.size < p.pods ? `only ${running.size} after ${runSeconds.toFixed(0)} s (stalled 3 min)` : `${runningIn.toFixed(1)} s, ${(p.pods / runningIn).toFixed(0)} pods/s`],
@@ -174,6 +203,7 @@ async function main(p: ScaleParams, progress: Progress) {
     rec.metric({ figure: 'API server CPU (cores), pod run', system: 'capstan', unit: 'count', samples: [run.cpuCores], x });
     rec.metric({ figure: 'lease renewals per second, idle', system: 'capstan', unit: 'ops/s', samples: [idleRenewals], x });
     rec.metric({ figure: 'fewest nodes Ready, pod run', system: 'capstan', unit: 'count', samples: [runMinReady], x });
+    rec.metric({ figure: 'lease renewals per second, pod run', system: 'capstan', unit: 'ops/s', samples: [runRenewals], x });
     rec.metric({ figure: 'pods created', system: 'capstan', unit: 'pods/s', times: createdAt, rate: p.pods / createdIn, x });
     rec.metric({ figure: 'pods scheduled', system: 'capstan', unit: 'pods/s', times: boundAt, rate: p.pods / boundIn, x });
     rec.metric({ figure: 'pods Running', system: 'capstan', unit: 'pods/s', times: runningAt, rate: running.size / runningIn, x });

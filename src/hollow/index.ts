@@ -37,8 +37,14 @@ export interface HollowNodesOptions {
   terminationDelayMs?: number;
   /** Pod workers; default 16. */
   workers?: number;
-  /** Heartbeat (and, separately, registration) requests in flight at most; default 64, the client's socket pool. */
+  /** Registration requests in flight at most; default 64. */
   concurrency?: number;
+  /**
+   * Heartbeat requests in flight at most; default hollowHeartbeatConcurrency(count). The
+   * client's socket pool must hold these, the registrations and the pod workers together
+   * (hollowClientSockets).
+   */
+  heartbeatConcurrency?: number;
   /**
    * How node <name> talks to the API server. Default: as itself — `system:node:<name>` in
    * `system:nodes`, impersonated over `clients`' connections (identity.ts) — so the Node
@@ -81,6 +87,22 @@ export interface HollowNodes {
   stop(): Promise<void>;
 }
 
+/**
+ * Renewals in flight at most for `count` nodes: N/10 renewals a second must keep flowing when
+ * the API server answers slowly (5,000 nodes: 250, enough for 500 renewals/s at 0.5 s each).
+ * While the server is busy, its time goes to requests in proportion to those waiting, so
+ * this also gives renewals the larger share — as upstream's API priority and fairness puts
+ * system:nodes at node-high.
+ */
+export function hollowHeartbeatConcurrency(count: number): number {
+  return Math.max(64, Math.ceil(count / 20));
+}
+
+/** Sockets a hollow-nodes client needs: heartbeats, registrations and pod workers in flight together. */
+export function hollowClientSockets(opts: { count: number; heartbeatConcurrency?: number; concurrency?: number; workers?: number }): number {
+  return (opts.heartbeatConcurrency ?? hollowHeartbeatConcurrency(opts.count)) + (opts.concurrency ?? 64) + (opts.workers ?? 16) + 8;
+}
+
 /** Registers the nodes (and their Leases), starts heartbeats and pod workers; resolves once all are registered. */
 export async function startHollowNodes(opts: HollowNodesOptions): Promise<HollowNodes> {
   const clock = opts.clock ?? realClock;
@@ -93,7 +115,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const addresses = names.map((_, i) => nodeInternalIP(i));
   const index = new Map(names.map((n, i) => [n, i]));
   const owns = (n: string) => index.has(n);
-  const limiter = new Limiter(opts.concurrency ?? 64);
+  const limiter = new Limiter(opts.heartbeatConcurrency ?? hollowHeartbeatConcurrency(opts.count));
   const asNode = cachedPerNode(opts.nodeClients ?? ((n) => impersonatingNode(opts.clients, n)));
   const nodesAPI = (n: string) => asNode(n).resource(resources.nodes);
 
