@@ -71,7 +71,7 @@ export async function run(argv: string[]): Promise<number> {
   const ca = caDir ? { certPem: readFileSync(join(caDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(caDir, 'ca.key'), 'utf8') } : undefined;
   const log = logger('hollow-nodes');
   const workers = Number(values.workers), concurrency = Number(values.concurrency);
-  const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-hollow-kubelet', { maxSockets: hollowClientSockets({ count, concurrency, workers }) });
+  const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-hollow-kubelet', { maxSockets: hollowClientSockets({ concurrency, workers }) });
   const hollow = await startHollowNodes({
     clients, count, log,
     namePrefix: values['name-prefix'], cpu: values.cpu, memory: values.memory, pods: Number(values.pods),

@@ -137,7 +137,7 @@ export async function run(argv: string[]): Promise<number> {
       try {
         await ensureHollowNodesPolicy(admin, componentIdentities['hollow-nodes'].commonName, Array.from({ length: hollow }, (_, i) => `hollow-${i}`));
       } finally { admin.close(); }
-      const clients = clientsetFromKubeconfig(writeComponentKubeconfig(dataDir, pki, url, 'hollow-nodes'), 'capstan-hollow-nodes', { maxSockets: hollowClientSockets({ count: hollow }) });
+      const clients = clientsetFromKubeconfig(writeComponentKubeconfig(dataDir, pki, url, 'hollow-nodes'), 'capstan-hollow-nodes', { maxSockets: hollowClientSockets() });
       const nodes = await startHollowNodes({ clients, count: hollow, ca: pki.ca });
       stops.push(async () => { await nodes.stop(); clients.close(); });
     }

@@ -88,14 +88,14 @@ export interface HollowNodes {
 }
 
 /**
- * Renewals in flight at most for `count` nodes. Tried: N/20 (250 at 5,000 nodes, so renewals
+ * Renewals in flight at most, for any number of nodes. Tried: N/20 (250 at 5,000 nodes, so renewals
  * would take the larger share of a busy server), but on a starved API server 300 connections'
  * TLS handshakes and a deeper queue made every request time out; 64 own slots it is.
  */
 export const hollowHeartbeatConcurrency = 64;
 
 /** Sockets a hollow-nodes client needs: heartbeats, registrations and pod workers in flight together. */
-export function hollowClientSockets(opts: { count: number; heartbeatConcurrency?: number; concurrency?: number; workers?: number }): number {
+export function hollowClientSockets(opts: { heartbeatConcurrency?: number; concurrency?: number; workers?: number } = {}): number {
   return (opts.heartbeatConcurrency ?? hollowHeartbeatConcurrency) + (opts.concurrency ?? 64) + (opts.workers ?? 16) + 8;
 }
 
