@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clientsetFromKubeconfig } from '../client/index.js';
-import { startHollowNodes, type HollowNodes } from '../hollow/index.js';
+import { hollowClientSockets, startHollowNodes, type HollowNodes } from '../hollow/index.js';
 import { logger } from '../log/index.js';
 import { parseDuration } from '../util/index.js';
 import { untilSignal } from './signals.js';
@@ -70,13 +70,14 @@ export async function run(argv: string[]): Promise<number> {
   const caDir = values['ca-dir'];
   const ca = caDir ? { certPem: readFileSync(join(caDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(caDir, 'ca.key'), 'utf8') } : undefined;
   const log = logger('hollow-nodes');
-  const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-hollow-kubelet');
+  const workers = Number(values.workers), concurrency = Number(values.concurrency);
+  const clients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-hollow-kubelet', { maxSockets: hollowClientSockets({ concurrency, workers }) });
   const hollow = await startHollowNodes({
     clients, count, log,
     namePrefix: values['name-prefix'], cpu: values.cpu, memory: values.memory, pods: Number(values.pods),
     heartbeatIntervalMs: parseDuration(values['heartbeat-interval']),
     terminationDelayMs: parseDuration(values['termination-delay']),
-    workers: Number(values.workers), concurrency: Number(values.concurrency),
+    workers, concurrency,
     stopHeartbeat: values['stop-heartbeat'].flatMap((s) => s.split(',')).filter(Boolean),
     ca, kubeletPort,
   });

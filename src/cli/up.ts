@@ -134,12 +134,12 @@ export async function run(argv: string[]): Promise<number> {
     const hollow = hollowCount;
     if (hollow > 0) {
       // Its own identity, allowed to watch what it serves and to act as each of its nodes.
-      const { startHollowNodes, ensureHollowNodesPolicy } = await import('../hollow/index.js');
+      const { startHollowNodes, ensureHollowNodesPolicy, hollowClientSockets } = await import('../hollow/index.js');
       const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');
       try {
         await ensureHollowNodesPolicy(admin, componentIdentities['hollow-nodes'].commonName, Array.from({ length: hollow }, (_, i) => `hollow-${i}`));
       } finally { admin.close(); }
-      const clients = clientsetFromKubeconfig(writeComponentKubeconfig(dataDir, pki, url, 'hollow-nodes'), 'capstan-hollow-nodes');
+      const clients = clientsetFromKubeconfig(writeComponentKubeconfig(dataDir, pki, url, 'hollow-nodes'), 'capstan-hollow-nodes', { maxSockets: hollowClientSockets() });
       const nodes = await startHollowNodes({ clients, count: hollow, ca: pki.ca });
       stops.push(async () => { await nodes.stop(); clients.close(); });
     }

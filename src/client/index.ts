@@ -16,11 +16,11 @@ export { FakeClientset, type FakeAction } from './fake.js';
 export { loadKubeconfig, writeKubeconfig, kubeconfigYAML, type ClientConfig } from './kubeconfig.js';
 export { writeNodeKubeconfigs, nodeKubeconfigPath, nodeIdentities, NETWORK_AGENT_USER, DNS_SERVICE_ACCOUNT, type NodeKubeconfigs } from './node-identities.js';
 
-import { loadKubeconfig } from './kubeconfig.js';
+import { loadKubeconfig, type ClientConfig } from './kubeconfig.js';
 import { RESTClient } from './rest.js';
 import { Clientset } from './typed.js';
 
 /** A Clientset from a kubeconfig file; `userAgent` is also the default field manager. */
-export function clientsetFromKubeconfig(path: string, userAgent: string): Clientset {
-  return new Clientset(new RESTClient(loadKubeconfig(path), userAgent));
+export function clientsetFromKubeconfig(path: string, userAgent: string, overrides: Pick<ClientConfig, 'maxSockets'> = {}): Clientset {
+  return new Clientset(new RESTClient({ ...loadKubeconfig(path), ...overrides }, userAgent));
 }

@@ -14,6 +14,8 @@ export interface ClientConfig {
   /** Where certPem and keyPem were read from, when the kubeconfig names files: they are read again as they change (RESTClient). */
   certFile?: string;
   keyFile?: string;
+  /** Connections to the API server at most (requests in flight, HTTP/1.1); default 64. */
+  maxSockets?: number;
 }
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');

@@ -109,7 +109,7 @@ export class RESTClient {
     // One TLS context for every connection: without it each new connection parses the CA,
     // certificate and key again (a burst of 50 requests opens 50 connections).
     const secureContext = createSecureContext({ ca: c.caPem, cert: c.certPem, key: c.keyPem });
-    return new Agent({ keepAlive: true, maxSockets: 64, ca: c.caPem, cert: c.certPem, key: c.keyPem, secureContext, rejectUnauthorized: !c.insecureSkipTLSVerify });
+    return new Agent({ keepAlive: true, maxSockets: c.maxSockets ?? 64, ca: c.caPem, cert: c.certPem, key: c.keyPem, secureContext, rejectUnauthorized: !c.insecureSkipTLSVerify });
   }
 
   /**

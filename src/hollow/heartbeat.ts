@@ -119,8 +119,12 @@ export class Heartbeats {
     const now = this.d.clock.now();
     const cached = this.d.cachedNode(name);
     const stale = now - (this.lastStatus.get(name) ?? 0) >= this.d.statusReportIntervalMs;
-    if (!stale && !needsStatusPost(cached)) return;
-    await this.d.nodes(name).patch(undefined, name, 'merge', { status: this.d.status(name, now, cached?.status) }, 'status');
+    const unhealthy = needsStatusPost(cached);
+    if (!stale && !unhealthy) return;
+    // The periodic report of a node the API shows healthy sends what changed — the conditions'
+    // heartbeat times — as the kubelet's status patch does; after Unknown, everything again.
+    const status = this.d.status(name, now, cached?.status);
+    await this.d.nodes(name).patch(undefined, name, 'merge', { status: unhealthy || !cached ? status : { conditions: status.conditions } }, 'status');
     this.lastStatus.set(name, now);
   }
 

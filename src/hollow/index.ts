@@ -4,7 +4,7 @@
 // exercised at thousands of nodes on one machine. Each node's address is a loopback one
 // where this process serves its kubelet API (logs, and clear errors for exec). See DESIGN.md.
 import type { Node, Pod } from '../api/kinds.js';
-import { EventRecorder, isAlreadyExists, realClock, resources, SharedInformerFactory, type ClientsetAPI, type Clock } from '../client/index.js';
+import { APIError, EventRecorder, isAlreadyExists, realClock, resources, SharedInformerFactory, type ClientsetAPI, type Clock } from '../client/index.js';
 import { logger, type Logger } from '../log/index.js';
 import type { KeyPair } from '../pki/index.js';
 import { maxHollowNodes, nodeInternalIP } from './addresses.js';
@@ -37,8 +37,14 @@ export interface HollowNodesOptions {
   terminationDelayMs?: number;
   /** Pod workers; default 16. */
   workers?: number;
-  /** Heartbeat (and, separately, registration) requests in flight at most; default 64, the client's socket pool. */
+  /** Registration requests in flight at most; default 64. */
   concurrency?: number;
+  /**
+   * Heartbeat requests in flight at most; default hollowHeartbeatConcurrency (64). The
+   * client's socket pool must hold these, the registrations and the pod workers together
+   * (hollowClientSockets).
+   */
+  heartbeatConcurrency?: number;
   /**
    * How node <name> talks to the API server. Default: as itself — `system:node:<name>` in
    * `system:nodes`, impersonated over `clients`' connections (identity.ts) — so the Node
@@ -81,6 +87,18 @@ export interface HollowNodes {
   stop(): Promise<void>;
 }
 
+/**
+ * Renewals in flight at most, for any number of nodes. Tried: N/20 (250 at 5,000 nodes, so renewals
+ * would take the larger share of a busy server), but on a starved API server 300 connections'
+ * TLS handshakes and a deeper queue made every request time out; 64 own slots it is.
+ */
+export const hollowHeartbeatConcurrency = 64;
+
+/** Sockets a hollow-nodes client needs: heartbeats, registrations and pod workers in flight together. */
+export function hollowClientSockets(opts: { heartbeatConcurrency?: number; concurrency?: number; workers?: number } = {}): number {
+  return (opts.heartbeatConcurrency ?? hollowHeartbeatConcurrency) + (opts.concurrency ?? 64) + (opts.workers ?? 16) + 8;
+}
+
 /** Registers the nodes (and their Leases), starts heartbeats and pod workers; resolves once all are registered. */
 export async function startHollowNodes(opts: HollowNodesOptions): Promise<HollowNodes> {
   const clock = opts.clock ?? realClock;
@@ -93,7 +111,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const addresses = names.map((_, i) => nodeInternalIP(i));
   const index = new Map(names.map((n, i) => [n, i]));
   const owns = (n: string) => index.has(n);
-  const limiter = new Limiter(opts.concurrency ?? 64);
+  const limiter = new Limiter(opts.heartbeatConcurrency ?? hollowHeartbeatConcurrency);
   const asNode = cachedPerNode(opts.nodeClients ?? ((n) => impersonatingNode(opts.clients, n)));
   const nodesAPI = (n: string) => asNode(n).resource(resources.nodes);
 
@@ -147,9 +165,30 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   // Registration has its own limiter: queued behind thousands of registrations, the first
   // nodes' renewals would come too late.
   const registration = new Limiter(opts.concurrency ?? 64);
+  // A node is registered only while the renewals keep up: when the API server is slower than
+  // the two together, registering more would starve the renewals of nodes already there,
+  // and they would go NotReady (a busy server serves requests in arrival order).
+  // The wait is bounded (5 s) so registration always ends, if with nodes flapping.
+  const renewalsKeepUp = async () => {
+    for (let waited = 0; limiter.queued > 0 && waited < 5000; waited += 100) await new Promise<void>((r) => clock.setTimeout(() => r(), 100));
+  };
+  // As the kubelet, registration is retried while the server is slow or overloaded.
+  const registerRetrying = async (name: string): Promise<Node> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await register(name);
+      } catch (e) {
+        const transient = !(e instanceof APIError) || e.code === 429 || e.code >= 500;
+        if (!transient || attempt >= 10) throw e;
+        log.warn('registration failed; retrying', { node: name, attempt, error: (e as Error).message });
+        await new Promise<void>((r) => clock.setTimeout(() => r(), Math.min(5000, 250 * 2 ** attempt)));
+      }
+    }
+  };
   try {
     await Promise.all(names.map((name, i) => registration.run(async () => {
-      const node = await register(name);
+      await renewalsKeepUp();
+      const node = await registerRetrying(name);
       await heartbeats.beat(name, node);
       heartbeats.add(node, interval + Math.floor((i * interval) / names.length));
     })));

@@ -20,4 +20,9 @@ export class Limiter {
   get inFlight(): number {
     return this.active;
   }
+
+  /** Tasks waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length;
+  }
 }

@@ -17,7 +17,7 @@ async function setup(t: Test, fake: FakeClientset, clock: FakeClock) {
   t.teardown(async () => { await c.stop(); await informers.stop(); });
   await informers.waitForCacheSync();
   const { drain, advance } = queueDriver(c, fake, clock);
-  return { c, drain, advance };
+  return { c, drain, advance, informers };
 }
 
 const stamp = (clock: FakeClock) => rfc3339(new Date(clock.now()));
@@ -82,6 +82,32 @@ t.test('a node whose lease stops being renewed turns Unknown after the grace per
   t.equal(ready(fake, 'n1').status, 'True');
   t.same(taints(fake, 'n1'), []);
   t.ok(events(fake).includes('NodeReady n1'));
+});
+
+t.test('a renewal the lease informer has not delivered yet keeps the node Ready', async (t) => {
+  const clock = new FakeClock();
+  const fake = new FakeClientset(clock);
+  fake.seed(resources.nodes, node('n1', clock), node('n2', clock));
+  fake.seed(resources.leases, lease('n1', clock), lease('n2', clock));
+  const { advance, drain, informers } = await setup(t, fake, clock);
+  await drain();
+  // The controller's lease watch stops delivering (a lagging view); the kubelets go on
+  // renewing n1's lease in the API, n2's kubelet is really silent.
+  await informers.informerFor(resources.leases).stop();
+  for (let s = 0; s < GRACE + 10_000; s += 10_000) {
+    await renew(fake, 'n1', clock);
+    await advance(10_000);
+  }
+  t.equal(ready(fake, 'n1').status, 'True', 'n1 renewed in the API: not marked Unknown from a stale informer');
+  t.same(taints(fake, 'n1'), []);
+  t.equal(ready(fake, 'n2').status, 'Unknown', 'n2 is silent in the API too');
+  t.same(taints(fake, 'n2'), ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
+  // n1's kubelet stops as well. With the view still stale, the controller learns of the
+  // last renewal only at its next check, so Unknown comes within two grace periods.
+  await advance(GRACE);
+  t.equal(ready(fake, 'n1').status, 'True', 'the last renewal was seen late: still Ready');
+  await advance(GRACE);
+  t.equal(ready(fake, 'n1').status, 'Unknown');
 });
 
 t.test('a node reporting Ready=False gets the not-ready taints; other taints stay', async (t) => {

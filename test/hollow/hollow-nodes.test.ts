@@ -68,6 +68,22 @@ t.test('nodes register like kubelets and renew their leases at spread offsets', 
   t.ok(hollow.stats().leaseRenewals >= 9);
 });
 
+t.test('steady state: one Lease update per node per interval, node status only at the report interval and only its conditions', async (t) => {
+  const { fake, advance } = await setup(t, { statusReportIntervalMs: 30_000 });
+  await advance(10_000);
+  const from = fake.actions.length;
+  await advance(60_000);
+  const writes = fake.actions.slice(from);
+  const count = (pred: (a: (typeof writes)[number]) => boolean) => writes.filter(pred).length;
+  for (const name of ['hollow-0', 'hollow-1', 'hollow-2']) {
+    t.equal(count((a) => a.resource === 'leases' && a.verb === 'update' && a.name === name), 6, `${name}: a renewal every 10 s, each one request`);
+    const statusPosts = writes.filter((a) => a.resource === 'nodes' && a.name === name);
+    t.equal(statusPosts.length, 2, `${name}: status reported every 30 s, not with each renewal`);
+    t.same(statusPosts.map((a) => `${a.verb}/${a.subresource}/${Object.keys(a.object!.status).join(',')}`), ['patch/status/conditions', 'patch/status/conditions'], 'a healthy node sends only its conditions');
+  }
+  t.equal(count((a) => a.resource === 'leases' && a.verb !== 'update'), 0, 'no gets or creates once the lease is known');
+});
+
 t.test('a bound pod runs once its node has a pod CIDR; a deleted one goes after the simulated termination', async (t) => {
   const { fake, advance } = await setup(t);
   await fake.resource(resources.pods).create('default', pod('web', 'hollow-0'));

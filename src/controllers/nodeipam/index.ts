@@ -11,6 +11,13 @@ function podCIDROf(node: Node): string | undefined {
   return node.spec?.podCIDR || node.spec?.podCIDRs?.[0] || undefined;
 }
 
+/**
+ * Patches in flight at most, as upstream's range allocator (cidrUpdateWorkers): each worker
+ * waits on one API write, so thousands of nodes registering at once would otherwise queue
+ * behind the five workers other controllers get, at one API round trip per node.
+ */
+export const cidrUpdateWorkers = 30;
+
 export class NodeIPAMController extends QueueController {
   private readonly nodes: SharedInformer<Node>;
   private readonly set: CIDRSet;
@@ -55,6 +62,10 @@ export class NodeIPAMController extends QueueController {
     this.set.release(cidr, name);
     this.held.delete(name);
     for (const w of this.waiting) this.enqueue(w);
+  }
+
+  override run(workers: number): Promise<void> {
+    return super.run(Math.max(workers, cidrUpdateWorkers));
   }
 
   async reconcile(name: string): Promise<ReconcileResult | void> {

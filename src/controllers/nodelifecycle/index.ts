@@ -21,6 +21,8 @@ interface NodeHealth {
   probeAt: number;
   renew?: string;
   heartbeat?: string;
+  /** The renewTime last read from the API server itself (renewedSinceSeen), ahead of the informer's. */
+  liveRenew?: string;
   /** The Ready status last seen, for NodeNotReady/NodeReady events on transitions. */
   ready?: string;
 }
@@ -78,7 +80,8 @@ export class NodeLifecycleController extends QueueController {
       h = { probeAt: Math.min(now, latestHeartbeat(seen) ?? now), ...seen };
       this.health.set(name, h);
     } else if (seen.renew !== h.renew || seen.heartbeat !== h.heartbeat) {
-      h.probeAt = now;
+      // The informer catching up with a renewal already read from the API is no news.
+      if (seen.renew !== h.liveRenew || seen.heartbeat !== h.heartbeat) h.probeAt = now;
       h.renew = seen.renew;
       h.heartbeat = seen.heartbeat;
     }
@@ -95,8 +98,9 @@ export class NodeLifecycleController extends QueueController {
     const now = this.ctx.clock.now();
     const grace = this.ctx.config.nodeMonitorGracePeriodMs;
     const h = this.observe(name, node, now);
-    const silent = now - h.probeAt >= grace;
+    let silent = now - h.probeAt >= grace;
     const nodes = this.ctx.clients.resource(resources.nodes);
+    if (silent && readyStatus(node) !== 'Unknown' && await this.renewedSinceSeen(name, h, now)) silent = false;
     if (silent && readyStatus(node) !== 'Unknown') {
       node = await nodes.updateStatus({ ...structuredClone(node), status: statusUnknown(node, now) });
       this.log.info('node stopped posting status', { node: name, silentForMs: now - h.probeAt });
@@ -115,6 +119,28 @@ export class NodeLifecycleController extends QueueController {
       this.log.info('node taints updated', { node: name, ready, taints: taints.map((t) => `${t.key}:${t.effect}`) });
     }
     if (!silent) return { requeueAfterMs: h.probeAt + grace - now };
+  }
+
+  /**
+   * Before a node is marked Unknown, its Lease is read from the API server rather than from
+   * the informer: with thousands of nodes a busy controller-manager's watch can lag by more
+   * than the grace period, and a lagging view must not look like a silent kubelet. A renewal
+   * the informer has not delivered yet counts as a sign of life now.
+   */
+  private async renewedSinceSeen(name: string, h: NodeHealth, now: number): Promise<boolean> {
+    let live: Lease;
+    try {
+      live = await this.ctx.clients.resource(resources.leases).get(nodeLeaseNamespace, name);
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+    const renew = live.spec?.renewTime;
+    if (!renew || renew === h.renew || renew === h.liveRenew) return false;
+    this.log.info('lease renewed past what the informer shows', { node: name, renewTime: renew, informer: h.renew });
+    h.probeAt = now;
+    h.liveRenew = renew;
+    return true;
   }
 
   // ---- pods --------------------------------------------------------------------------
