@@ -113,7 +113,11 @@ export interface ConnectionOptions {
   handshakeTimeoutMs: number;
   /** A request's headers must arrive within this of its start (a half-open request is closed). */
   headersTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. */
+  /**
+   * An idle keep-alive connection is closed after this: longer than clients keep idle connections
+   * in their pools (Go's transport, so kubectl and client-go: 90 s; src/client: 60 s), so a client
+   * closes its idle connection first and never reuses one the server is closing (a reset).
+   */
   keepAliveTimeoutMs: number;
   /** How often Node checks connections against headersTimeoutMs. */
   checkIntervalMs: number;
@@ -123,7 +127,7 @@ export interface ConnectionOptions {
 
 /** Defaults; Node leaves the headers timeout unset once requestTimeout is 0. */
 export const connectionDefaults: ConnectionOptions = {
-  handshakeTimeoutMs: 10_000, headersTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000, checkIntervalMs: 5_000, maxUnauthenticated: 1_000,
+  handshakeTimeoutMs: 10_000, headersTimeoutMs: 60_000, keepAliveTimeoutMs: 120_000, checkIntervalMs: 5_000, maxUnauthenticated: 1_000,
 };
 
 export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-capstan', gitCommit: 'capstan', gitTreeState: 'clean', buildDate: '2026-11-30T00:00:00Z', goVersion: 'node', compiler: 'capstan', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` };
