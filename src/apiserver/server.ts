@@ -109,7 +109,7 @@ export interface APIServerOptions {
 }
 
 export interface ConnectionOptions {
-  /** A TCP connection must finish its TLS handshake within this. */
+  /** A TCP connection must finish its TLS handshake, the client never silent for this long. */
   handshakeTimeoutMs: number;
   /** A request's headers must arrive within this of its start (a half-open request is closed). */
   headersTimeoutMs: number;
@@ -203,7 +203,7 @@ export class APIServer {
     const claims = this.registries.get('', 'persistentvolumeclaims')!;
     this.stopNodeGraph = feedNodeGraph(this.nodeGraph, this.cache, { pods: (value, revision, key) => pods.decode(value, revision, key), claims: (value, revision, key) => claims.decode(value, revision, key) });
     const conn = { ...connectionDefaults, ...this.opts.connections };
-    const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
+    const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated, handshakeTimeoutMs: conn.handshakeTimeoutMs });
     const authz = this.authorizer;
     let anonymous = this.opts.anonymousAuth ?? true;
     if (anonymous && this.modes.includes('AlwaysAllow')) {
@@ -280,7 +280,9 @@ export class APIServer {
       // Long watches, logs -f and exec must not be cut by a timeout on the whole request; the
       // headers of a request still must arrive in time, and idle connections are closed.
       requestTimeout: 0, headersTimeout: conn.headersTimeoutMs, keepAliveTimeout: conn.keepAliveTimeoutMs,
-      connectionsCheckingInterval: conn.checkIntervalMs, handshakeTimeout: conn.handshakeTimeoutMs,
+      connectionsCheckingInterval: conn.checkIntervalMs,
+      // ConnectionLimits enforces handshakeTimeoutMs; Node's own (0 means its default, 120 s) never fires.
+      handshakeTimeout: 2 ** 31 - 1,
     }, (req, res) => void handler(req, res));
     this.server.on('connection', (socket: Socket) => limits.accepted(socket));
     this.server.on('secureConnection', (socket) => limits.handshaken(socket));
