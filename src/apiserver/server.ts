@@ -113,11 +113,15 @@ export interface APIServerOptions {
 }
 
 export interface ConnectionOptions {
-  /** A TCP connection must finish its TLS handshake within this. */
+  /** A TCP connection must finish its TLS handshake, the client never silent for this long. */
   handshakeTimeoutMs: number;
   /** A request's headers must arrive within this of its start (a half-open request is closed). */
   headersTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. */
+  /**
+   * An idle keep-alive connection is closed after this: longer than clients keep idle connections
+   * in their pools (Go's transport, so kubectl and client-go: 90 s; src/client: 60 s), so a client
+   * closes its idle connection first and never reuses one the server is closing (a reset).
+   */
   keepAliveTimeoutMs: number;
   /** How often Node checks connections against headersTimeoutMs. */
   checkIntervalMs: number;
@@ -127,7 +131,7 @@ export interface ConnectionOptions {
 
 /** Defaults; Node leaves the headers timeout unset once requestTimeout is 0. */
 export const connectionDefaults: ConnectionOptions = {
-  handshakeTimeoutMs: 10_000, headersTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000, checkIntervalMs: 5_000, maxUnauthenticated: 1_000,
+  handshakeTimeoutMs: 10_000, headersTimeoutMs: 60_000, keepAliveTimeoutMs: 120_000, checkIntervalMs: 5_000, maxUnauthenticated: 1_000,
 };
 
 export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-capstan', gitCommit: 'capstan', gitTreeState: 'clean', buildDate: '2026-11-30T00:00:00Z', goVersion: 'node', compiler: 'capstan', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` };
@@ -203,7 +207,7 @@ export class APIServer {
     const claims = this.registries.get('', 'persistentvolumeclaims')!;
     this.stopNodeGraph = feedNodeGraph(this.nodeGraph, this.cache, { pods: (value, revision, key) => pods.decode(value, revision, key), claims: (value, revision, key) => claims.decode(value, revision, key) });
     const conn = { ...connectionDefaults, ...this.opts.connections };
-    const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated });
+    const limits = this.limits = new ConnectionLimits({ maxUnauthenticated: conn.maxUnauthenticated, handshakeTimeoutMs: conn.handshakeTimeoutMs });
     const authz = this.authorizer;
     let anonymous = this.opts.anonymousAuth ?? true;
     if (anonymous && this.modes.includes('AlwaysAllow')) {

@@ -3,9 +3,10 @@
 // outside the API server talks to it through this, exactly as kubectl does.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Agent, request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest, type AgentOptions } from 'node:https';
 import { createSecureContext } from 'node:tls';
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { APIError, type StatusBody } from './errors.js';
 import type { ClientConfig } from './kubeconfig.js';
 
@@ -44,6 +45,35 @@ function buildPath(path: string, query?: RequestOptions['query']): string {
  */
 export const CERT_FILE_RECHECK_MS = 60_000;
 
+/**
+ * How long a connection may wait in the pool for its next request. Well under the API server's
+ * keep-alive timeout (connectionDefaults, 120 s), so the client closes an idle connection before
+ * the server does and never sends a request on one the server is closing at that moment.
+ * Node's Agent keeps free sockets for ever unless given a timeout, and its `timeout` option
+ * would also time out sockets in use (watches); this one applies to free sockets only.
+ */
+export const IDLE_CONNECTION_MS = 60_000;
+
+/** A keep-alive pool whose idle connections close after `idleMs`. */
+class PoolAgent extends Agent {
+  constructor(opts: AgentOptions, private readonly idleMs: number) {
+    super(opts);
+    // After Node's own 'free' handler has put the socket in the pool (or destroyed it): a free
+    // socket's timeout destroys it (the Agent's own listener).
+    this.on('free', (socket: Duplex & { setTimeout(ms: number): void }) => { if (!socket.destroyed) socket.setTimeout(this.idleMs); });
+  }
+
+  override reuseSocket(socket: Duplex & { setTimeout(ms: number): void }, req: ClientRequest): void {
+    socket.setTimeout(0);
+    super.reuseSocket(socket, req);
+  }
+}
+
+/** The server closed or reset a reused keep-alive connection before answering: nothing was done. */
+function resetBeforeAnswer(req: ClientRequest, answered: boolean, e: NodeJS.ErrnoException): boolean {
+  return req.reusedSocket && !answered && (e.code === 'ECONNRESET' || e.code === 'EPIPE');
+}
+
 export class RESTClient {
   private agent: Agent;
   private recheck?: ReturnType<typeof setInterval>;
@@ -56,7 +86,7 @@ export class RESTClient {
   /** An impersonating view of another client: its connections are the other's to close. */
   private borrowed = false;
 
-  constructor(readonly config: ClientConfig, readonly userAgent = 'capstan', certFileRecheckMs = CERT_FILE_RECHECK_MS) {
+  constructor(readonly config: ClientConfig, readonly userAgent = 'capstan', certFileRecheckMs = CERT_FILE_RECHECK_MS, private readonly idleConnectionMs = IDLE_CONNECTION_MS) {
     const u = new URL(config.server);
     this.host = u.hostname.replace(/^\[|\]$/g, '');
     this.port = Number(u.port || 443);
@@ -109,7 +139,7 @@ export class RESTClient {
     // One TLS context for every connection: without it each new connection parses the CA,
     // certificate and key again (a burst of 50 requests opens 50 connections).
     const secureContext = createSecureContext({ ca: c.caPem, cert: c.certPem, key: c.keyPem });
-    return new Agent({ keepAlive: true, maxSockets: c.maxSockets ?? 64, ca: c.caPem, cert: c.certPem, key: c.keyPem, secureContext, rejectUnauthorized: !c.insecureSkipTLSVerify });
+    return new PoolAgent({ keepAlive: true, maxSockets: c.maxSockets ?? 64, ca: c.caPem, cert: c.certPem, key: c.keyPem, secureContext, rejectUnauthorized: !c.insecureSkipTLSVerify }, this.idleConnectionMs);
   }
 
   /**
@@ -136,14 +166,23 @@ export class RESTClient {
     return h;
   }
 
+  /**
+   * Sends the request; a request whose reused keep-alive connection the server closed before any
+   * answer (it was closing the connection as this went out on it) goes again on another. Each
+   * such failure costs one pooled connection, so this ends at a new one at the latest.
+   */
   private open(method: string, path: string, body: Buffer | undefined, contentType: string | undefined, timeoutMs: number): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
+      let answered = false;
       const req = httpsRequest({
         host: this.host, port: this.port, method, path, agent: this.agent,
         headers: this.headers(body, contentType), servername: this.host.match(/^[\d.]+$|:/) ? undefined : this.host,
-      }, resolve);
+      }, (res) => { answered = true; resolve(res); });
       if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new APIError(504, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`)));
-      req.on('error', (e) => reject(e instanceof APIError ? e : new APIError(0, 'ConnectionError', `${method} ${path}: ${e.message}`)));
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        if (resetBeforeAnswer(req, answered, e)) resolve(this.open(method, path, body, contentType, timeoutMs));
+        else reject(e instanceof APIError ? e : new APIError(0, 'ConnectionError', `${method} ${path}: ${e.message}`));
+      });
       req.end(body);
     });
   }

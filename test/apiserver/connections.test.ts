@@ -64,6 +64,32 @@ t.test('a TCP connection that never starts TLS is closed after the handshake tim
   t.ok(await closed(s, 20_000), 'the server closed the silent connection');
 });
 
+t.test('a handshake the server had no turn to read while its event loop stalled is not cut by the handshake timeout', async (t) => {
+  const api = await startAPIServer(t, { connections: { handshakeTimeoutMs: 1_000 } });
+  const before = api.server.connectionStats.unauthenticated;
+  const raw = netConnect(api.port, '127.0.0.1');
+  t.teardown(() => raw.destroy());
+  await new Promise((r) => raw.once('connect', r));
+  await eventually(async () => api.server.connectionStats.unauthenticated > before, 10_000, 'the server accepted the connection');
+  // The ClientHello goes out now; the server (in this process) reads it only after the stall,
+  // which its handshake timer outlasts.
+  const s = tlsConnect({ socket: raw, ca: api.pki.ca.certPem, cert: api.pki.admin.certPem, key: api.pki.admin.keyPem, servername: 'localhost' });
+  t.teardown(() => s.destroy());
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_500);
+  const secured = await new Promise<string>((resolve) => {
+    s.once('secureConnect', () => resolve('secure'));
+    s.once('error', (e) => resolve(e.message));
+    s.once('close', () => resolve('closed'));
+    setTimeout(() => resolve('no handshake within 15 s'), 15_000).unref();
+  });
+  t.equal(secured, 'secure', 'the handshake finished');
+  let reply = '';
+  s.on('data', (d: Buffer) => { reply += d.toString(); });
+  s.write('GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+  await closed(s, 20_000);
+  t.match(reply, /^HTTP\/1\.1 200 /, 'and the request on it was answered');
+});
+
 t.test('unauthenticated idle connections beyond the limit are closed; an admin gets in and keeps its watch', async (t) => {
   const limit = 20;
   const api = await startAPIServer(t, { connections: { maxUnauthenticated: limit } });
