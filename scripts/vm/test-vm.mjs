@@ -60,7 +60,19 @@ async function ssh(vm, command, timeoutMs = 1_800_000, tries = 5) {
   }
 }
 const kubeconfig = join(work, 'admin.kubeconfig');
-const kubectl = (args, opts) => inNS('kubectl', ['--kubeconfig', kubeconfig, ...args], opts);
+/** kubectl, tried again (up to 5 times, 5 s apart) when it could not reach the API server at all:
+ *  an emulated control plane under load can miss kubectl's 10 s TLS handshake timeout. */
+function kubectl(args, opts) {
+  for (let i = 1; ; i++) {
+    try {
+      return inNS('kubectl', ['--kubeconfig', kubeconfig, ...args], opts);
+    } catch (e) {
+      if (i >= 5 || !/Unable to connect to the server/.test(String(e.stderr))) throw e;
+      log(`kubectl ${args[0]}: ${String(e.stderr).trim()}; again`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5000);
+    }
+  }
+}
 const kjson = (args) => JSON.parse(kubectl([...args, '-o', 'json']));
 
 async function until(what, timeoutMs, f, everyMs = 3000) {
