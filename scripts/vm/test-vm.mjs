@@ -333,7 +333,8 @@ async function main() {
   kubectl(['delete', 'deployment', 'web', '--wait=false']);
   const uninstall = async (vm) => {
     const start = Date.now();
-    const out = await ssh(vm, `${capstan} uninstall`);
+    // A rebooted VM no longer has the release mounted.
+    const out = await ssh(vm, `mountpoint -q /mnt/release || mount -o ro /dev/vdb /mnt/release; ${capstan} uninstall`);
     log(`${vm.name} (${secs(Date.now() - start)}): ${out.trim().split('\n').pop()}`);
   };
   await Promise.all(nodes.map(uninstall));
