@@ -20,16 +20,40 @@ export const POD_CGROUP_ROOT = '/capstan';
 
 async function removePods(log: (l: string) => void): Promise<void> {
   if (!existsSync(liveSocket)) return;
-  const cri = new CRIClient({ socket: liveSocket, timeouts: { StopPodSandbox: 60_000 } });
+  const cri = new CRIClient({ socket: liveSocket, timeouts: { StopPodSandbox: 60_000, StopContainer: 60_000 } });
+  const failed: string[] = [];
   try {
     const sandboxes = await cri.listPodSandbox();
     for (const s of sandboxes) {
-      await cri.stopPodSandbox(s.id);
-      await cri.removePodSandbox(s.id);
+      try {
+        await removePod(cri, s.id);
+      } catch (e) {
+        failed.push(`${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? s.id}: ${(e as Error).message}`);
+      }
     }
-    if (sandboxes.length) log(`removed ${sandboxes.length} pod sandbox(es) and their containers`);
+    if (sandboxes.length) log(`removed ${sandboxes.length - failed.length} of ${sandboxes.length} pod sandbox(es) and their containers`);
   } finally {
     cri.close();
+  }
+  if (failed.length) throw new Error(failed.join('; '));
+}
+
+/**
+ * Stops and removes one pod. Its containers are stopped one by one first, and a removal that
+ * containerd refuses because a task has not yet been seen to exit (FAILED_PRECONDITION "cannot
+ * delete running task", seen on a slow VM right after StopPodSandbox) is tried again for a while.
+ */
+async function removePod(cri: CRIClient, sandboxId: string): Promise<void> {
+  for (const c of await cri.listContainers({ pod_sandbox_id: sandboxId })) await cri.stopContainer(c.id, 0);
+  await cri.stopPodSandbox(sandboxId);
+  for (let delayMs = 250; ; delayMs *= 2) {
+    try {
+      await cri.removePodSandbox(sandboxId);
+      return;
+    } catch (e) {
+      if (delayMs > 16_000 || !/running task/.test((e as Error).message)) throw e;
+      await new Promise((r) => setTimeout(r, delayMs));
+    }
   }
 }
 
