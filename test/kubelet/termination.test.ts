@@ -63,6 +63,8 @@ t.test('termination messages, hooks and grace', { skip: why ?? false, timeout: 2
       const ev = await events('hook-exec');
       const failed = ev.find((e: any) => e.reason === 'FailedPostStartHook');
       if (!failed) throw new Error('no FailedPostStartHook yet');
+      // The kill is recorded after the hook's failure: wait for both before asserting.
+      if (!ev.some((e: any) => e.reason === 'Killing')) throw new Error('no Killing event yet');
       t.equal(failed.type, 'Warning');
       t.equal(failed.message, `Exec lifecycle hook ([sh -c echo nope; exit 7]) for Container "main" in Pod "hook-exec_default(${uid})" failed - error: command 'sh -c echo nope; exit 7' exited with 7: , message: "nope\\n"`);
       t.ok(ev.some((e: any) => e.reason === 'Killing' && e.message === 'FailedPostStartHook'), 'Killing FailedPostStartHook');
