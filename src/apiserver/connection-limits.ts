@@ -59,13 +59,14 @@ export class ConnectionLimits {
    */
   private handshakeDeadline(key: string, socket: Socket): void {
     let seen = socket.bytesRead;
+    const arm = () => this.handshaking.set(key, setTimeout(() => setImmediate(look), this.opts.handshakeTimeoutMs));
     const look = () => {
       if (!this.handshaking.has(key) || socket.destroyed) return;
       if (socket.bytesRead === seen) { socket.destroy(); return; }
       seen = socket.bytesRead;
-      this.handshaking.set(key, setTimeout(() => setImmediate(look), this.opts.handshakeTimeoutMs));
+      arm();
     };
-    this.handshaking.set(key, setTimeout(() => setImmediate(look), this.opts.handshakeTimeoutMs));
+    arm();
   }
 
   /** A request on this connection authenticated. */
