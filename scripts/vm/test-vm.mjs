@@ -290,8 +290,11 @@ async function main() {
     const linesBefore = lines('talker');
     const restartedAt = Date.now();
     await ssh(target, 'systemctl restart capstan-kubelet capstan-proxy');
-    log('restarted; waiting for the node to report Ready again');
-    await sleep(5000);
+    log('restarted; waiting for the new kubelet to serve exec');
+    // The Node's Ready condition stays True from before the restart until the node lifecycle
+    // controller's grace period ends, so it says nothing about the new kubelet: exec does.
+    await until(`the kubelet on ${target.name} to serve exec again`, 600_000, () => lines('talker') >= 0);
+    log(`the kubelet served exec ${secs(Date.now() - restartedAt)} after the restart began`);
     await until(`${target.name} Ready`, 300_000, () => nodeReady(target.name));
     // Checked after the container IDs, so that a replaced talker is reported with its cause.
     const carried = await until('the connection to keep carrying lines', 120_000, () => lines('talker') > linesBefore + 5).catch((e) => { log(e.message); return false; });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Registry } from 'prom-client';
 import type { CRIRuntime } from '../../cri/index.js';
+import { isDeadlineExceeded, isUnavailable } from '../../cri/index.js';
 import {
   EventRecorder, SharedInformer, isAlreadyExists, isConflict, isNotFound, realClock, resources, type Clock, type ClientsetAPI, type ResourceType,
 } from '../client/index.js';
@@ -138,6 +139,9 @@ function requestToken(clients: ClientsetAPI): RequestToken {
     apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', ...tr,
   }) as TokenRequest;
 }
+
+/** How long start() waits for the container runtime to answer before giving up. */
+const RUNTIME_WAIT_MS = 5 * 60_000;
 
 export class Kubelet {
   readonly nodeName: string;
@@ -384,7 +388,7 @@ export class Kubelet {
 
   /** Registers the node, starts heartbeats, the pod informer, workers and housekeeping. */
   async start(): Promise<void> {
-    const version = await this.o.runtime.version();
+    const version = await this.runtimeVersion();
     const machine = this.o.machine ?? await machineInfo(this.o.rootDir);
     this.settings.allocatable = { cpu: machine.cpu, memory: machine.memoryBytes };
     this.agent = new NodeAgent({
@@ -431,6 +435,25 @@ export class Kubelet {
     await this.imageGC.start();
     this.scheduleImageGC();
     this.evictionTimer = this.clock.setTimeout(() => void this.checkEviction(), this.o.evictionIntervalMs ?? 10_000);
+  }
+
+  /**
+   * The runtime's version, waited for (up to RUNTIME_WAIT_MS): containerd may come up after the
+   * kubelet on a boot, and a kubelet still loading on a slow (emulated) VM can miss the call's
+   * deadline. Exiting would only have systemd start the whole process again.
+   */
+  private async runtimeVersion(): Promise<Awaited<ReturnType<CRIRuntime['version']>>> {
+    const deadline = this.clock.now() + RUNTIME_WAIT_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.o.runtime.version();
+      } catch (e) {
+        if (this.stopped || !(isUnavailable(e) || isDeadlineExceeded(e)) || this.clock.now() >= deadline) throw e;
+        const retryInMs = Math.min(500 * 2 ** attempt, 10_000);
+        this.log.warn('waiting for the container runtime', { error: (e as Error).message, attempt, retryInMs });
+        await new Promise((r) => this.clock.setTimeout(() => r(undefined), retryInMs));
+      }
+    }
   }
 
   private scheduleImageGC(): void {

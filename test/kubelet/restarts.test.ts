@@ -1,6 +1,7 @@
 // restartPolicy and CrashLoopBackOff timing, probes driving Ready and restarts, graceful
 // deletion order, and a restarted kubelet adopting what runs.
 import t from 'tap';
+import { CRIStatus } from '../../cri/index.js';
 import { resources } from '../../src/client/index.js';
 import { calls, cond, cs, podSpec, startHarness, IMAGE } from './harness.js';
 
@@ -147,4 +148,31 @@ t.test('a pod deleted while the kubelet was down is removed from the runtime at 
   await h.restartKubelet();
   t.same(await h.runtime.listPodSandbox(), []);
   t.same(await h.runtime.listContainers(), []);
+});
+
+t.test('start waits for a container runtime that is not answering yet, and gives up after 5 minutes', async (t) => {
+  const h = await startHarness(t, { start: false });
+  h.runtime.failNext('Version', CRIStatus.UNAVAILABLE, 'connection refused');
+  h.runtime.failNext('Version', CRIStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
+  let started = false;
+  const starting = h.kubelet.start().then(() => { started = true; });
+  await h.advance(500, 100);
+  t.notOk(started, 'still waiting after the first failure');
+  await h.advance(3_000, 100);
+  await starting;
+  t.equal(calls(h.runtime, 'Version').length, 3, 'asked again until it answered');
+  t.ok(h.api.get(resources.nodes, '', 'node-a'), 'then registered the node');
+
+  const late = await startHarness(t, { start: false });
+  for (let i = 0; i < 100; i++) late.runtime.failNext('Version', CRIStatus.UNAVAILABLE, 'connection refused');
+  const failing = late.kubelet.start().then(() => 'started', (e: Error) => e.message);
+  await late.advance(6 * 60_000, 1_000);
+  t.equal(await failing, 'CRI Version: UNAVAILABLE: connection refused', 'the runtime\'s error once the wait is over');
+});
+
+t.test('start does not wait on a runtime error that is not about reaching it', async (t) => {
+  const h = await startHarness(t, { start: false });
+  h.runtime.failNext('Version', CRIStatus.UNIMPLEMENTED, 'unknown service runtime.v1.RuntimeService');
+  await t.rejects(h.kubelet.start(), /unknown service/);
+  t.equal(calls(h.runtime, 'Version').length, 1);
 });
