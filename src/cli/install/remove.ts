@@ -20,7 +20,8 @@ export const POD_CGROUP_ROOT = '/capstan';
 
 async function removePods(log: (l: string) => void): Promise<void> {
   if (!existsSync(liveSocket)) return;
-  const cri = new CRIClient({ socket: liveSocket, timeouts: { StopPodSandbox: 60_000, StopContainer: 60_000 } });
+  // A starved (emulated) node's containerd took more than 60 s to stop a container.
+  const cri = new CRIClient({ socket: liveSocket, timeouts: { StopPodSandbox: 180_000, StopContainer: 180_000 } });
   const failed: string[] = [];
   try {
     const sandboxes = await cri.listPodSandbox();
@@ -44,7 +45,8 @@ async function removePods(log: (l: string) => void): Promise<void> {
  * delete running task", seen on a slow VM right after StopPodSandbox) is tried again for a while.
  */
 async function removePod(cri: CRIClient, sandboxId: string): Promise<void> {
-  for (const c of await cri.listContainers({ pod_sandbox_id: sandboxId })) await cri.stopContainer(c.id, 0);
+  // A container that would not stop in time is left to StopPodSandbox, which kills what is left.
+  for (const c of await cri.listContainers({ pod_sandbox_id: sandboxId })) await cri.stopContainer(c.id, 0).catch(() => undefined);
   await cri.stopPodSandbox(sandboxId);
   for (let delayMs = 250; ; delayMs *= 2) {
     try {
