@@ -10,7 +10,7 @@ interface Decoder {
 
 // Registries are few and long-lived; a Map (not a WeakMap) so forgetDecoded can reach each.
 const decodedByRegistry = new Map<Decoder, WeakMap<Buffer, { revision: number; obj: KubeObject }>>();
-const encodedByObject = new WeakMap<KubeObject, Map<string, string>>();
+const encodedByObject = new WeakMap<KubeObject, Map<string, string | Buffer>>();
 
 /**
  * The object stored as `value` at `revision`, shared: callers must not modify it. A DELETE
@@ -30,9 +30,21 @@ export function decodedOnce(reg: Decoder, value: Buffer, revision: number, key: 
 export function encodedOnce(obj: KubeObject, representation: string, encode: () => string): string {
   let byRepresentation = encodedByObject.get(obj);
   if (!byRepresentation) encodedByObject.set(obj, (byRepresentation = new Map()));
-  let text = byRepresentation.get(representation);
+  let text = byRepresentation.get(representation) as string | undefined;
   if (text === undefined) byRepresentation.set(representation, (text = encode()));
   return text;
+}
+
+/**
+ * As encodedOnce, as bytes: one Buffer every watcher's connection writes, so no watcher converts
+ * the text again. `representation` must name a different entry than any encodedOnce one.
+ */
+export function encodedBytesOnce(obj: KubeObject, representation: string, encode: () => string): Buffer {
+  let byRepresentation = encodedByObject.get(obj);
+  if (!byRepresentation) encodedByObject.set(obj, (byRepresentation = new Map()));
+  let bytes = byRepresentation.get(representation) as Buffer | undefined;
+  if (bytes === undefined) byRepresentation.set(representation, (bytes = Buffer.from(encode())));
+  return bytes;
 }
 
 /**

@@ -72,6 +72,18 @@ export function connectionOf(req: IncomingMessage): TLSSocket {
   return (session?.socket ?? req.socket) as TLSSocket;
 }
 
+/**
+ * Writes a long response's body chunks (a watch's events): on HTTP/2 straight to the stream,
+ * past the compatibility response's per-write checks (its headers must have been sent); on
+ * HTTP/1.1 through the response, which chunks them. Writes after the stream ended are dropped,
+ * as the compatibility response drops them.
+ */
+export function bodyWriter(res: ServerResponse): (chunk: Buffer | string) => void {
+  const stream = (res as unknown as Partial<Http2ServerResponse>).stream;
+  if (!stream) return (chunk) => { res.write(chunk); };
+  return (chunk) => { if (!stream.destroyed && !stream.writableEnded) stream.write(chunk); };
+}
+
 export class APIListener {
   /** The listening server; its 'connection', 'secureConnection' and 'upgrade' events are those of every connection. */
   readonly server: HTTPSServer;

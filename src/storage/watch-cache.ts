@@ -33,7 +33,11 @@ export class WatchCache {
    * whenever a directory appears or goes, which is rare next to reads.
    */
   private dirsOf = new Map<string, Array<{ dir: string; whole: boolean }>>();
-  private listeners = new Set<{ prefix: string; after: number; fn: Listener }>();
+  /**
+   * Subscribers grouped by prefix: an event is matched against each prefix once, then handed to
+   * that prefix's subscribers in one pass (a thousand watchers of one resource share a prefix).
+   */
+  private listeners = new Map<string, Set<{ after: number; fn: Listener }>>();
   private waiters = new Set<Waiter>();
   private watcher?: Watcher;
   private closed = false;
@@ -80,7 +84,7 @@ export class WatchCache {
         if (reload) {
           await this.load();
           reload = false;
-          for (const l of this.listeners) l.fn({ type: 'DELETE', key: '', value: Buffer.alloc(0), revision: -1, createRevision: 0 });
+          for (const group of this.listeners.values()) for (const l of group) l.fn({ type: 'DELETE', key: '', value: Buffer.alloc(0), revision: -1, createRevision: 0 });
           this.listeners.clear();
           this.wake();
         }
@@ -130,8 +134,9 @@ export class WatchCache {
       // holds at most an eighth more than its capacity (it held up to twice as much).
       if (this.head > this.capacity / 8) { this.events = this.events.slice(this.head); this.head = 0; }
     }
-    for (const l of this.listeners) {
-      if (ev.revision > l.after && ev.key.startsWith(l.prefix)) l.fn(ev);
+    for (const [prefix, group] of this.listeners) {
+      if (!ev.key.startsWith(prefix)) continue;
+      for (const l of group) if (ev.revision > l.after) l.fn(ev);
     }
     this.wake();
   }
@@ -216,9 +221,14 @@ export class WatchCache {
       const ev = this.events[i];
       if (ev.revision > afterRevision && ev.key.startsWith(prefix)) fn(ev);
     }
-    const entry = { prefix, after: Math.max(afterRevision, this.latest), fn };
-    this.listeners.add(entry);
-    return () => { this.listeners.delete(entry); };
+    const entry = { after: Math.max(afterRevision, this.latest), fn };
+    let group = this.listeners.get(prefix);
+    if (!group) this.listeners.set(prefix, (group = new Set()));
+    group.add(entry);
+    return () => {
+      group.delete(entry);
+      if (group.size === 0 && this.listeners.get(prefix) === group) this.listeners.delete(prefix);
+    };
   }
 
   async stop(): Promise<void> {

@@ -12,7 +12,8 @@ import { queryBool } from '../query.js';
 import { watchStartAt } from '../resource-version.js';
 import { partialObjectMetadata, toTable } from '../table.js';
 import { versioned, type HandlerContext } from './context.js';
-import { decodedOnce, encodedOnce } from '../encoded-once.js';
+import { decodedOnce, encodedBytesOnce, encodedOnce } from '../encoded-once.js';
+import { bodyWriter } from '../listener.js';
 
 const defaultTimeoutSeconds = 1800;
 const maxTimerMs = 2 ** 31 - 1;
@@ -71,8 +72,11 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     ? toTable(h.reg, [obj], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', (o) => versioned(h, o), undefined, h.version)
     : metadataOnly ? partialObjectMetadata(versioned(h, obj)) : versioned(h, obj));
   const encodingKey = `${h.reg.def.group}/${h.version.version}/${table ? 'table' : metadataOnly ? 'meta' : 'json'}`;
-  const encodeEvent = (type: string, _ev: WatchEvent, obj: KubeObject): string =>
-    encodedOnce(obj, `${type}/${encodingKey}`, () => `{"type":"${type}","object":${encodedOnce(obj, encodingKey, () => encodeObject(obj))}}\n`);
+  // Each event line is one Buffer shared by every watcher of the same representation; its keys
+  // are built once per watch, not per event.
+  const lineKeys = { ADDED: `ADDED/${encodingKey}`, MODIFIED: `MODIFIED/${encodingKey}`, DELETED: `DELETED/${encodingKey}` };
+  const encodeEvent = (type: keyof typeof lineKeys, obj: KubeObject): Buffer =>
+    encodedBytesOnce(obj, lineKeys[type], () => `{"type":"${type}","object":${encodedOnce(obj, encodingKey, () => encodeObject(obj))}}\n`);
   const filtered = !!name || labelSelector.length > 0 || fieldSelector.length > 0;
 
   // The state and the subscription below are taken in one synchronous step: nothing between.
@@ -93,21 +97,29 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   // initial state, one per event), in arrival order. A failed conversion ends the watch with
   // an ERROR event carrying the 500.
   let converting = Promise.resolve();
-  const write = (text: () => string, evs: WatchEvent[]) => {
+  const send = bodyWriter(res);
+  const converts = !!h.version.prepare || !!h.reg.def.convertStored;
+  const write = (text: () => string | Buffer, evs: WatchEvent[]) => {
     const prepare = h.version.prepare;
-    if (!prepare && !h.reg.def.convertStored) { res.write(text()); return; }
+    if (!converts) { send(text()); return; }
     converting = converting.then(async () => {
       if (done) return;
       const objs = await currentOnce(h, evs);
       await prepare?.(objs);
-      if (!done) res.write(text());
+      if (!done) send(text());
     }).catch((e) => {
       if (done) return;
-      res.write(`${JSON.stringify({ type: 'ERROR', object: (e instanceof StatusError ? e : internalError((e as Error).message)).toStatus() })}\n`);
+      send(`${JSON.stringify({ type: 'ERROR', object: (e instanceof StatusError ? e : internalError((e as Error).message)).toStatus() })}\n`);
       finish();
     });
   };
-  if (initial.length) write(() => initial.map((ev) => encodeEvent('ADDED', ev, decodedEvent(h, ev))).join(''), initial);
+  if (initial.length) write(() => Buffer.concat(initial.map((ev) => encodeEvent('ADDED', decodedEvent(h, ev)))), initial);
+  // One event: without a conversion to wait for (the usual case) its shared bytes are written
+  // at once, with nothing allocated for this watcher.
+  const writeEvent = (type: keyof typeof lineKeys, ev: WatchEvent, cur: KubeObject) => {
+    if (!converts) send(encodeEvent(type, cur));
+    else write(() => encodeEvent(type, decodedEvent(h, ev)), [ev]);
+  };
 
   let lastRV = after;
   // An object this server cannot read (stored under an encryption key no longer configured)
@@ -118,28 +130,28 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
       deliver(ev);
     } catch (e) {
       if (!(e instanceof StatusError)) throw e;
-      res.write(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);
+      send(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);
       finish();
     }
   };
   const deliver = (ev: WatchEvent) => {
     if (ev.revision === -1) {
-      res.write(`${JSON.stringify({ type: 'ERROR', object: expired('the watch cache lost history; relist').toStatus() })}\n`);
+      send(`${JSON.stringify({ type: 'ERROR', object: expired('the watch cache lost history; relist').toStatus() })}\n`);
       finish();
       return;
     }
     lastRV = ev.revision;
     const cur = decodedEvent(h, ev);
     if (ev.type === 'DELETE') {
-      if (selected(cur)) write(() => encodeEvent('DELETED', ev, decodedEvent(h, ev)), [ev]);
+      if (selected(cur)) writeEvent('DELETED', ev, cur);
       return;
     }
     const now = selected(cur);
     // Without selectors every object is selected; only a filtered watch needs the old state.
     const before = ev.prevValue ? (!filtered || selected(h.reg.decode(ev.prevValue, ev.revision, ev.key))) : false;
-    if (now && before) write(() => encodeEvent('MODIFIED', ev, decodedEvent(h, ev)), [ev]);
-    else if (now) write(() => encodeEvent('ADDED', ev, decodedEvent(h, ev)), [ev]);
-    else if (before) write(() => encodeEvent('DELETED', ev, decodedEvent(h, ev)), [ev]);
+    if (now && before) writeEvent('MODIFIED', ev, cur);
+    else if (now) writeEvent('ADDED', ev, cur);
+    else if (before) writeEvent('DELETED', ev, cur);
   };
 
   let unsubscribe: () => void = () => undefined;
@@ -155,7 +167,7 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
     unsubscribe = cache.subscribe(prefix, after, onEvent);
   } catch (e) {
     if (e instanceof CompactedError) {
-      res.write(`${JSON.stringify({ type: 'ERROR', object: expired(`too old resource version: ${after} (${e.compacted})`).toStatus() })}\n`);
+      send(`${JSON.stringify({ type: 'ERROR', object: expired(`too old resource version: ${after} (${e.compacted})`).toStatus() })}\n`);
       return finish();
     }
     throw e;
