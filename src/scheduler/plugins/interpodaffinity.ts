@@ -161,6 +161,7 @@ function satisfiesAffinity(s: FilterState, node: NodeInfo): boolean {
 
 export const interPodAffinityFilter: FilterPlugin = {
   name,
+  domainWide: true,
   preFilter,
   skip: (_pod, state) => !state.data?.[name],
   filter(_pod, node, state) {

@@ -193,6 +193,7 @@ function minMatch(d: Domains, minDomains: number): number {
 
 export const podTopologySpreadFilter: FilterPlugin = {
   name,
+  domainWide: true,
   preFilter(pod, state) {
     const view = state.cluster;
     if (!view || !pod.spread.length) return;
