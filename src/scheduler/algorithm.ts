@@ -2,6 +2,9 @@
 // passes until "enough" are found (kube-scheduler's adaptive percentageOfNodesToScore), run
 // the scorers over them, and pick the best weighted sum with a random tie-break. When no
 // node fits, every node has been tried and the reasons are tallied for FailedScheduling.
+// Filters marked `domainWide` (an array read per node, one answer per topology domain) run
+// first, so a node whose whole domain is out costs one check; its reason — the first
+// failing filter in the configured order — is only worked out if no node fits at all.
 import type { NodeInfo } from './nodeinfo.js';
 import type { PodInfo } from './podinfo.js';
 import type { CycleState, FilterPlugin, ScorePlugin } from './plugins/types.js';
@@ -28,6 +31,11 @@ export function fitMessage(numAllNodes: number, reasons: Map<string, number>): s
   return `0/${numAllNodes} nodes are available: ${parts.join(', ')}.`;
 }
 
+function tally(reasons: Map<string, number>, failed: string | string[]): void {
+  if (typeof failed === 'string') reasons.set(failed, (reasons.get(failed) ?? 0) + 1);
+  else for (const r of failed) reasons.set(r, (reasons.get(r) ?? 0) + 1);
+}
+
 export interface AlgorithmOptions {
   filters: FilterPlugin[];
   scorers: ScorePlugin[];
@@ -39,6 +47,8 @@ export interface AlgorithmOptions {
 export class Algorithm {
   private nextStart = 0;
   private feasible: NodeInfo[] = [];
+  /** Nodes a domain-wide filter rejected, whose reasons are owed only if nothing fits. */
+  private rejectedEarly: NodeInfo[] = [];
   /** Filter reasons of the nodes that failed, reused across cycles (copied into a FitError). */
   private reasons = new Map<string, number>();
   private scratch = new Float64Array(0);
@@ -77,18 +87,25 @@ export class Algorithm {
     feasible.length = 0;
     const reasons = this.reasons;
     reasons.clear();
-    const filters = state.filters!;
+    const early = state.filters!.filter((f) => f.domainWide), rest = state.filters!.filter((f) => !f.domainWide);
+    const rejectedEarly = this.rejectedEarly;
+    rejectedEarly.length = 0;
     let processed = 0;
     for (; processed < all && feasible.length < want; processed++) {
       const node = nodes[(this.nextStart + processed) % all];
+      let out = false;
+      for (let f = 0; f < early.length && !out; f++) out = early[f].filter(pod, node, state) !== null;
+      if (out) { rejectedEarly.push(node); continue; }
       let failed: string | string[] | null = null;
-      for (let f = 0; f < filters.length && !failed; f++) failed = filters[f].filter(pod, node, state);
-      if (!failed) { feasible.push(node); continue; }
-      if (typeof failed === 'string') reasons.set(failed, (reasons.get(failed) ?? 0) + 1);
-      else for (const r of failed) reasons.set(r, (reasons.get(r) ?? 0) + 1);
+      for (let f = 0; f < rest.length && !failed; f++) failed = rest[f].filter(pod, node, state);
+      if (!failed) feasible.push(node);
+      else tally(reasons, failed);
     }
     if (all) this.nextStart = (this.nextStart + processed) % all;
-    if (!feasible.length) return new FitError(all, new Map(reasons));
+    if (!feasible.length) {
+      for (const node of rejectedEarly) tally(reasons, this.filterNode(pod, node, state)!);
+      return new FitError(all, new Map(reasons));
+    }
     if (feasible.length === 1) return feasible[0].name;
     return feasible[this.best(pod, feasible, state)].name;
   }

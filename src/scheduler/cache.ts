@@ -111,8 +111,8 @@ export class SchedulerCache implements ClusterView {
     return this.labelIndex.candidates(sel, namespaces);
   }
 
-  matchingPods(namespace: string, sel: Selector, key: string): MatchingPods {
-    return this.matching.get(namespace, sel, key, () => this.labelIndex.candidates(sel, new Set([namespace])));
+  matchingPods(namespace: string, sel: Selector, key: string, withTerminating = false): MatchingPods {
+    return this.matching.get(namespace, sel, key, () => this.labelIndex.candidates(sel, new Set([namespace])), withTerminating);
   }
 
   termGroups(kind: TermKind): Iterable<TermGroup> {

@@ -34,10 +34,11 @@ export interface ClusterView {
    */
   candidates(sel: Selector, namespaces?: ReadonlySet<string>): Iterable<PlacedPod>;
   /**
-   * Pods of `namespace` matching `sel` and not terminating, kept incrementally in the cache
-   * (absent: callers count candidates themselves). `key` names the selector by content.
+   * Pods of `namespace` matching `sel` (not terminating, unless `withTerminating`), kept
+   * incrementally in the cache (absent: callers count candidates themselves). `key` names
+   * the selector by content.
    */
-  matchingPods?(namespace: string, sel: Selector, key: string): MatchingPods;
+  matchingPods?(namespace: string, sel: Selector, key: string, withTerminating?: boolean): MatchingPods;
   /** Where a pod is placed (bound or assumed), if it is. */
   placed?(uid: string): PlacedPod | undefined;
   termGroups(kind: TermKind): Iterable<TermGroup>;

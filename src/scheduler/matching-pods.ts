@@ -9,6 +9,8 @@ import type { PlacedPod } from './cluster.js';
 import type { NodeInfo } from './nodeinfo.js';
 
 export interface MatchingPods {
+  /** How many pods match. */
+  readonly total: number;
   /** Matching pods per node; nodes without any are absent. Read only. */
   readonly perNode: ReadonlyMap<NodeInfo, number>;
   /** Matching pods per value of `key` on their nodes; values without any are absent. Read only. */
@@ -24,15 +26,20 @@ function bump<K>(m: Map<K, number>, k: K, n: number): void {
   else m.delete(k);
 }
 
-/** Whether a placed pod counts for a spread constraint at all (terminating pods do not). */
-const counts = (p: PlacedPod) => !p.info.pod.metadata.deletionTimestamp;
+/** Whether a placed pod counts for a spread constraint at all (terminating pods do not; for inter-pod affinity they do). */
+const live = (p: PlacedPod) => !p.info.pod.metadata.deletionTimestamp;
 
 class Group implements MatchingPods {
   readonly perNode = new Map<NodeInfo, number>();
   private readonly byKey = new Map<string, Map<string, number>>();
+  total = 0;
   used = 0;
 
-  constructor(readonly namespace: string, readonly selector: Selector, readonly id: string, readonly anchors: string[]) {}
+  constructor(readonly namespace: string, readonly selector: Selector, readonly id: string, readonly anchors: string[], readonly withTerminating: boolean) {}
+
+  counts(p: PlacedPod): boolean {
+    return this.withTerminating || live(p);
+  }
 
   domains(key: string): ReadonlyMap<string, number> {
     let m = this.byKey.get(key);
@@ -45,6 +52,7 @@ class Group implements MatchingPods {
   }
 
   count(node: NodeInfo, labels: Record<string, string>, n: number): void {
+    this.total += n;
     bump(this.perNode, node, n);
     for (const [key, m] of this.byKey) { const v = labels[key]; if (v !== undefined) bump(m, v, n); }
   }
@@ -60,15 +68,18 @@ export class MatchingPodsIndex {
   private unanchored = new Map<string, Set<Group>>();
   private clock = 0;
 
-  /** The group of `sel` in `ns`, counted from `candidates` (the namespace's pods `sel` may match) when new. */
-  get(ns: string, sel: Selector, key: string, candidates: () => Iterable<PlacedPod>): MatchingPods {
-    const id = `${ns}\u0000${key}`;
+  /**
+   * The group of `sel` in `ns`, counted from `candidates` (the namespace's pods `sel` may
+   * match) when new. Terminating pods count only `withTerminating` (inter-pod affinity).
+   */
+  get(ns: string, sel: Selector, key: string, candidates: () => Iterable<PlacedPod>, withTerminating = false): MatchingPods {
+    const id = `${ns}\u0000${withTerminating ? 'all' : 'live'}\u0000${key}`;
     let g = this.groups.get(id);
     if (!g) {
       if (this.groups.size >= maxGroups) this.evict();
       const anchor = sel.find((r) => r.operator === 'In');
-      g = new Group(ns, sel, id, anchor ? anchor.values.map((v) => anchorKey(ns, anchor.key, v)) : []);
-      for (const p of candidates()) if (counts(p) && p.info.namespace === ns && matches(sel, p.info.labels)) g.count(p.node, p.node.labels, 1);
+      g = new Group(ns, sel, id, anchor ? anchor.values.map((v) => anchorKey(ns, anchor.key, v)) : [], withTerminating);
+      for (const p of candidates()) if (g.counts(p) && p.info.namespace === ns && matches(sel, p.info.labels)) g.count(p.node, p.node.labels, 1);
       this.groups.set(id, g);
       if (g.anchors.length) for (const a of g.anchors) addTo(this.anchored, a, g);
       else if (!anchor) addTo(this.unanchored, ns, g);
@@ -79,14 +90,14 @@ export class MatchingPodsIndex {
 
   /** A pod placed on (sign 1) or taken off (-1) its node. */
   account(p: PlacedPod, sign: 1 | -1): void {
-    if (!this.groups.size || !counts(p)) return;
+    if (!this.groups.size) return;
     const { namespace: ns, labels } = p.info;
     for (const [k, v] of Object.entries(labels)) {
       const gs = this.anchored.get(anchorKey(ns, k, v));
-      if (gs) for (const g of gs) if (matches(g.selector, labels)) g.count(p.node, p.node.labels, sign);
+      if (gs) for (const g of gs) if (g.counts(p) && matches(g.selector, labels)) g.count(p.node, p.node.labels, sign);
     }
     const loose = this.unanchored.get(ns);
-    if (loose) for (const g of loose) if (matches(g.selector, labels)) g.count(p.node, p.node.labels, sign);
+    if (loose) for (const g of loose) if (g.counts(p) && matches(g.selector, labels)) g.count(p.node, p.node.labels, sign);
   }
 
   /** `node`'s labels changed from `before`: its pods move between domains. */

@@ -5,6 +5,7 @@ import type { PodInfo } from './podinfo.js';
 import { emptyResources, type Resources } from './resources.js';
 import { milliValue, value } from '../util/index.js';
 import type { Node } from '../api/kinds.js';
+import { domainsOf } from './topology.js';
 
 export interface Taint {
   key: string;
@@ -57,6 +58,8 @@ function addScalar(into: Resources, from: Resources, sign: number): void {
 export class NodeInfo {
   node?: Node;
   labels: Record<string, string> = {};
+  /** Per topology key id, the domain id of this node's value (see topology.ts); -1 or past the end: no such label. */
+  domains: Int32Array = new Int32Array(0);
   taints: Taint[] = [];
   unschedulable = false;
   /** "region:zone" when the node is labelled with a zone, else "". */
@@ -101,6 +104,7 @@ export class NodeInfo {
     this.node = node;
     if (!node) return;
     this.labels = node.metadata.labels ?? {};
+    this.domains = domainsOf(this.labels);
     this.unschedulable = !!node.spec?.unschedulable;
     this.allocatable = parseAllocatable(node.status?.allocatable ?? node.status?.capacity);
     const taints = [...((node.spec?.taints ?? []) as Taint[])];

@@ -15,6 +15,17 @@ export interface AffinityTerm {
   topologyKey: string;
   /** Content identity, for grouping identical terms of different pods. */
   key: string;
+  /** The selector's content, naming the cache's group of pods it matches. */
+  selectorKey: string;
+  /** The one namespace the term's pods are in, when it names exactly one (no namespaceSelector). */
+  namespace?: string;
+}
+
+/** Several terms a pod must match all of, as one selector in one namespace. */
+export interface AllOf {
+  selector: Selector;
+  selectorKey: string;
+  namespace: string;
 }
 
 export interface WeightedTerm extends AffinityTerm {
@@ -23,6 +34,8 @@ export interface WeightedTerm extends AffinityTerm {
 
 export interface PodAffinityTerms {
   requiredAffinity: AffinityTerm[];
+  /** requiredAffinity as one selector, when its terms all name the same single namespace. */
+  requiredAffinityAllOf?: AllOf;
   requiredAntiAffinity: AffinityTerm[];
   preferredAffinity: WeightedTerm[];
   preferredAntiAffinity: WeightedTerm[];
@@ -69,7 +82,16 @@ function compileTerm(raw: RawAffinityTerm, pod: Pod): AffinityTerm {
   const namespaces = new Set(listed.length || namespaceSelector ? listed : [pod.metadata.namespace ?? '']);
   const topologyKey = raw.topologyKey ?? '';
   const key = JSON.stringify([selector, [...namespaces].sort(), namespaceSelector, topologyKey]);
-  return { selector, namespaces, namespaceSelector, topologyKey, key };
+  const namespace = !namespaceSelector && namespaces.size === 1 ? [...namespaces][0] : undefined;
+  return { selector, namespaces, namespaceSelector, topologyKey, key, selectorKey: JSON.stringify(selector), namespace };
+}
+
+/** `terms` (every one must match) as one selector, when they all name the same one namespace. */
+function allOf(terms: readonly AffinityTerm[]): AllOf | undefined {
+  const namespace = terms[0]?.namespace;
+  if (namespace === undefined || terms.some((t) => t.namespace !== namespace)) return undefined;
+  const selector = terms.flatMap((t) => t.selector);
+  return { selector, selectorKey: JSON.stringify(selector), namespace };
 }
 
 export function compileAffinityTerms(pod: Pod): PodAffinityTerms | undefined {
@@ -83,8 +105,9 @@ export function compileAffinityTerms(pod: Pod): PodAffinityTerms | undefined {
     requiredAffinity: req(a.podAffinity), requiredAntiAffinity: req(a.podAntiAffinity),
     preferredAffinity: pref(a.podAffinity), preferredAntiAffinity: pref(a.podAntiAffinity),
   };
+  const all = allOf(out.requiredAffinity);
   const any = out.requiredAffinity.length + out.requiredAntiAffinity.length + out.preferredAffinity.length + out.preferredAntiAffinity.length;
-  return any ? out : undefined;
+  return any ? { ...out, ...(all ? { requiredAffinityAllOf: all } : {}) } : undefined;
 }
 
 /** Whether `term`, written by a pod, selects the pod `labels` in namespace `ns`. */

@@ -48,3 +48,25 @@ t.test('scores pick the least loaded node; ties break at random', async (t) => {
   for (let i = 0; i < 40; i++) seen.add(alg2.schedule(newPodInfo(pod(`t${i}`)), tie.nodeList(), { serviceSelectors: [] }) as string);
   t.ok(seen.size > 1, `equal nodes are not always the first (${[...seen].join(',')})`);
 });
+
+t.test('domain-wide filters run first, and a FitError still names each node\'s first failing filter in the configured order', async (t) => {
+  const zone = 'topology.kubernetes.io/zone';
+  const cache = new SchedulerCache();
+  cache.addNode(node('a1', { cpu: '1', labels: { [zone]: 'a' } }));
+  cache.addNode(node('a2', { cpu: '4', labels: { [zone]: 'a' } }));
+  cache.addNode(node('b1', { cpu: '1', labels: { [zone]: 'b' } }));
+  cache.addOrUpdatePod(pod('x', { nodeName: 'a2', labels: { app: 'web' } }));
+  const spread = [{ maxSkew: 1, topologyKey: zone, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }];
+  const alg = new Algorithm({ filters: plugins.defaultFilters, scorers: plugins.defaultScorers });
+  // a1: too small and in the crowded zone (NodeResourcesFit comes first); a2: the zone alone; b1: too small.
+  const r = alg.schedule(newPodInfo(pod('p', { cpu: '2', labels: { app: 'web' }, topologySpreadConstraints: spread })), cache.nodeList(), { serviceSelectors: [], cluster: cache });
+  t.ok(r instanceof FitError);
+  t.equal((r as FitError).message, "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints, 2 Insufficient cpu.");
+  // With a node that fits, the nodes of the crowded zone never reach the resource check.
+  cache.addNode(node('b2', { cpu: '4', labels: { [zone]: 'b' } }));
+  const checked: string[] = [];
+  const fit: plugins.FilterPlugin = { name: 'NodeResourcesFit', filter: (p, n, s) => { checked.push(n.name); return plugins.nodeResourcesFit.filter(p, n, s); } };
+  const counted = new Algorithm({ filters: [fit, plugins.podTopologySpreadFilter], scorers: plugins.defaultScorers });
+  t.equal(counted.schedule(newPodInfo(pod('q', { cpu: '2', labels: { app: 'web' }, topologySpreadConstraints: spread })), cache.nodeList(), { serviceSelectors: [], cluster: cache }), 'b2');
+  t.same(checked.sort(), ['b1', 'b2'], 'zone a was ruled out by the spread check alone');
+});

@@ -2,6 +2,7 @@
 // existing pods on labelled nodes, an incoming pod, the verdict per node.
 import t from 'tap';
 import { plugins } from '../../src/scheduler/index.js';
+import { newPodInfo } from '../../src/scheduler/podinfo.js';
 import { clusterOf, filterAll, node, pod, scoreAll, type PodOpts } from './fixtures.js';
 
 const zoneKey = 'topology.kubernetes.io/zone', host = 'kubernetes.io/hostname';
@@ -116,4 +117,64 @@ t.test('InterPodAffinity score', async (t) => {
   const symmetric = clusterOf(nodes, [on('x', 'n3', { labels: { app: 'db' }, affinity: preferred('podAffinity', 7, { app: 'web' }, zoneKey) }), on('y', 'n1', { affinity: affinity(term({ app: 'web' }, host)) })]);
   t.same(scoreAll(plugins.interPodAffinityScore, pod('p', { labels: { app: 'web' } }), symmetric), { n1: 14, n2: 0, n3: 100, n4: 0 },
     'existing pods\' preferred terms (weight 7) and required affinity terms (hardPodAffinityWeight 1) that select the incoming pod');
+});
+
+t.test('terms naming one namespace (read from the cache\'s per-selector counts) give the same verdicts and scores as a walk over the pods', async (t) => {
+  // The same terms twice: in `namespaces` (one namespace: the cache's incremental counts) and
+  // by a namespaceSelector picking that namespace alone (the label-index walk). Existing
+  // pods come and go, some terminating (they still count here, unlike for spreading).
+  let s = 7;
+  const random = () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
+  const cluster = Array.from({ length: 9 }, (_, i) => node(`m${i}`, { labels: i < 8 ? { [zoneKey]: `z${i % 3}` } : {} }));
+  const namespaces = { team: { name: 'team' }, other: { name: 'other' } };
+  const viaCounts = { namespaces: ['team'] }, viaWalk = { namespaceSelector: { matchLabels: { name: 'team' } } };
+  const incoming = (how: object) => ({
+    namespace: 'other', labels: { app: 'web' },
+    affinity: {
+      podAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [term({ app: 'db' }, zoneKey, how), term({ tier: 'x' }, zoneKey, how)],
+        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, podAffinityTerm: term({ app: 'cache' }, host, how) }],
+      },
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [term({ app: 'web' }, host, how)],
+        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 3, podAffinityTerm: term({ app: 'db' }, host, how) }],
+      },
+    },
+  });
+  const existing = new Map<string, ReturnType<typeof pod>>();
+  const cache = clusterOf(cluster, [], namespaces);
+  const all = [plugins.interPodAffinityFilter];
+  let compared = 0;
+  for (let step = 0; step < 120; step++) {
+    const name = `e${step}`;
+    if (random() < 0.7 || !existing.size) {
+      const labels: Record<string, string> = { app: pick(['db', 'web', 'cache']) };
+      if (random() < 0.6) labels.tier = 'x';
+      const p = on(name, pick(cluster).metadata.name as string, { namespace: pick(['team', 'team', 'other']), labels, deleting: random() < 0.2 });
+      existing.set(name, p);
+      cache.addOrUpdatePod(p);
+    } else {
+      const victim = pick([...existing.keys()]);
+      cache.removePod(existing.get(victim)!);
+      existing.delete(victim);
+    }
+    if (step % 10) continue;
+    const a = pod('in', incoming(viaCounts)), b = pod('in', incoming(viaWalk));
+    t.same(filterAll(all, a, cache), filterAll(all, b, cache), `step ${step}: filter`);
+    t.same(scoreAll(plugins.interPodAffinityScore, a, cache), scoreAll(plugins.interPodAffinityScore, b, cache), `step ${step}: score`);
+    compared++;
+  }
+  t.equal(compared, 12);
+  // Which path each took: the cache's counts (with terminating pods) for the first, a walk for the second.
+  const asked: string[] = [];
+  const groupOf = cache.matchingPods.bind(cache);
+  cache.matchingPods = (ns, sel, key, withTerminating) => { asked.push(`${ns} ${key} ${withTerminating}`); return groupOf(ns, sel, key, withTerminating); };
+  filterAll(all, pod('in', incoming(viaWalk)), cache);
+  scoreAll(plugins.interPodAffinityScore, pod('in', incoming(viaWalk)), cache);
+  t.same(asked, [], 'a namespaceSelector term walks the pods');
+  filterAll(all, pod('in', incoming(viaCounts)), cache);
+  scoreAll(plugins.interPodAffinityScore, pod('in', incoming(viaCounts)), cache);
+  t.same(asked.map((a) => a.split(' ').at(-1)), ['true', 'true', 'true', 'true'], 'affinity (both terms as one selector), anti-affinity and both preferred terms read the counts');
+  t.ok(newPodInfo(pod('in', incoming(viaCounts))).affinity?.requiredAffinityAllOf, 'two terms in one namespace are read as one selector');
 });

@@ -7,6 +7,7 @@ import { fromLabelSelector, matches, type LabelSelector, type Selector } from '.
 import type { KubeObject } from '../../src/api/object.js';
 import { SchedulerCache } from '../../src/scheduler/cache.js';
 import { newPodInfo } from '../../src/scheduler/podinfo.js';
+import { domainCount, domainId, domainIn, topologyKeyId } from '../../src/scheduler/topology.js';
 import { node, pod } from './fixtures.js';
 
 const zoneKey = 'topology.kubernetes.io/zone', host = 'kubernetes.io/hostname';
@@ -25,10 +26,10 @@ function rng(seed: number): () => number {
   return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
 }
 
-function recount(cache: SchedulerCache, pods: Map<string, KubeObject>, ns: string, sel: Selector, key: string): { perNode: Map<string, number>; domains: Map<string, number> } {
+function recount(cache: SchedulerCache, pods: Map<string, KubeObject>, ns: string, sel: Selector, key: string, withTerminating = false): { perNode: Map<string, number>; domains: Map<string, number> } {
   const perNode = new Map<string, number>(), domains = new Map<string, number>();
   for (const p of pods.values()) {
-    if (p.metadata.namespace !== ns || p.metadata.deletionTimestamp || !matches(sel, p.metadata.labels)) continue;
+    if (p.metadata.namespace !== ns || (p.metadata.deletionTimestamp && !withTerminating) || !matches(sel, p.metadata.labels)) continue;
     const n = cache.node(p.spec!.nodeName as string)!;
     perNode.set(n.name, (perNode.get(n.name) ?? 0) + 1);
     const v = n.labels[key];
@@ -52,7 +53,11 @@ t.test('incremental matching-pod counts equal a recount after random pod and nod
   /** Pods only assumed (bind in flight), by uid. */
   const assumed = new Map<string, KubeObject>();
   const asked = new Set<string>();
-  const ask = (ns: string, name: string, raw: LabelSelector) => { cache.matchingPods(ns, fromLabelSelector(raw)!, name); asked.add(`${ns}|${name}`); };
+  // Each group in both variants: spreading's (terminating pods left out) and inter-pod affinity's.
+  const ask = (ns: string, name: string, raw: LabelSelector) => {
+    for (const all of [false, true]) cache.matchingPods(ns, fromLabelSelector(raw)!, name, all);
+    asked.add(`${ns}|${name}`);
+  };
   // Some groups exist from the start, the others are made half-way through.
   ask('default', selectors[0][0], selectors[0][1]);
   ask('other', selectors[3][0], selectors[3][1]);
@@ -67,12 +72,18 @@ t.test('incremental matching-pod counts equal a recount after random pod and nod
       for (const ns of namespaces) {
         if (!asked.has(`${ns}|${name}`)) continue;
         const sel = fromLabelSelector(raw)!;
-        const g = cache.matchingPods(ns, sel, name);
         const counted = new Map([...bound, ...assumed]);
-        for (const key of [zoneKey, host]) {
-          const want = recount(cache, counted, ns, sel, key);
-          t.same(sorted(g.domains(key)), sorted(want.domains), `step ${step}: ${ns} ${name} per ${key}`);
-          if (key === zoneKey) t.same(sorted(new Map([...g.perNode].map(([n, c]) => [n.name, c]))), sorted(want.perNode), `step ${step}: ${ns} ${name} per node`);
+        for (const all of [false, true]) {
+          const g = cache.matchingPods(ns, sel, name, all);
+          const what = `${ns} ${name}${all ? ' (terminating too)' : ''}`;
+          for (const key of [zoneKey, host]) {
+            const want = recount(cache, counted, ns, sel, key, all);
+            t.same(sorted(g.domains(key)), sorted(want.domains), `step ${step}: ${what} per ${key}`);
+            if (key === zoneKey) {
+              t.same(sorted(new Map([...g.perNode].map(([n, c]) => [n.name, c]))), sorted(want.perNode), `step ${step}: ${what} per node`);
+              t.equal(g.total, [...want.perNode.values()].reduce((a, b) => a + b, 0), `step ${step}: ${what} in all`);
+            }
+          }
         }
         // The label index hands out this namespace's pods only, and every matching one.
         const candidates = [...cache.candidates(sel, new Set([ns]))];
@@ -145,4 +156,25 @@ t.test('a relabelled node moves its pods to the new domain; terminating and othe
   cache.addOrUpdatePod({ ...y, metadata: { ...y.metadata, resourceVersion: '2', deletionTimestamp: '2026-01-01T00:00:00Z' } });
   t.same(zones(), {});
   t.equal(g.perNode.size, 0);
+  // Inter-pod affinity's variant of the same group counts the terminating pods as well.
+  const withTerminating = cache.matchingPods('default', sel, 'web', true);
+  t.same(Object.fromEntries(withTerminating.domains(zoneKey)), { b: 1, c: 1 });
+  t.equal(withTerminating.total, 2);
+});
+
+t.test('each node carries the integer domain of every label key, kept across relabels', async (t) => {
+  const cache = new SchedulerCache();
+  cache.addNode(node('a1', { labels: { [zoneKey]: 'a' } }));
+  cache.addNode(node('b1', { labels: { [zoneKey]: 'b', rack: 'r1' } }));
+  const zone = topologyKeyId(zoneKey), rack = topologyKeyId('rack'), missing = topologyKeyId('never-on-a-node');
+  const a1 = cache.node('a1')!, b1 = cache.node('b1')!;
+  t.equal(domainIn(a1.domains, zone), domainId(zone, 'a'));
+  t.equal(domainIn(b1.domains, zone), domainId(zone, 'b'));
+  t.not(domainIn(a1.domains, zone), domainIn(b1.domains, zone));
+  t.equal(domainIn(a1.domains, rack), -1, 'a key the node lacks');
+  t.equal(domainIn(b1.domains, missing), -1, 'a key made after the node was seen');
+  t.ok(domainCount(zone) >= 2);
+  cache.addNode(node('a1', { labels: { [zoneKey]: 'b', rack: 'r1' } }));
+  t.equal(domainIn(cache.node('a1')!.domains, zone), domainIn(b1.domains, zone), 'relabelled into b1\'s zone');
+  t.equal(domainIn(cache.node('a1')!.domains, rack), domainId(rack, 'r1'));
 });

@@ -18,6 +18,7 @@ import type { MatchingPods } from '../matching-pods.js';
 import type { NodeInfo } from '../nodeinfo.js';
 import type { PodInfo } from '../podinfo.js';
 import type { SpreadConstraint } from '../terms.js';
+import { domainCount, domainId, domainIn, topologyKeyId } from '../topology.js';
 import { tolerates } from './tainttoleration.js';
 import { maxNodeScore, type CycleState, type FilterPlugin, type ScorePlugin } from './types.js';
 
@@ -105,6 +106,11 @@ function nodeQualifies(pod: PodInfo, node: NodeInfo, c: SpreadConstraint): boole
   return true;
 }
 
+function hasKeyIds(node: NodeInfo, keyIds: readonly number[]): boolean {
+  for (let i = 0; i < keyIds.length; i++) if (domainIn(node.domains, keyIds[i]) < 0) return false;
+  return true;
+}
+
 function hasKeys(node: NodeInfo, cs: readonly Counted[]): boolean {
   for (let i = 0; i < cs.length; i++) if (node.labels[cs[i].topologyKey] === undefined) return false;
   return true;
@@ -157,6 +163,25 @@ interface FilterState {
   selfMatch: number[];
   /** The fewest matching pods in any domain, per constraint (kept current by updateState). */
   mins: number[];
+  /** Per constraint, its topology key's id. */
+  keyIds: number[];
+  /**
+   * Per constraint, per domain id of its key: 1 when a node there passes. The skew is the
+   * same for every node of a domain, so it is worked out once per domain, not per node.
+   */
+  fits: Uint8Array[];
+  /** Per constraint, whether a domain with no matching pods passes (ids made after preFilter). */
+  emptyFits: boolean[];
+}
+
+/** Works out constraint `i`'s per-domain answers from its counts and minimum. */
+function judgeDomains(s: FilterState, i: number): void {
+  const c = s.constraints[i], key = s.keyIds[i], base = s.selfMatch[i] - s.mins[i];
+  const fits = new Uint8Array(domainCount(key));
+  s.emptyFits[i] = base <= c.maxSkew;
+  if (s.emptyFits[i]) fits.fill(1);
+  for (const [v, n] of s.domains[i].counts) fits[domainId(key, v)] = n + base <= c.maxSkew ? 1 : 0;
+  s.fits[i] = fits;
 }
 
 function minMatch(d: Domains, minDomains: number): number {
@@ -168,6 +193,7 @@ function minMatch(d: Domains, minDomains: number): number {
 
 export const podTopologySpreadFilter: FilterPlugin = {
   name,
+  domainWide: true,
   preFilter(pod, state) {
     const view = state.cluster;
     if (!view || !pod.spread.length) return;
@@ -178,19 +204,21 @@ export const podTopologySpreadFilter: FilterPlugin = {
       constraints, domains,
       selfMatch: constraints.map((c) => (c.counts(pod) ? 1 : 0)),
       mins: constraints.map((c, i) => minMatch(domains[i], c.minDomains)),
+      keyIds: constraints.map((c) => topologyKeyId(c.topologyKey)),
+      fits: [], emptyFits: [],
     };
+    for (let i = 0; i < constraints.length; i++) judgeDomains(s, i);
     (state.data ??= {})[name] = s;
   },
   skip: (_pod, state) => !state.data?.[name],
   filter(_pod, node, state) {
     const s = state?.data?.[name] as FilterState | undefined;
     if (!s) return null;
-    for (let i = 0; i < s.constraints.length; i++) {
-      const c = s.constraints[i];
-      const v = node.labels[c.topologyKey];
-      if (v === undefined) return errMissingLabel;
-      const skew = (s.domains[i].counts.get(v) ?? 0) + s.selfMatch[i] - s.mins[i];
-      if (skew > c.maxSkew) return errConstraintsNotMatch;
+    const { keyIds, fits } = s;
+    for (let i = 0; i < keyIds.length; i++) {
+      const d = domainIn(node.domains, keyIds[i]);
+      if (d < 0) return errMissingLabel;
+      if (!(d < fits[i].length ? fits[i][d] : s.emptyFits[i])) return errConstraintsNotMatch;
     }
     return null;
   },
@@ -205,6 +233,7 @@ export const podTopologySpreadFilter: FilterPlugin = {
       const d = dom.counts as Map<string, number>;
       d.set(v, (d.get(v) ?? 0) + sign);
       s.mins[i] = minMatch(s.domains[i], c.minDomains);
+      judgeDomains(s, i);
     });
   },
 };
@@ -226,22 +255,24 @@ export const podTopologySpreadScore: ScorePlugin = {
     const requireAll = pod.spread.length > 0;
     const zoned = cs.filter((c) => c.topologyKey !== labelHostname);
     const zonedDomains = domainCounts(pod, zoned, state, view, requireAll);
+    const keyIds = cs.map((c) => topologyKeyId(c.topologyKey));
     // Domains seen among the nodes being scored set each constraint's weight; nodes missing
     // a key of the pod's own constraints take no part.
     let scored = 0;
-    const seen = cs.map(() => new Set<string>());
     const all = cs.map((c) => (c.topologyKey === labelHostname ? 0 : view.topologyValues(c.topologyKey)?.size ?? 0));
+    const seen = keyIds.map((k, j) => new Uint8Array(all[j] ? domainCount(k) : 0));
+    const seenCount = cs.map(() => 0);
     for (let i = 0; i < n; i++) {
       const node = nodes[i];
       node.scoreSlot = i;
-      if (requireAll && !hasKeys(node, cs)) { ignored[i] = 1; continue; }
+      if (requireAll && !hasKeyIds(node, keyIds)) { ignored[i] = 1; continue; }
       ignored[i] = 0;
       scored++;
       for (let j = 0; j < cs.length; j++) {
         // Every value seen already: the rest of the nodes cannot add one.
-        if (seen[j].size >= all[j]) continue;
-        const v = node.labels[cs[j].topologyKey];
-        if (v !== undefined) seen[j].add(v);
+        if (seenCount[j] >= all[j]) continue;
+        const d = domainIn(node.domains, keyIds[j]);
+        if (d >= 0 && !seen[j][d]) { seen[j][d] = 1; seenCount[j]++; }
       }
     }
     sums.fill(0, 0, n);
@@ -255,18 +286,18 @@ export const podTopologySpreadScore: ScorePlugin = {
           const i = node.scoreSlot;
           if (i >= 0 && i < n && nodes[i] === node) hostCounts[i] = cnt;
         }
-        for (let i = 0; i < n; i++) if (!ignored[i] && (requireAll || nodes[i].labels[key] !== undefined)) sums[i] += hostCounts[i] * w + skew;
+        const kid = keyIds[j];
+        for (let i = 0; i < n; i++) if (!ignored[i] && (requireAll || domainIn(nodes[i].domains, kid) >= 0)) sums[i] += hostCounts[i] * w + skew;
         continue;
       }
-      // Per domain, what a node there adds, worked out once.
-      const w = Math.log(seen[j].size + 2);
-      const counts = zonedDomains[zoned.indexOf(c)].counts;
-      const byDomain = new Map<string, number>();
-      for (const v of seen[j]) byDomain.set(v, (counts.get(v) ?? 0) * w + skew);
+      // Per domain, what a node there adds, worked out once; per node an array read.
+      const w = Math.log(seenCount[j] + 2), kid = keyIds[j];
+      const byDomain = new Float64Array(domainCount(kid)).fill(skew);
+      for (const [v, cnt] of zonedDomains[zoned.indexOf(c)].counts) byDomain[domainId(kid, v)] = cnt * w + skew;
       for (let i = 0; i < n; i++) {
         if (ignored[i]) continue;
-        const v = nodes[i].labels[key];
-        if (v !== undefined) sums[i] += byDomain.get(v) ?? (counts.get(v) ?? 0) * w + skew;
+        const d = domainIn(nodes[i].domains, kid);
+        if (d >= 0) sums[i] += byDomain[d];
       }
     }
     let min = Infinity, max = 0;

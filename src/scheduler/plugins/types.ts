@@ -17,6 +17,11 @@ export interface FilterPlugin {
    * nodes hold (upstream's PreFilter Skip), so the cycle leaves it out.
    */
   skip?(pod: PodInfo, state: CycleState): boolean;
+  /**
+   * filter() is a lookup of the node's topology domain (the same answer for every node of
+   * one): the walk runs it before the others, as a cheap early exit.
+   */
+  readonly domainWide?: boolean;
   /** null when the pod fits; else the reason(s), worded as in Kubernetes' FailedScheduling. */
   filter(pod: PodInfo, node: NodeInfo, state?: CycleState): string | string[] | null;
   /**
