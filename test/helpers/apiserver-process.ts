@@ -36,6 +36,8 @@ export interface StartOptions {
   port?: number;
   /** More `capstan apiserver` flags (`--authorization-mode AlwaysAllow`). */
   args?: string[];
+  /** Another build's `bin/capstan.js` (a bench comparing two builds side by side). */
+  bin?: string;
 }
 
 async function freePort(): Promise<number> {
@@ -50,8 +52,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-function launch(dataDir: string, port: number, store: string, tokenFile: string, args: string[] = []): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(process.env.CAPSTAN_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPSTAN_PROF] : []), capstanBin, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--store', store, '--token-auth-file', tokenFile, '--disable-admission-plugins', 'ServiceAccount', ...args], {
+function launch(dataDir: string, port: number, store: string, tokenFile: string, args: string[] = [], bin = capstanBin): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(process.env.CAPSTAN_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAPSTAN_PROF] : []), bin, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--store', store, '--token-auth-file', tokenFile, '--disable-admission-plugins', 'ServiceAccount', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -80,12 +82,12 @@ export async function startAPIServerProcess(t: Teardownable, opts: StartOptions 
   const store = opts.store ?? `sqlite://${join(dataDir, 'state.db')}`;
   const url = `https://127.0.0.1:${port}`;
   const kubeconfig = writeAdminKubeconfig(dataDir, pki, url);
-  let child = await launch(dataDir, port, store, pki.tokenFile, opts.args);
+  let child = await launch(dataDir, port, store, pki.tokenFile, opts.args, opts.bin);
   const proc: APIServerProcess = {
     dataDir, kubeconfig, pki, url, port,
     get pid() { return child.pid!; },
     async kill() { child.kill('SIGKILL'); await waitExit(child); },
-    async restart() { child = await launch(dataDir, port, store, pki.tokenFile, opts.args); },
+    async restart() { child = await launch(dataDir, port, store, pki.tokenFile, opts.args, opts.bin); },
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

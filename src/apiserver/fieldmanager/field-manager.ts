@@ -6,6 +6,7 @@ import { ApplyConflictError, conflictFor, FieldManagerError, type ApplyConflict 
 import { FieldSet } from './field-set.js';
 import { withoutIgnoredFields } from './ignored.js';
 import { deepEqual, isObject, type JsonObject } from '../../api/json.js';
+import { deepCopy } from '../../util/json.js';
 import {
   decodeManagedFields,
   encodeManagedFields,
@@ -137,7 +138,7 @@ export class FieldManager {
       }
       return withManagedFields(after, managers);
     } catch (err) {
-      if (err instanceof FieldManagerError) return structuredClone(after);
+      if (err instanceof FieldManagerError) return deepCopy(after);
       throw err;
     }
   }
@@ -169,7 +170,7 @@ function withoutManagedFields(obj: JsonObject): JsonObject {
 }
 
 function withManagedFields(obj: JsonObject, managers: Managers): JsonObject {
-  const out = structuredClone(obj);
+  const out = deepCopy(obj);
   const managedFields = encodeManagedFields(managers);
   const metadata = isObject(out.metadata) ? out.metadata : {};
   if (managedFields.length > 0) metadata.managedFields = managedFields;
