@@ -29,6 +29,7 @@ const UNIT = [
   'test/apiserver/authn', 'test/apiserver/authz',
   'test/apiserver/encryption', 'test/apiextensions', 'test/apiserver/admission', 'test/apiserver/cel',
   'test/apiserver/metric-children',
+  'test/apiserver/update-guess',
   'test/cli/authn-flags', 'test/cli/image-socket', 'test/cli/trace',
   'test/client/fake', 'test/client/leaderelection', 'test/client/workqueue',
   'test/cni/ipam',

@@ -160,7 +160,7 @@ export function createHandler(deps: HandlerDeps) {
     };
     const trace = traceOf(info);
     if (trace) bindTrace(h.ctx, trace);
-    const handlerDeps = { admission: deps.admission, fields: deps.fields };
+    const handlerDeps = { admission: deps.admission, fields: deps.fields, cache: deps.cache };
     if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return proxyPodLog(h, deps.registries, deps.kubelet);
     if (isStreamSubresource(info.resource, info.subresource) && !info.group) throw badRequest('Upgrade request required');
     if (info.group === '' && info.resource === 'serviceaccounts' && info.subresource === 'token') return createToken(h, deps.registries, deps.tokens.issuer, deps.admission);

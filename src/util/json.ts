@@ -23,7 +23,35 @@ export function stableStringify(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** A deep copy (structuredClone) that passes undefined through. Callers own the copy. */
+/**
+ * A deep copy (as structuredClone makes) that passes undefined through. Callers own the copy.
+ * Plain objects and arrays (what JSON.parse makes: every API object) are copied here, several
+ * times faster than structuredClone's serialise-and-read-back; anything else (a Date, a
+ * Buffer, a class instance) and anything nested deeper than JSON objects are (a cycle) goes
+ * to structuredClone.
+ */
 export function deepCopy<T>(v: T): T {
-  return v === undefined ? v : structuredClone(v);
+  return v === undefined ? v : copyPlain(v, 0) as T;
+}
+
+const plainDepthLimit = 256;
+
+function copyPlain(v: unknown, depth: number): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (depth > plainDepthLimit) return structuredClone(v);
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyPlain(v[i], depth + 1);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = copyPlain((v as Record<string, unknown>)[k], depth + 1);
+    // JSON.parse makes "__proto__" an own key; an assignment would set the copy's prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out;
 }

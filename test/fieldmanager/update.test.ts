@@ -146,3 +146,25 @@ t.test('inputs are not mutated', async (t) => {
   o.spec.template.spec.containers[0].image = 'changed';
   t.equal(next.spec.template.spec.containers[0].image, 'nginx:1.25');
 });
+
+t.test('a manager rewriting only fields it alone owns: its time moves, entries keep their sets and order', async (t) => {
+  const withReplicas = (o: any, replicas: number) => ({ ...o, spec: { ...o.spec, replicas } });
+  const before = created();
+  const afterScale = fm.update(before, withReplicas(before, 5), opts('scaler', T1)) as any;
+  // The scaler writes replicas again (a heartbeat-like rewrite), echoing the managedFields it read.
+  const o = fm.update(afterScale, withReplicas(afterScale, 6), opts('scaler', T2)) as any;
+  t.same(o.metadata.managedFields.map((e: any) => e.manager), ['kubectl-client-side-apply', 'scaler']);
+  t.equal(entryOf(o, 'scaler').time, '2024-05-01T10:10:00Z');
+  t.same(entryOf(o, 'scaler').fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+  t.same(entryOf(o, 'kubectl-client-side-apply'), entryOf(afterScale, 'kubectl-client-side-apply'), 'the other entry is untouched');
+  t.equal(o.spec.replicas, 6);
+  // The older entry moves up when its manager writes again later, as Kubernetes orders them by time.
+  const csaAgain = structuredClone(o);
+  csaAgain.spec.template.spec.containers[0].image = 'nginx:1.28';
+  const reordered = fm.update(o, csaAgain, opts('kubectl-client-side-apply', new Date(T2.getTime() + 60_000))) as any;
+  t.same(reordered.metadata.managedFields.map((e: any) => e.manager), ['scaler', 'kubectl-client-side-apply']);
+  // Nothing changed: nothing moves, no time changes.
+  const same = fm.update(reordered, structuredClone(reordered), opts('scaler', new Date(T2.getTime() + 120_000))) as any;
+  t.same(same.metadata.managedFields, reordered.metadata.managedFields);
+  t.not(same.metadata.managedFields, reordered.metadata.managedFields, 'a copy, not the stored entries');
+});

@@ -44,3 +44,26 @@ t.test('deepCopy: a copy the caller owns; undefined passes through', async (t) =
   t.equal(v.a[0]!.b, 1);
   t.equal(deepCopy(undefined), undefined);
 });
+
+t.test('deepCopy: as structuredClone for what is not plain JSON', async (t) => {
+  const parsed = JSON.parse('{"__proto__": {"polluted": true}, "when": null, "list": [1, "x", null, {"k": [true]}]}');
+  const c = deepCopy(parsed);
+  t.same(c, parsed);
+  t.equal(Object.getPrototypeOf(c), Object.prototype, 'an own "__proto__" key stays a key');
+  t.equal((c as { polluted?: boolean }).polluted, undefined);
+  t.ok(Object.hasOwn(c, '__proto__'));
+  const when = new Date(0), bytes = Buffer.from('ab');
+  const mixed = deepCopy({ when, bytes: new Uint8Array(bytes), missing: undefined });
+  t.not(mixed.when, when);
+  t.equal(mixed.when.getTime(), 0);
+  t.same([...mixed.bytes], [0x61, 0x62]);
+  t.ok(Object.hasOwn(mixed, 'missing'), 'an undefined member is kept, as structuredClone keeps it');
+  const cyclic: Record<string, unknown> = { name: 'loop' };
+  let deep: Record<string, unknown> = cyclic;
+  for (let i = 0; i < 300; i++) deep = (deep.next = {});
+  deep.back = cyclic;
+  const copy = deepCopy(cyclic);
+  let walk = copy;
+  for (let i = 0; i < 300; i++) walk = walk.next as Record<string, unknown>;
+  t.equal(typeof walk.back, 'object', 'a cycle is copied (by structuredClone past the plain depth)');
+});

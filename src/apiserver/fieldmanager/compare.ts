@@ -50,6 +50,10 @@ function walk(l: unknown, r: unknown, schema: Schema | undefined, path: Path, re
   }
 }
 
+function unchanged(l: unknown, r: unknown): boolean {
+  return l === r || (l !== undefined && r !== undefined && deepEqual(l, r));
+}
+
 function walkMap(l: unknown, r: unknown, shape: Extract<Shape, { kind: 'struct' | 'map' }>, path: Path, c: Comparison): void {
   const lm = isObject(l) ? l : {};
   const rm = isObject(r) ? r : {};
@@ -57,6 +61,8 @@ function walkMap(l: unknown, r: unknown, shape: Extract<Shape, { kind: 'struct' 
     const schema = childSchema(shape, key);
     const lv = Object.hasOwn(lm, key) ? lm[key] : undefined;
     const rv = Object.hasOwn(rm, key) ? rm[key] : undefined;
+    // Equal values record nothing at any depth: most of an update's object is unchanged.
+    if (unchanged(lv, rv)) continue;
     walk(lv, rv, schema, [...path, fieldElement(key)], recordsItself(shape, key, schema, rv !== undefined ? rv : lv), c);
   }
 }
@@ -76,6 +82,7 @@ function walkList(l: unknown, r: unknown, shape: Extract<Shape, { kind: 'set' | 
     const ri = right.get(pe) ?? [];
     const itemPath = [...path, pe];
     if (li.length <= 1 && ri.length <= 1) {
+      if (unchanged(li[0], ri[0])) continue;
       walk(li[0], ri[0], shape.items, itemPath, true, c);
     } else if (li.length === 0) {
       c.added.insert(itemPath);

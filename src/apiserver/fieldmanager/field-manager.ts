@@ -6,14 +6,17 @@ import { ApplyConflictError, conflictFor, FieldManagerError, type ApplyConflict 
 import { FieldSet } from './field-set.js';
 import { withoutIgnoredFields } from './ignored.js';
 import { deepEqual, isObject, type JsonObject } from '../../api/json.js';
+import { deepCopy } from '../../util/json.js';
 import {
   decodeManagedFields,
   encodeManagedFields,
   formatTime,
   managedFieldsOf,
   managerId,
+  sortEntries,
   type ManagerEntry,
   type Managers,
+  type Operation,
 } from './managed-fields.js';
 import { merge } from './merge.js';
 import { prune } from './prune.js';
@@ -121,10 +124,12 @@ export class FieldManager {
 
       const diff = compareIgnoring(before, after, schema, subresource);
       const taken = diff.modified.union(diff.added);
+      const id = managerId({ manager: opts.manager, operation: 'Update', apiVersion: opts.apiVersion, subresource });
+      const kept = oldObj && sameOwners(oldObj, useSent ? sent : undefined, managers, id, taken, diff.removed);
+      if (kept) return withEntries(after, kept, id, taken.isEmpty() ? undefined : formatTime(opts.now));
       for (const m of managers.values()) m.set = m.set.difference(taken).difference(diff.removed);
 
       if (!taken.isEmpty()) {
-        const id = managerId({ manager: opts.manager, operation: 'Update', apiVersion: opts.apiVersion, subresource });
         const mine = managers.get(id);
         managers.set(id, {
           manager: opts.manager,
@@ -137,7 +142,7 @@ export class FieldManager {
       }
       return withManagedFields(after, managers);
     } catch (err) {
-      if (err instanceof FieldManagerError) return structuredClone(after);
+      if (err instanceof FieldManagerError) return deepCopy(after);
       throw err;
     }
   }
@@ -168,8 +173,44 @@ function withoutManagedFields(obj: JsonObject): JsonObject {
   return { ...obj, metadata };
 }
 
+/**
+ * The stored entries, when the write moves no field between managers: nothing was removed,
+ * the writer's own Update entry already holds every changed field and no other entry holds
+ * any (a heartbeat renewing its Lease, a controller rewriting its status). The result is what
+ * decoding, moving and encoding them again would give, without the encoding. Undefined when
+ * the full path must run, also for entries the server did not write itself (sent by the
+ * client, malformed or duplicated), which it re-encodes.
+ */
+function sameOwners(oldObj: JsonObject, sent: unknown, managers: Managers, id: string, taken: FieldSet, removed: FieldSet): JsonObject[] | undefined {
+  const stored = managedFieldsOf(oldObj);
+  if (!Array.isArray(stored) || stored.length !== managers.size || !removed.isEmpty()) return undefined;
+  if (sent !== undefined && !deepEqual(sent, stored)) return undefined;
+  for (const [mid, m] of managers) {
+    if (m.set.isEmpty()) return undefined;
+    if (mid === id ? !taken.difference(m.set).isEmpty() : !m.set.intersection(taken).isEmpty()) return undefined;
+  }
+  if (!taken.isEmpty() && !managers.has(id)) return undefined;
+  return stored as JsonObject[];
+}
+
+/** `obj` with a copy of `entries`, the entry `id` stamped `time` (when given) and all in Kubernetes' order. */
+function withEntries(obj: JsonObject, entries: JsonObject[], id: string, time: string | undefined): JsonObject {
+  const out = deepCopy(obj);
+  const copies = deepCopy(entries) as unknown as (JsonObject & EntryFields)[];
+  if (time) {
+    for (const e of copies) if (managerId(e) === id) e.time = time;
+    sortEntries(copies);
+  }
+  const metadata = isObject(out.metadata) ? out.metadata : {};
+  metadata.managedFields = copies;
+  out.metadata = metadata;
+  return out;
+}
+
+type EntryFields = { manager: string; operation: Operation; apiVersion: string; time?: string; subresource?: string };
+
 function withManagedFields(obj: JsonObject, managers: Managers): JsonObject {
-  const out = structuredClone(obj);
+  const out = deepCopy(obj);
   const managedFields = encodeManagedFields(managers);
   const metadata = isObject(out.metadata) ? out.metadata : {};
   if (managedFields.length > 0) metadata.managedFields = managedFields;

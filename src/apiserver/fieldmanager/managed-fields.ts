@@ -73,17 +73,7 @@ function decodeEntry(raw: unknown): ManagerEntry | undefined {
  * apiVersion and subresource. Entries with empty sets are dropped.
  */
 export function encodeManagedFields(managers: Managers): JsonObject[] {
-  const entries = [...managers.values()].filter((e) => !e.set.isEmpty());
-  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) || 0 : 0);
-  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  entries.sort(
-    (a, b) =>
-      cmp(a.operation, b.operation) ||
-      seconds(a.time) - seconds(b.time) ||
-      cmp(a.manager, b.manager) ||
-      cmp(a.apiVersion, b.apiVersion) ||
-      cmp(a.subresource ?? '', b.subresource ?? ''),
-  );
+  const entries = sortEntries([...managers.values()].filter((e) => !e.set.isEmpty()));
   return entries.map((e) => {
     const out: JsonObject = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
     if (e.time) out.time = e.time;
@@ -94,7 +84,25 @@ export function encodeManagedFields(managers: Managers): JsonObject[] {
   });
 }
 
+type EntryOrder = Pick<ManagerEntry, 'manager' | 'operation' | 'apiVersion' | 'time' | 'subresource'>;
+
+/** Sorts entries (decoded, or encoded ones: the same fields) in Kubernetes' order, in place. */
+export function sortEntries<T extends EntryOrder>(entries: T[]): T[] {
+  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) || 0 : 0);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return entries.sort(
+    (a, b) =>
+      cmp(a.operation, b.operation) ||
+      seconds(a.time) - seconds(b.time) ||
+      cmp(a.manager, b.manager) ||
+      cmp(a.apiVersion, b.apiVersion) ||
+      cmp(a.subresource ?? '', b.subresource ?? ''),
+  );
+}
+
 /** RFC 3339 at whole seconds, as metav1.Time serializes. */
 export function formatTime(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = now.toISOString();
+  // Years past 9999 are written with six digits and a sign; the fraction is always the last 5 characters.
+  return `${iso.slice(0, -5)}Z`;
 }

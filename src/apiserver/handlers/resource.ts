@@ -25,6 +25,8 @@ import { traced } from '../trace/request-trace.js';
 export interface ResourceHandlerDeps {
   admission: AdmissionChain;
   fields: FieldTracker;
+  /** Where a read-modify-write first looks for the current object (GenericRegistry.update's guess). */
+  cache?: WatchCache;
 }
 
 export function selectors(h: HandlerContext) {
@@ -153,7 +155,7 @@ export async function updateResource(h: HandlerContext, deps: ResourceHandlerDep
     const next = deps.fields.update(h, current, obj, subresource);
     await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun, warnings: h.warnings });
     return next;
-  }, h.ctx, subresource);
+  }, h.ctx, subresource, deps.cache);
   await respondObject(h, 200, updated);
 }
 
@@ -213,6 +215,6 @@ export async function patchResource(h: HandlerContext, deps: ResourceHandlerDeps
     const next = deps.fields.update(h, current, object, subresource);
     await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: next, oldObject: current, dryRun: h.ctx.dryRun, warnings: h.warnings });
     return next;
-  }, h.ctx, subresource);
+  }, h.ctx, subresource, deps.cache);
   await respondObject(h, 200, updated);
 }

@@ -5,6 +5,7 @@ import { jsonPatch } from './json-patch.js';
 import { mergePatch } from './merge-patch.js';
 import { strategicMergePatch } from './strategic-merge-patch.js';
 import { PatchError } from './errors.js';
+import { deepCopy } from '../../util/json.js';
 
 export { PatchError } from './errors.js';
 
@@ -45,8 +46,8 @@ export function applyPatch(kind: PatchKind, original: unknown, patchBody: unknow
       if (typeof patchBody !== 'object' || patchBody === null || Array.isArray(patchBody)) {
         throw PatchError.badRequest('a merge patch must be a JSON object');
       }
-      return structuredClone(mergePatch(original, patchBody));
+      return deepCopy(mergePatch(original, patchBody));
     case 'strategic':
-      return structuredClone(strategicMergePatch(original, patchBody, schema));
+      return deepCopy(strategicMergePatch(original, patchBody, schema));
   }
 }

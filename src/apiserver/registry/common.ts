@@ -2,6 +2,7 @@
 // internal one, the spec/status strategy split, and printing helpers.
 import type { KubeObject } from '../../api/object.js';
 import type { RequestContext, Strategy, TableColumn, VersionDef } from './types.js';
+import { deepCopy } from '../../util/json.js';
 
 /** A version whose wire shape is the internal shape (most built-in types). */
 export function identityVersion(version: string, schemaName: string, defaults?: (o: KubeObject) => void): VersionDef {
@@ -50,8 +51,8 @@ export function statusStrategy(validate: (obj: KubeObject, ctx: RequestContext) 
       const managedFields = obj.metadata.managedFields;
       const resourceVersion = obj.metadata.resourceVersion;
       for (const k of Object.keys(obj)) if (k !== 'metadata') delete obj[k];
-      Object.assign(obj, structuredClone(old), { status });
-      obj.metadata = { ...structuredClone(old.metadata), resourceVersion };
+      Object.assign(obj, deepCopy(old), { status });
+      obj.metadata = { ...deepCopy(old.metadata), resourceVersion };
       if (managedFields) obj.metadata.managedFields = managedFields;
       if (status === undefined) delete obj.status;
     },

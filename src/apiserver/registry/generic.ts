@@ -315,25 +315,46 @@ export class GenericRegistry {
    * Read-modify-write with optimistic concurrency. `fn` gets the current object and returns
    * the desired one; if the desired object names a resourceVersion it must be current (else
    * 409), otherwise a concurrent write is retried transparently.
+   *
+   * `guess` (the watch cache) is read for the current object first, as upstream's
+   * GuaranteedUpdate takes the cacher's copy: the write is conditional on the revision read, so
+   * a stale guess costs a conflict and a read of storage, never a lost update; a guess that
+   * misses the object or contradicts the sent resourceVersion is checked against storage.
    */
-  async update(namespace: string | undefined, name: string, fn: UpdateFn, ctx: RequestContext, subresource = ''): Promise<KubeObject> {
+  async update(namespace: string | undefined, name: string, fn: UpdateFn, ctx: RequestContext, subresource = '', guess?: Pick<Store, 'get'>): Promise<KubeObject> {
     const strategy = this.strategyFor(subresource);
+    let source: Pick<Store, 'get'> = guess ?? this.store;
     for (let attempt = 0; ; attempt++) {
-      const kv = await traced(ctx, 'storage.get', () => this.store.get(this.key(namespace, name)));
+      const guessed = source !== this.store;
+      const kv = await traced(ctx, 'storage.get', () => source.get(this.key(namespace, name)));
+      source = this.store;
+      if (!kv && guessed) continue;
       if (!kv) throw notFound(this.def.resource, this.def.group, name);
       const { obj: read, stale } = this.read(kv.value, kv.modRevision, kv.key);
       const [old] = await this.current([read]);
-      const desired = deepCopy(await fn(deepCopy(old)));
-      const preconditionRV = desired.metadata?.resourceVersion;
-      if (preconditionRV && preconditionRV !== old.metadata.resourceVersion) {
-        throw conflict(this.def.resource, this.def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
+      // Whether storage still holds what was read: a refusal (or a no-op) judged on a guess
+      // stands only if so, as no conditional write checks it.
+      const guessHolds = async () => !guessed || (await this.store.get(kv.key))?.modRevision === kv.modRevision;
+      let obj: KubeObject, preconditionRV: string | undefined;
+      try {
+        const desired = deepCopy(await fn(deepCopy(old)));
+        preconditionRV = desired.metadata?.resourceVersion;
+        if (preconditionRV && preconditionRV !== old.metadata.resourceVersion) {
+          throw conflict(this.def.resource, this.def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
+        }
+        const validating = now();
+        obj = this.prepareUpdate(desired, old, strategy, ctx, name, namespace);
+        traceOf(ctx)?.add('validation', validating);
+      } catch (e) {
+        if (!(await guessHolds())) continue;
+        throw e;
       }
-      const validating = now();
-      const obj = this.prepareUpdate(desired, old, strategy, ctx, name, namespace);
-      traceOf(ctx)?.add('validation', validating);
       // An unchanged object is not written again, unless it is stored under an older key or
       // provider: rewriting is how `kubectl replace` re-encrypts after a rotation.
-      if (sameObject(obj, old) && !stale) return old;
+      if (sameObject(obj, old) && !stale) {
+        if (!(await guessHolds())) continue;
+        return old;
+      }
       if (obj.metadata.deletionTimestamp && this.isFinalized(obj) && !old.metadata.deletionGracePeriodSeconds) {
         return (await this.deleteNow(old, kv.modRevision, ctx)).object;
       }
@@ -345,7 +366,7 @@ export class GenericRegistry {
         obj.metadata.resourceVersion = String(rev);
       } catch (e) {
         await this.def.hooks?.updateFailed?.(obj, old, this.store);
-        if (e instanceof ConflictError && !preconditionRV && attempt < 20) continue;
+        if (e instanceof ConflictError && (!preconditionRV || guessed) && attempt < 20) continue;
         if (e instanceof ConflictError) throw conflict(this.def.resource, this.def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
         if (e instanceof NotFoundError) throw notFound(this.def.resource, this.def.group, name);
         throw e;

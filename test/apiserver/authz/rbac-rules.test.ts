@@ -33,6 +33,13 @@ const cases: { name: string; rule: PolicyRule; attrs: Attributes; allowed: boole
 ];
 for (const c of cases) t.equal(ruleAllows(c.rule, c.attrs), c.allowed, c.name);
 
+t.test('a long resourceNames list (a hollow-nodes role names every node) matches exactly its names', async (t) => {
+  const names = Array.from({ length: 5000 }, (_, i) => `system:node:hollow-${i}`);
+  const rule: PolicyRule = { verbs: ['impersonate'], apiGroups: [''], resources: ['users'], resourceNames: names };
+  for (const name of ['system:node:hollow-0', 'system:node:hollow-4999']) t.ok(ruleAllows(rule, res('impersonate', '', 'users', { name })), name);
+  for (const name of ['system:node:hollow-5000', 'system:node:hollow-', '']) t.notOk(ruleAllows(rule, res('impersonate', '', 'users', { name })), JSON.stringify(name));
+});
+
 t.test('coverage: what an owner holds covers what it grants', async (t) => {
   const owner: PolicyRule[] = [
     { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'] },

@@ -36,7 +36,18 @@ export function ruleAllows(rule: PolicyRule, a: Attributes): boolean {
   if (!has(rule.verbs, a.verb)) return false;
   if (!a.isResourceRequest) return urlMatches(rule, a.path);
   if (!has(rule.apiGroups, a.group) || !resourceMatches(rule, a.resource, a.subresource)) return false;
-  return !rule.resourceNames?.length || rule.resourceNames.includes(a.name);
+  const names = rule.resourceNames;
+  return !names?.length || (names.length < 16 ? names.includes(a.name) : nameSet(names).has(a.name));
+}
+
+// Rules are read-only once indexed; a long resourceNames list (a hollow-nodes role names every
+// node's user: thousands) is looked up per request, so each list gets its Set once.
+const nameSets = new WeakMap<string[], Set<string>>();
+
+function nameSet(names: string[]): Set<string> {
+  let set = nameSets.get(names);
+  if (!set) nameSets.set(names, (set = new Set(names)));
+  return set;
 }
 
 /** Splits a rule into single-verb, single-group, single-resource(-name) or single-URL rules. */
