@@ -1,7 +1,7 @@
 // The nftables proxy backend: keeps the table it last applied, sends only the difference;
 // a full sync reads the kernel's table back first, so drift (a rule or element deleted by
 // hand) is repaired by the same diff.
-import { NftTable, type NftDriver, type NftOp } from '../../nft/index.js';
+import { NftTable, type NftDriver, type NftOp, type TableMonitor } from '../../nft/index.js';
 import type { ProxyConfig, ServicePortPlan } from '../model.js';
 import type { ProxyBackend, SyncOptions, SyncResult } from '../backend.js';
 import { diffTablesWith, fromTableState, isDying, opCount, readElements } from './diff.js';
@@ -51,22 +51,57 @@ export class NftBackend implements ProxyBackend {
     return this.state.pendingCollect;
   }
 
-  /** The ruleset generation our last transaction produced, while nobody else has committed. */
+  /** The ruleset generation our last transaction produced, while nobody else has committed;
+   *  undefined when the kernel's table may differ from what we believe (a failed transaction). */
   private expectedGen: number | undefined;
+  /** nftables' change notifications for our table, where the driver has them: a full sync
+   *  reads the table back only when someone else changed it. */
+  private monitor: TableMonitor | undefined;
+  /** Generations our own commits made, not yet seen in the notifications. */
+  private readonly ownGens = new Set<number>();
 
-  /** Applies one transaction and notes the generation it made (the addon reads the one
-   *  before, in the same netlink session: a commit by anyone else in between shows up as a
-   *  mismatch later, which only costs a read-back). */
+  /** Applies one transaction and notes the generation it made (the addon names the
+   *  generation it expects in the batch, so the kernel refuses it if anyone else committed
+   *  in between: the number is exactly the one our commit made). */
   private async apply(ops: NftOp[]): Promise<void> {
     this.expectedGen = undefined;
     this.expectedGen = (await this.table.apply(ops))?.generation;
+    if (this.monitor && this.expectedGen !== undefined) this.ownGens.add(this.expectedGen);
     if (this.waitsForGC && ops.some(retires)) this.lapsedFreedAt = Date.now() + LAPSED_FREED_MS;
   }
 
-  /** Nothing was committed to the namespace's nftables since our last transaction, so the
-   *  table is exactly what we left: a full sync need not read it back. */
+  /** Nobody else changed our table since our last transaction, so it is exactly what we left
+   *  (lapsing elements and the kernel's set GC commit nothing): a full sync need not read it
+   *  back. With notifications, commits to other tables do not count; without, any commit does. */
   private async untouched(): Promise<boolean> {
-    return this.expectedGen !== undefined && (await this.table.generation()) === this.expectedGen;
+    if (this.expectedGen === undefined) return false;
+    if (!this.monitor) return (await this.table.generation()) === this.expectedGen;
+    const { lost, touched } = await this.monitor.drain();
+    const foreign = touched.filter((t) => !this.ownGens.has(t.generation));
+    for (const t of touched) this.ownGens.delete(t.generation);
+    if (lost) this.ownGens.clear();
+    return !lost && foreign.length === 0;
+  }
+
+  /** Subscribes before the first read-back, and forgets what arrived before a read-back: the
+   *  listing shows it. A driver without notifications leaves the generation check. */
+  private async watchFromHere(): Promise<void> {
+    if (!this.monitor && this.table.driver.monitor) {
+      try {
+        this.monitor = this.table.driver.monitor(this.table.netns, this.table.table);
+      } catch (e) {
+        this.fallback('change-notifications-unavailable', { error: e });
+      }
+    }
+    if (this.monitor) await this.monitor.drain();
+    this.ownGens.clear();
+  }
+
+  /** Stops the notifications (the next full sync subscribes again and reads the table back). */
+  close(): void {
+    this.monitor?.close();
+    this.monitor = undefined;
+    this.expectedGen = undefined;
   }
 
   async sync(plans: readonly ServicePortPlan[], opts: SyncOptions): Promise<SyncResult> {
@@ -106,6 +141,7 @@ export class NftBackend implements ProxyBackend {
     this.retireMode ??= await probeRetireMode(this.table.driver, this.table.netns);
     const wait = this.lapsedFreedAt - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await this.watchFromHere();
     const gen = await this.table.generation();
     const state = await this.table.tryList({ columns: true });
     if (!state) {
@@ -151,6 +187,7 @@ export class NftBackend implements ProxyBackend {
     await this.table.remove();
     this.counts = undefined;
     this.expectedGen = undefined;
+    this.close();
   }
 }
 
