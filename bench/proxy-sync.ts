@@ -154,7 +154,7 @@ async function measure(mode: string, n: number): Promise<Row> {
           t0 = performance.now();
           const rs = await b.sync(current, { full: true });
           resyncsTouched.push(performance.now() - t0);
-          if (rs.operations !== 1) console.error(`  ${mode} ${n} resync after a foreign delete repaired ${rs.operations} operations (expected 1)`);
+          if (rs.operations !== 2) console.error(`  ${mode} ${n} resync after a foreign delete repaired ${rs.operations} operations (expected 2: \`add table\` and the element)`);
           t0 = performance.now();
           await switchable.listColumns(ns.path, b.table.table);
           listings.push(performance.now() - t0);

@@ -66,8 +66,36 @@ export class NftBackend implements ProxyBackend {
   private async apply(ops: NftOp[]): Promise<void> {
     this.expectedGen = undefined;
     this.expectedGen = (await this.table.apply(ops))?.generation;
-    if (this.monitor && this.expectedGen !== undefined) this.ownGens.add(this.expectedGen);
+    if (this.monitor && this.expectedGen !== undefined) {
+      this.ownGens.add(this.expectedGen);
+      // The kernel queued our commit's notifications (one per element) before acking it: read
+      // them now, off the JS thread, so a full load's do not sit in the socket until the
+      // next full sync.
+      this.absorbing = this.absorbing.then(() => this.absorb());
+    }
     if (this.waitsForGC && ops.some(retires)) this.lapsedFreedAt = Date.now() + LAPSED_FREED_MS;
+  }
+
+  /** Notifications read so far showed another writer's commit to our table, or were lost. */
+  private touchedByOthers = false;
+  private absorbing: Promise<void> = Promise.resolve();
+
+  private async absorb(): Promise<void> {
+    const monitor = this.monitor;
+    if (!monitor) return;
+    try {
+      const { lost, touched } = await monitor.drain();
+      for (const t of touched) {
+        if (!this.ownGens.delete(t.generation)) this.touchedByOthers = true;
+      }
+      if (lost) {
+        this.touchedByOthers = true;
+        this.ownGens.clear();
+      }
+    } catch (e) {
+      this.touchedByOthers = true; // unreadable: trust nothing
+      if (this.monitor === monitor) this.fallback('change-notifications-unreadable', { error: e }); // else closed meanwhile
+    }
   }
 
   /** Nobody else changed our table since our last transaction, so it is exactly what we left
@@ -76,11 +104,8 @@ export class NftBackend implements ProxyBackend {
   private async untouched(): Promise<boolean> {
     if (this.expectedGen === undefined) return false;
     if (!this.monitor) return (await this.table.generation()) === this.expectedGen;
-    const { lost, touched } = await this.monitor.drain();
-    const foreign = touched.filter((t) => !this.ownGens.has(t.generation));
-    for (const t of touched) this.ownGens.delete(t.generation);
-    if (lost) this.ownGens.clear();
-    return !lost && foreign.length === 0;
+    await (this.absorbing = this.absorbing.then(() => this.absorb()));
+    return !this.touchedByOthers;
   }
 
   /** Subscribes before the first read-back, and forgets what arrived before a read-back: the
@@ -93,8 +118,10 @@ export class NftBackend implements ProxyBackend {
         this.fallback('change-notifications-unavailable', { error: e });
       }
     }
-    if (this.monitor) await this.monitor.drain();
+    await this.absorbing;
+    if (this.monitor) await this.monitor.drain().catch(() => undefined);
     this.ownGens.clear();
+    this.touchedByOthers = false;
   }
 
   /** Stops the notifications (the next full sync subscribes again and reads the table back). */
@@ -102,6 +129,7 @@ export class NftBackend implements ProxyBackend {
     this.monitor?.close();
     this.monitor = undefined;
     this.expectedGen = undefined;
+    this.touchedByOthers = true;
   }
 
   async sync(plans: readonly ServicePortPlan[], opts: SyncOptions): Promise<SyncResult> {
