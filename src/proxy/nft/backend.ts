@@ -108,16 +108,26 @@ export class NftBackend implements ProxyBackend {
     return !this.touchedByOthers;
   }
 
-  /** Subscribes before the first read-back, and forgets what arrived before a read-back: the
-   *  listing shows it. A driver without notifications leaves the generation check. */
-  private async watchFromHere(): Promise<void> {
-    if (!this.monitor && this.table.driver.monitor) {
-      try {
-        this.monitor = this.table.driver.monitor(this.table.netns, this.table.table);
-      } catch (e) {
-        this.fallback('change-notifications-unavailable', { error: e });
-      }
+  /** Subscribes once a full sync has applied: the first load's one notification per element
+   *  would cost the kernel ~20 % more (measured at 10,000 Services). Whatever was committed
+   *  between that load and the subscription shows as a moved generation: read back next time.
+   *  A driver without notifications leaves the generation check. */
+  private async subscribe(): Promise<void> {
+    if (this.monitor || !this.table.driver.monitor) return;
+    try {
+      this.monitor = this.table.driver.monitor(this.table.netns, this.table.table);
+    } catch (e) {
+      this.fallback('change-notifications-unavailable', { error: e });
+      return;
     }
+    this.ownGens.clear();
+    this.touchedByOthers = this.expectedGen === undefined || (await this.table.generation()) !== this.expectedGen;
+  }
+
+  /** Forgets what arrived before a read-back: the listing shows it (until the full sync
+   *  completes, nothing is trusted). */
+  private async watchFromHere(): Promise<void> {
+    this.expectedGen = undefined;
     await this.absorbing;
     if (this.monitor) await this.monitor.drain().catch(() => undefined);
     this.ownGens.clear();
@@ -177,6 +187,7 @@ export class NftBackend implements ProxyBackend {
       await this.apply(fresh.ops);
       this.state.reset(fresh.fragments, plans, { chains: new Map(), sets: [] });
       this.counts = fresh.counts;
+      await this.subscribe();
       return { operations: opCount(fresh.ops), rebuilt: false, ...this.counts };
     }
     const actual = fromTableState(state);
@@ -208,6 +219,7 @@ export class NftBackend implements ProxyBackend {
     const orphanChains = new Map<string, DesiredChain>(unwanted.chains.map((c) => [c, actual.chains.get(c) ?? { rules: [] }]));
     this.state.reset(fragments, plans, { chains: orphanChains, sets: unwanted.sets });
     this.counts = countRulesAndElements(desired);
+    await this.subscribe();
     return { operations: opCount(ops), rebuilt, ...this.counts };
   }
 
