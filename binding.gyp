@@ -20,6 +20,7 @@
         "native/nft_wire.cc",
         "native/nft_list_json.cc",
         "native/nft_js.cc",
+        "native/nft_monitor.cc",
         "native/dns_udp.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

@@ -5,7 +5,7 @@
 // iptables-restore (nft and legacy backends). Then new-connection latency through the rules.
 //   node dist/bench/proxy-sync.js [sizes=100,1000,3000,10000,30000] [modes=addon,nft,kube-proxy-nft,iptables-nft,iptables-legacy] [latencySizes=10,10000]
 import { execa } from 'execa';
-import { AddonNft, createNftDriver, NftCommand, NftTable, type NftDriver, type NftOp, type TableRef } from '../src/nft/index.js';
+import { AddonNft, createNftDriver, NftCommand, NftTable, type NftDriver, type NftOp, type TableMonitor, type TableRef } from '../src/nft/index.js';
 import { NftBackend } from '../src/proxy/nft/backend.js';
 import { IptablesBackend } from '../src/proxy/iptables/backend.js';
 import type { ProxyBackend } from '../src/proxy/backend.js';
@@ -53,16 +53,22 @@ function plan(s: number, generation = 0): ServicePortPlan {
 
 const plans = (n: number): ServicePortPlan[] => Array.from({ length: n }, (_, s) => plan(s));
 
-/** The addon, with its column listing switched on or off: the read-back resync measured both
- *  ways on the same backend and table. */
-class SwitchableListing implements NftDriver {
+/** The addon, with its change notifications switched on or off: the resync after another
+ *  table's commit measured both ways on the same backend and table. Off, a drain reports the
+ *  notifications lost, so the backend reads the table back and diffs it as main does (main
+ *  has no notifications and reads back whenever the ruleset generation moved). */
+class SwitchableNotifications implements NftDriver {
   readonly name = 'addon';
-  columns = true;
+  notifications = true;
   private readonly addon = new AddonNft();
   apply(netns: string | null, t: TableRef, ops: NftOp[]) { return this.addon.apply(netns, t, ops); }
   list(netns: string | null, t: TableRef) { return this.addon.list(netns, t); }
+  listColumns(netns: string | null, t: TableRef) { return this.addon.listColumns(netns, t); }
   generation(netns: string | null) { return this.addon.generation(netns); }
-  get listColumns() { return this.columns ? this.addon.listColumns.bind(this.addon) : undefined; }
+  monitor(netns: string | null, t: TableRef): TableMonitor {
+    const m = this.addon.monitor(netns, t);
+    return { drain: async () => (this.notifications ? m.drain() : { ...(await m.drain()), lost: true }), close: () => m.close() };
+  }
 }
 
 function backend(mode: string, ns: BenchNamespace, driver?: NftDriver): ProxyBackend {
@@ -78,14 +84,16 @@ function backend(mode: string, ns: BenchNamespace, driver?: NftDriver): ProxyBac
 
 interface Row {
   mode: string; services: number; full?: number; delta?: number; scale?: number; rules: number; elements: number; note?: string; deltas?: number[]; scales?: number[];
-  /** Full syncs after another table's commit (so the table is read back): elements listed in columns / as objects; the listing alone. */
-  resyncs?: number[]; resyncsObjects?: number[]; listings?: number[];
+  /** Full syncs after another table's commit: with notifications (no read-back), and reading
+   *  the table back as main does; after another writer deleted one element of our table (read
+   *  back and repaired); the listing alone. */
+  resyncs?: number[]; resyncsReadBack?: number[]; resyncsTouched?: number[]; listings?: number[];
 }
 
 async function measure(mode: string, n: number): Promise<Row> {
   const ns = await addNamespace('capstan-bproxy');
   try {
-    const switchable = mode === 'addon' ? new SwitchableListing() : undefined;
+    const switchable = mode === 'addon' ? new SwitchableNotifications() : undefined;
     const b = backend(mode, ns, switchable);
     const base = plans(n);
     let t0 = performance.now();
@@ -123,27 +131,38 @@ async function measure(mode: string, n: number): Promise<Row> {
       scales.push(performance.now() - t0);
     }
     // The periodic full sync after someone else committed (here: a scratch table in the same
-    // namespace), so the ruleset generation moved and the table is read back and diffed.
-    const resyncs: number[] = [], resyncsObjects: number[] = [], listings: number[] = [];
+    // namespace): with notifications it sees our table untouched; without (main), the ruleset
+    // generation moved and the table is read back and diffed. Then another writer deletes one
+    // of our elements: read back and repaired either way.
+    const resyncs: number[] = [], resyncsReadBack: number[] = [], resyncsTouched: number[] = [], listings: number[] = [];
     if (b instanceof NftBackend && switchable) {
       const scratch = new NftTable(b.table.driver, { family: 'ip', name: 'capstan-bproxy-scratch' }, ns.path);
+      const other = new NftTable(new AddonNft(), b.table.table, ns.path);
+      const readBacks = n >= 30000 ? 1 : RESYNCS;
       for (let i = 0; i < RESYNCS; i++) {
-        for (const columns of [true, false]) {
-          switchable.columns = columns;
+        for (const notifications of i < readBacks ? [true, false] : [true]) {
+          switchable.notifications = notifications;
           await scratch.remove();
           t0 = performance.now();
           const rs = await b.sync(current, { full: true });
-          (columns ? resyncs : resyncsObjects).push(performance.now() - t0);
+          (notifications ? resyncs : resyncsReadBack).push(performance.now() - t0);
           if (rs.operations) console.error(`  ${mode} ${n} resync repaired ${rs.operations} operations (expected none)`);
         }
-        switchable.columns = true;
-        t0 = performance.now();
-        await switchable.listColumns!(ns.path, b.table.table);
-        listings.push(performance.now() - t0);
+        switchable.notifications = true;
+        if (i < readBacks) {
+          await other.apply([{ op: 'deleteElements', set: 'cluster-ips', keyType: ['ipv4_addr'], elements: [{ key: [svcIP(i)] }] }]);
+          t0 = performance.now();
+          const rs = await b.sync(current, { full: true });
+          resyncsTouched.push(performance.now() - t0);
+          if (rs.operations !== 2) console.error(`  ${mode} ${n} resync after a foreign delete repaired ${rs.operations} operations (expected 2: \`add table\` and the element)`);
+          t0 = performance.now();
+          await switchable.listColumns(ns.path, b.table.table);
+          listings.push(performance.now() - t0);
+        }
       }
-      console.error(`  ${mode} ${n} read-back resync p50: columns ${fmtMs(percentile(resyncs, 50))}, objects ${fmtMs(percentile(resyncsObjects, 50))}, listing alone ${fmtMs(percentile(listings, 50))}`);
+      console.error(`  ${mode} ${n} resync p50: notifications ${fmtMs(percentile(resyncs, 50))}, read-back (main) ${fmtMs(percentile(resyncsReadBack, 50))}, our table touched ${fmtMs(percentile(resyncsTouched, 50))}, listing alone ${fmtMs(percentile(listings, 50))}`);
     }
-    return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements, deltas, scales, resyncs, resyncsObjects, listings };
+    return { mode, services: n, full, delta: percentile(deltas, 50), scale: percentile(scales, 50), rules: r.rules, elements: r.elements, deltas, scales, resyncs, resyncsReadBack, resyncsTouched, listings };
   } finally {
     await removeNamespace(ns);
   }
@@ -241,7 +260,7 @@ function emit(rows: Row[], lat: LatRow[], file: string) {
   const rec = new Recorder();
   const figures: [string, (r: Row) => number[] | undefined][] = [
     ['full sync', (r) => (r.full === undefined ? undefined : [r.full])], ['1 endpoint replaced', (r) => r.deltas], ['10→9 endpoints', (r) => r.scales],
-    ['read-back resync', (r) => (r.resyncs?.length ? r.resyncs : r.resyncsObjects?.length ? r.resyncsObjects : undefined)]];
+    ['resync after another table\'s commit', (r) => (r.resyncs?.length ? r.resyncs : undefined)]];
   for (const [figure, samples] of figures) {
     for (const r of rows) {
       const s = samples(r);
@@ -252,11 +271,13 @@ function emit(rows: Row[], lat: LatRow[], file: string) {
     }
   }
   for (const r of rows) {
-    if (!r.resyncs?.length || !r.resyncsObjects?.length) continue;
+    if (!r.resyncs?.length || !r.resyncsReadBack?.length) continue;
     const x = { name: 'services', value: r.services };
-    const cols = rec.metric({ figure: 'read-back resync, elements in columns vs as objects', system: 'addon (columns)', unit: 'ms', samples: r.resyncs, x });
-    const objs = rec.metric({ figure: 'read-back resync, elements in columns vs as objects', system: 'addon (objects, JSON)', baseline: true, unit: 'ms', samples: r.resyncsObjects, x });
-    rec.ratio(cols, objs, 'p50');
+    const fig = 'resync after another table\'s commit: notifications vs read-back (main)';
+    const quiet = rec.metric({ figure: fig, system: 'addon (notifications)', unit: 'ms', samples: r.resyncs, x });
+    const main = rec.metric({ figure: fig, system: 'addon (read-back, main)', baseline: true, unit: 'ms', samples: r.resyncsReadBack, x });
+    rec.ratio(quiet, main, 'p50');
+    rec.metric({ figure: 'resync after another writer deleted one of our elements (read back, repaired)', system: 'addon', unit: 'ms', samples: r.resyncsTouched!, x });
     rec.metric({ figure: 'read-back: the kernel dump and addon listing alone', system: 'addon (columns)', unit: 'ms', samples: r.listings!, x });
   }
   for (const l of lat) rec.metric({ figure: `connect() to ${l.target}`, system: l.mode, baseline: l.mode !== 'addon', unit: 'µs', samples: l.samples, x: { name: 'services', value: l.services } });
@@ -282,14 +303,15 @@ function report(rows: Row[], lat: LatRow[]): string {
     '',
     table(['mode', 'services', 'full sync', '1 endpoint', '10→9 endpoints', 'rules', 'set elements'], rows.map((r) => [r.mode, r.services, cell(r, r.full), cell(r, r.delta), cell(r, r.scale), r.rules || '–', r.elements || '–'])),
     '',
-    '### Read-back resync (a full sync after another table\'s commit: the table is listed and diffed)',
+    '### Resync (the periodic full sync) after another table\'s commit, and after a change to ours',
     '',
-    `p50 of ${RESYNCS} each, alternating on the same backend and table: the addon listing each set\'s elements in columns (compared as text ids straight from the bytes), and listing them as JSON objects (decoded into an Element each, as before). *listing alone* = the kernel\'s dump and the addon\'s column listing, no JS diff.`,
+    `p50 of ${RESYNCS} each (of 1 where the read-back is slow), alternating on the same backend and table. *notifications*: nftables' change notifications show the commit did not touch the proxy's table, so nothing is read back. *read-back (main)*: the same sync reading the table back and diffing it, as main does whenever the ruleset generation moved. *ours touched*: another writer deleted one element of the proxy's table; it is read back and the element re-added. *listing alone* = the kernel's dump and the addon's column listing, no JS diff.`,
     '',
-    table(['mode', 'services', 'set elements', 'resync, columns', 'resync, objects', 'objects / columns', 'listing alone'], rows.filter((r) => r.resyncs?.length || r.resyncsObjects?.length).map((r) => [
+    table(['mode', 'services', 'set elements', 'notifications', 'read-back (main)', 'main / notifications', 'ours touched', 'listing alone'], rows.filter((r) => r.resyncs?.length).map((r) => [
       r.mode, r.services, r.elements,
-      r.resyncs?.length ? fmtMs(percentile(r.resyncs, 50)) : '–', r.resyncsObjects?.length ? fmtMs(percentile(r.resyncsObjects, 50)) : '–',
-      r.resyncs?.length && r.resyncsObjects?.length ? `${(percentile(r.resyncsObjects, 50) / percentile(r.resyncs, 50)).toFixed(1)}×` : '–',
+      fmtMs(percentile(r.resyncs!, 50)), r.resyncsReadBack?.length ? fmtMs(percentile(r.resyncsReadBack, 50)) : '–',
+      r.resyncsReadBack?.length ? `${(percentile(r.resyncsReadBack, 50) / percentile(r.resyncs!, 50)).toFixed(1)}×` : '–',
+      r.resyncsTouched?.length ? fmtMs(percentile(r.resyncsTouched, 50)) : '–',
       r.listings?.length ? fmtMs(percentile(r.listings, 50)) : '–'])),
     '',
     '### Side by side (how many times slower than capstan nftables through the addon)',

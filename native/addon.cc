@@ -16,6 +16,7 @@ class Addon : public Napi::Addon<Addon> {
         InstanceMethod("nftSchema", &Addon::Schema),
     });
     InitDns(env, exports);
+    InitNftMonitor(env, exports);
     exports.Set("abiVersion", Napi::Number::New(env, 1));
   }
 

@@ -8,5 +8,6 @@ Napi::Value NftApply(const Napi::CallbackInfo& info);
 Napi::Value NftList(const Napi::CallbackInfo& info);
 Napi::Value NftGeneration(const Napi::CallbackInfo& info);
 Napi::Value NftSchema(const Napi::CallbackInfo& info);
+void InitNftMonitor(Napi::Env env, Napi::Object exports);
 
 }  // namespace capstan

@@ -13,7 +13,9 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 
+#include <endian.h>
 #include <memory>
+#include <optional>
 
 #include "nft_expr_attrs.h"
 #include "nft_ops.h"
@@ -44,10 +46,13 @@ using Set = Owned<nftnl_set, nftnl_set_free>;
 
 class BatchBuilder {
  public:
-  BatchBuilder(Socket& sock) : sock_(sock), batch_(nftnl_batch_alloc(256 * 1024, 128 * 1024)) {
+  BatchBuilder(Socket& sock, std::optional<uint32_t> generation) : sock_(sock), batch_(nftnl_batch_alloc(256 * 1024, 128 * 1024)) {
     if (!batch_) throw OpError(ENOMEM, "libnftnl batch allocation failed");
     begin_ = sock_.NextSeq();
-    nftnl_batch_begin(static_cast<char*>(nftnl_batch_buffer(batch_)), begin_);
+    nlmsghdr* h = nftnl_batch_begin(static_cast<char*>(nftnl_batch_buffer(batch_)), begin_);
+    // The kernel refuses the batch (ERESTART) unless the ruleset is still at this generation,
+    // so the commit makes exactly the next one.
+    if (generation) mnl_attr_put_u32(h, NFNL_BATCH_GENID, htobe32(*generation));
     nftnl_batch_update(batch_);
   }
   ~BatchBuilder() { nftnl_batch_free(batch_); }
@@ -240,10 +245,10 @@ void RequestAckOnLast(std::vector<struct iovec>& iov, uint32_t lastSeq) {
 
 }  // namespace
 
-void Apply(const std::vector<Op>& ops) {
+void Apply(const std::vector<Op>& ops, std::optional<uint32_t> generation) {
   if (ops.empty()) return;
   Socket sock;
-  BatchBuilder b(sock);
+  BatchBuilder b(sock, generation);
   for (size_t i = 0; i < ops.size(); i++) {
     const Op& op = ops[i];
     long idx = static_cast<long>(i);

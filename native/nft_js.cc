@@ -1,4 +1,6 @@
 // JS <-> C++ for nftables: transaction parsing (TypeErrors) and table read-back objects.
+#include <errno.h>
+
 #include <cstring>
 #include <map>
 
@@ -203,9 +205,20 @@ Napi::Value NftApply(const Napi::CallbackInfo& info) {
       [netns, ops, wire]() {
         if (!wire->empty()) *ops = DecodeOps(wire->data(), wire->size());
         Applied a;
-        // The generation just before the commit, so callers know which one the commit made
-        // (a commit by anyone else in between shows up as a mismatch, never as a false match).
-        RunInNetns(netns, [&] { a.generationBefore = Generation(); Apply(*ops); });
+        // The generation just before the commit, so callers know which one the commit made:
+        // the batch names it, and the kernel refuses it (ERESTART) if anyone else committed
+        // in between; then it is read again and the batch sent again.
+        RunInNetns(netns, [&] {
+          for (int attempt = 0;; attempt++) {
+            a.generationBefore = Generation();
+            try {
+              Apply(*ops, a.generationBefore);
+              return;
+            } catch (const OpError& e) {
+              if (e.err != ERESTART || attempt >= 20) throw;
+            }
+          }
+        });
         a.operations = ops->size();
         return a;
       },

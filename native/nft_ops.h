@@ -103,8 +103,9 @@ struct TableState {
   std::vector<SetState> sets;
 };
 
-// One atomic transaction; throws OpError whose index names the failing operation.
-void Apply(const std::vector<Op>& ops);
+// One atomic transaction; throws OpError whose index names the failing operation. With a
+// generation, the kernel refuses it with ERESTART unless the ruleset is still at it.
+void Apply(const std::vector<Op>& ops, std::optional<uint32_t> generation = std::nullopt);
 // Throws OpError(ENOENT) if the table does not exist. `columns`: elements go to
 // SetState::columns instead of SetState::elements.
 TableState List(uint32_t family, const std::string& table, bool columns = false);

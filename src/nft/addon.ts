@@ -3,8 +3,10 @@ import { decompileTable } from './decompile.js';
 import { NftError } from './errors.js';
 import { FAMILY } from './encoding.js';
 import { nativeNft, type NativeNft } from './native.js';
-import type { Applied, NftDriver, NftOp, TableRef, TableState } from './types.js';
+import type { Applied, NftDriver, NftOp, TableMonitor, TableRef, TableState } from './types.js';
 import { WireEncoder } from './wire.js';
+
+const MONITOR_RECEIVE_BYTES = 256 * 1024 * 1024;
 
 /** nftables through the native addon: one netlink batch per transaction, no text parsing. */
 export class AddonNft implements NftDriver {
@@ -25,6 +27,17 @@ export class AddonNft implements NftDriver {
   async generation(netns: string | null): Promise<number> {
     try {
       return await this.native.nftGeneration(netns);
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+
+  /** Big enough for the notifications of our own largest transactions between two drains
+   *  (one per element: a full load of 30,000 Services is ~330,000); beyond it the monitor
+   *  reports `lost` and the caller reads the table back, which is only slower. */
+  monitor(netns: string | null, table: TableRef): TableMonitor {
+    try {
+      return new this.native.NftMonitor(netns, FAMILY[table.family], table.name, MONITOR_RECEIVE_BYTES);
     } catch (e) {
       throw wrap(e);
     }

@@ -64,6 +64,8 @@ export interface NativeNft {
   nftList(netns: string | null, family: number, table: string, columns: true): Promise<{ json: string; sets: import('./columns.js').ElementColumns[] }>;
   /** The ruleset generation id (NFT_MSG_GETGEN). */
   nftGeneration(netns: string | null): Promise<number>;
+  /** Subscribes to nftables' change notifications in the namespace, summarised for one table. */
+  NftMonitor: new (netns: string | null, family: number, table: string, receiveBytes: number) => import('./types.js').TableMonitor;
 }
 
 export const nativeNft = (): NativeNft => loadAddon<NativeNft>();

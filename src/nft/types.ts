@@ -155,4 +155,23 @@ export interface NftDriver {
   /** The ruleset generation (bumped by every committed transaction, whoever sends it), where
    *  the driver can read it cheaply. */
   generation?(netns: string | null): Promise<number>;
+  /** Starts collecting nftables' change notifications for one table, where the driver can. */
+  monitor?(netns: string | null, table: TableRef): TableMonitor;
+}
+
+/** Which committed transactions changed one table since the last drain (nftables' change
+ *  notifications, NFNLGRP_NFTABLES). */
+export interface TableMonitor {
+  /** `lost`: the kernel dropped notifications (its buffer overflowed), so anything may have
+   *  changed. `touched`: one entry per transaction that changed the table, by the ruleset
+   *  generation its commit made: the sets whose elements changed, and whether anything else
+   *  (table, chain, rule, a set itself) did. */
+  drain(): Promise<{ lost: boolean; touched: TableTouch[] }>;
+  close(): void;
+}
+
+export interface TableTouch {
+  generation: number;
+  sets: string[];
+  other: boolean;
 }

@@ -34,4 +34,6 @@ export interface ProxyBackend {
    *  elements lapse). Conntrack entries of removed endpoints are deleted only after that. */
   readonly settleMs?: number;
   collect?(): Promise<boolean>;
+  /** Releases what the backend holds open between syncs (a later sync opens it again). */
+  close?(): void;
 }

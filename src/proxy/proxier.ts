@@ -110,6 +110,7 @@ export class Proxier {
     this.collector = undefined;
     await this.runner.stop();
     await this.collecting;
+    this.o.backend.close?.();
   }
 
   healthy(): boolean {

@@ -1,7 +1,7 @@
 // The nftables proxy backend: keeps the table it last applied, sends only the difference;
 // a full sync reads the kernel's table back first, so drift (a rule or element deleted by
 // hand) is repaired by the same diff.
-import { NftTable, type NftDriver, type NftOp } from '../../nft/index.js';
+import { NftTable, type NftDriver, type NftOp, type TableMonitor } from '../../nft/index.js';
 import type { ProxyConfig, ServicePortPlan } from '../model.js';
 import type { ProxyBackend, SyncOptions, SyncResult } from '../backend.js';
 import { diffTablesWith, fromTableState, isDying, opCount, readElements } from './diff.js';
@@ -51,22 +51,95 @@ export class NftBackend implements ProxyBackend {
     return this.state.pendingCollect;
   }
 
-  /** The ruleset generation our last transaction produced, while nobody else has committed. */
+  /** The ruleset generation our last transaction produced, while nobody else has committed;
+   *  undefined when the kernel's table may differ from what we believe (a failed transaction). */
   private expectedGen: number | undefined;
+  /** nftables' change notifications for our table, where the driver has them: a full sync
+   *  reads the table back only when someone else changed it. */
+  private monitor: TableMonitor | undefined;
+  /** Generations our own commits made, not yet seen in the notifications. */
+  private readonly ownGens = new Set<number>();
 
-  /** Applies one transaction and notes the generation it made (the addon reads the one
-   *  before, in the same netlink session: a commit by anyone else in between shows up as a
-   *  mismatch later, which only costs a read-back). */
+  /** Applies one transaction and notes the generation it made (the addon names the
+   *  generation it expects in the batch, so the kernel refuses it if anyone else committed
+   *  in between: the number is exactly the one our commit made). */
   private async apply(ops: NftOp[]): Promise<void> {
     this.expectedGen = undefined;
     this.expectedGen = (await this.table.apply(ops))?.generation;
+    if (this.monitor && this.expectedGen !== undefined) {
+      this.ownGens.add(this.expectedGen);
+      // The kernel queued our commit's notifications (one per element) before acking it: read
+      // them now, off the JS thread, so a full load's do not sit in the socket until the
+      // next full sync.
+      this.absorbing = this.absorbing.then(() => this.absorb());
+    }
     if (this.waitsForGC && ops.some(retires)) this.lapsedFreedAt = Date.now() + LAPSED_FREED_MS;
   }
 
-  /** Nothing was committed to the namespace's nftables since our last transaction, so the
-   *  table is exactly what we left: a full sync need not read it back. */
+  /** Notifications read so far showed another writer's commit to our table, or were lost. */
+  private touchedByOthers = false;
+  private absorbing: Promise<void> = Promise.resolve();
+
+  private async absorb(): Promise<void> {
+    const monitor = this.monitor;
+    if (!monitor) return;
+    try {
+      const { lost, touched } = await monitor.drain();
+      for (const t of touched) {
+        if (!this.ownGens.delete(t.generation)) this.touchedByOthers = true;
+      }
+      if (lost) {
+        this.touchedByOthers = true;
+        this.ownGens.clear();
+      }
+    } catch (e) {
+      this.touchedByOthers = true; // unreadable: trust nothing
+      if (this.monitor === monitor) this.fallback('change-notifications-unreadable', { error: e }); // else closed meanwhile
+    }
+  }
+
+  /** Nobody else changed our table since our last transaction, so it is exactly what we left
+   *  (lapsing elements and the kernel's set GC commit nothing): a full sync need not read it
+   *  back. With notifications, commits to other tables do not count; without, any commit does. */
   private async untouched(): Promise<boolean> {
-    return this.expectedGen !== undefined && (await this.table.generation()) === this.expectedGen;
+    if (this.expectedGen === undefined) return false;
+    if (!this.monitor) return (await this.table.generation()) === this.expectedGen;
+    await (this.absorbing = this.absorbing.then(() => this.absorb()));
+    return !this.touchedByOthers;
+  }
+
+  /** Subscribes once a full sync has applied: the first load's one notification per element
+   *  would cost the kernel ~20 % more (measured at 10,000 Services). Whatever was committed
+   *  between that load and the subscription shows as a moved generation: read back next time.
+   *  A driver without notifications leaves the generation check. */
+  private async subscribe(): Promise<void> {
+    if (this.monitor || !this.table.driver.monitor) return;
+    try {
+      this.monitor = this.table.driver.monitor(this.table.netns, this.table.table);
+    } catch (e) {
+      this.fallback('change-notifications-unavailable', { error: e });
+      return;
+    }
+    this.ownGens.clear();
+    this.touchedByOthers = this.expectedGen === undefined || (await this.table.generation()) !== this.expectedGen;
+  }
+
+  /** Forgets what arrived before a read-back: the listing shows it (until the full sync
+   *  completes, nothing is trusted). */
+  private async watchFromHere(): Promise<void> {
+    this.expectedGen = undefined;
+    await this.absorbing;
+    if (this.monitor) await this.monitor.drain().catch(() => undefined);
+    this.ownGens.clear();
+    this.touchedByOthers = false;
+  }
+
+  /** Stops the notifications (the next full sync subscribes again and reads the table back). */
+  close(): void {
+    this.monitor?.close();
+    this.monitor = undefined;
+    this.expectedGen = undefined;
+    this.touchedByOthers = true;
   }
 
   async sync(plans: readonly ServicePortPlan[], opts: SyncOptions): Promise<SyncResult> {
@@ -106,6 +179,7 @@ export class NftBackend implements ProxyBackend {
     this.retireMode ??= await probeRetireMode(this.table.driver, this.table.netns);
     const wait = this.lapsedFreedAt - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await this.watchFromHere();
     const gen = await this.table.generation();
     const state = await this.table.tryList({ columns: true });
     if (!state) {
@@ -113,6 +187,7 @@ export class NftBackend implements ProxyBackend {
       await this.apply(fresh.ops);
       this.state.reset(fresh.fragments, plans, { chains: new Map(), sets: [] });
       this.counts = fresh.counts;
+      await this.subscribe();
       return { operations: opCount(fresh.ops), rebuilt: false, ...this.counts };
     }
     const actual = fromTableState(state);
@@ -144,6 +219,7 @@ export class NftBackend implements ProxyBackend {
     const orphanChains = new Map<string, DesiredChain>(unwanted.chains.map((c) => [c, actual.chains.get(c) ?? { rules: [] }]));
     this.state.reset(fragments, plans, { chains: orphanChains, sets: unwanted.sets });
     this.counts = countRulesAndElements(desired);
+    await this.subscribe();
     return { operations: opCount(ops), rebuilt, ...this.counts };
   }
 
@@ -151,6 +227,7 @@ export class NftBackend implements ProxyBackend {
     await this.table.remove();
     this.counts = undefined;
     this.expectedGen = undefined;
+    this.close();
   }
 }
 
