@@ -145,7 +145,7 @@ async function runOnce(node: BenchNode, mode: Mode, progress: Progress): Promise
         };
       });
       await pods.create('default', {
-        apiVersion: 'v1', kind: 'Pod', metadata: { name: `exit${i}` },
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: `${mode}-exit${i}` },
         spec: {
           nodeName, terminationGracePeriodSeconds: 0, restartPolicy: 'Never', containers,
           volumes: [{ name: 'gate', hostPath: { path: gateDir, type: 'Directory' } }],
