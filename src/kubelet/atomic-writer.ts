@@ -3,11 +3,12 @@
 // `..data` names the current one, and each visible top-level name is a link into `..data`.
 // An update writes a new timestamped directory, then renames `..data_tmp` over `..data`
 // (one atomic step), then fixes the visible links and removes the old directory.
+// All of it is asynchronous: the kubelet shares its event loop (in `capstan up`, the API
+// server's too) with every other pod, and a secret with many keys is many writes.
 import {
-  chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync,
-  symlinkSync, writeFileSync,
-} from 'node:fs';
-import { dirname, join, normalize } from 'node:path';
+  chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile,
+} from 'node:fs/promises';
+import { dirname, join, normalize, resolve } from 'node:path';
 
 export interface FileProjection { content: Buffer; mode: number }
 /** Relative path → content and mode. */
@@ -31,66 +32,132 @@ function timestampedName(now: Date): string {
   return `..${now.getUTCFullYear()}_${pad(now.getUTCMonth() + 1)}_${pad(now.getUTCDate())}_${pad(now.getUTCHours())}_${pad(now.getUTCMinutes())}_${pad(now.getUTCSeconds())}.`;
 }
 
-/** Whether `..data` already holds exactly this payload (content and mode). */
-function unchanged(dir: string, payload: Payload): boolean {
-  const data = join(dir, dataDirName);
-  if (!existsSync(data)) return false;
-  const have = new Set<string>();
-  const walk = (sub: string) => {
-    for (const e of readdirSync(join(data, sub), { withFileTypes: true })) {
-      const rel = sub ? join(sub, e.name) : e.name;
-      if (e.isDirectory()) walk(rel);
-      else have.add(rel);
-    }
-  };
-  walk('');
+const absent = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** Where `..data` points, or undefined when there is no `..data` yet. */
+async function currentTarget(dir: string): Promise<string | undefined> {
+  try {
+    return await readlink(join(dir, dataDirName));
+  } catch (e) {
+    if (absent(e)) return undefined;
+    throw e;
+  }
+}
+
+/** Every file under `root`, relative to it. */
+async function filesUnder(root: string, sub = '', into = new Set<string>()): Promise<Set<string>> {
+  for (const e of await readdir(join(root, sub), { withFileTypes: true })) {
+    const rel = sub ? join(sub, e.name) : e.name;
+    if (e.isDirectory()) await filesUnder(root, rel, into);
+    else into.add(rel);
+  }
+  return into;
+}
+
+/** Whether the data directory `data` already holds exactly this payload (content and mode). */
+async function holds(data: string, payload: Payload): Promise<boolean> {
+  const have = await filesUnder(data);
   if (have.size !== payload.size) return false;
   for (const [p, f] of payload) {
     if (!have.has(p)) return false;
     const full = join(data, p);
-    if ((statSync(full).mode & 0o7777) !== f.mode || !readFileSync(full).equals(f.content)) return false;
+    if (((await stat(full)).mode & 0o7777) !== f.mode || !(await readFile(full)).equals(f.content)) return false;
   }
   return true;
 }
 
-/** Makes `dir` show exactly `payload`; returns whether anything was written. */
-export function writePayload(dir: string, payload: Payload, now: Date = new Date()): boolean {
-  const clean: Payload = new Map();
-  for (const [p, f] of payload) clean.set(checkPayloadPath(p), f);
-  mkdirSync(dir, { recursive: true });
-  if (unchanged(dir, clean)) return false;
-
-  const oldTarget = existsSync(join(dir, dataDirName)) ? readlinkSync(join(dir, dataDirName)) : undefined;
-  const tsDir = mkdtempSync(join(dir, timestampedName(now)));
-  // mkdtemp makes it 0700; containers running as another user must be able to walk it.
-  chmodSync(tsDir, 0o755);
-  for (const [p, f] of clean) {
-    const full = join(tsDir, p);
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, f.content);
-    chmodSync(full, f.mode);
+/** A new timestamped directory holding the payload; returns its name in `dir`. */
+async function writeDataDir(dir: string, payload: Payload, now: Date): Promise<string> {
+  const tsDir = await mkdtemp(join(dir, timestampedName(now)));
+  try {
+    // mkdtemp makes it 0700; containers running as another user must be able to walk it.
+    await chmod(tsDir, 0o755);
+    await Promise.all([...payload].map(async ([p, f]) => {
+      const full = join(tsDir, p);
+      await mkdir(dirname(full), { recursive: true });
+      await writeFile(full, f.content);
+      // Explicitly, whatever the umask made of the create.
+      await chmod(full, f.mode);
+    }));
+  } catch (e) {
+    await rm(tsDir, { recursive: true, force: true });
+    throw e;
   }
-  const tsName = tsDir.slice(dir.length + 1);
-  rmSync(join(dir, newDataDirName), { force: true });
-  symlinkSync(tsName, join(dir, newDataDirName));
-  renameSync(join(dir, newDataDirName), join(dir, dataDirName));
+  return tsDir.slice(dir.length + 1);
+}
 
-  const visible = new Set([...clean.keys()].map((p) => p.split('/')[0]));
+/** Points `..data` at `tsName` in one step: a new link `..data_tmp` renamed over it. */
+async function swapData(dir: string, tsName: string): Promise<void> {
+  const tmp = join(dir, newDataDirName);
+  await rm(tmp, { force: true });
+  try {
+    await symlink(tsName, tmp);
+    await rename(tmp, join(dir, dataDirName));
+  } catch (e) {
+    await rm(tmp, { force: true });
+    await rm(join(dir, tsName), { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Each visible top-level name becomes `name → ..data/name`; names the payload no longer has
+ *  (and plain files an older kubelet left) go. */
+async function fixVisibleNames(dir: string, payload: Payload): Promise<void> {
+  const visible = new Set([...payload.keys()].map((p) => p.split('/')[0]));
   for (const name of visible) {
     const link = join(dir, name);
     const target = join(dataDirName, name);
     let current: string | undefined;
     try {
-      current = lstatSync(link).isSymbolicLink() ? readlinkSync(link) : undefined;
-      if (current !== target) rmSync(link, { recursive: true, force: true });
-    } catch { /* absent */ }
-    if (current !== target) symlinkSync(target, link);
+      current = (await lstat(link)).isSymbolicLink() ? await readlink(link) : undefined;
+    } catch (e) {
+      if (!absent(e)) throw e;
+    }
+    if (current === target) continue;
+    await rm(link, { recursive: true, force: true });
+    await symlink(target, link);
   }
-  // What the old payload showed and the new one does not (also plain files of older kubelets).
-  for (const name of readdirSync(dir)) {
+  for (const name of await readdir(dir)) {
     if (name.startsWith('..') || visible.has(name)) continue;
-    rmSync(join(dir, name), { recursive: true, force: true });
+    await rm(join(dir, name), { recursive: true, force: true });
   }
-  if (oldTarget && oldTarget !== tsName) rmSync(join(dir, oldTarget), { recursive: true, force: true });
+}
+
+async function write(dir: string, payload: Payload, now: Date): Promise<boolean> {
+  await mkdir(dir, { recursive: true });
+  const oldTarget = await currentTarget(dir);
+  if (oldTarget !== undefined && await holds(join(dir, dataDirName), payload).catch((e) => {
+    if (absent(e)) return false; // `..data` names a directory that is gone: write afresh
+    throw e;
+  })) return false;
+
+  const tsName = await writeDataDir(dir, payload, now);
+  await swapData(dir, tsName);
+  await fixVisibleNames(dir, payload);
+  if (oldTarget && oldTarget !== tsName) await rm(join(dir, oldTarget), { recursive: true, force: true });
   return true;
+}
+
+/** The last write queued per volume directory: writes to one directory run one after the
+ *  other (as upstream's operation executor runs one operation per volume at a time), so
+ *  the last one asked for is what stays, and no write removes a directory another is
+ *  about to point `..data` at. */
+const queued = new Map<string, Promise<boolean>>();
+
+/** Makes `dir` show exactly `payload`; resolves to whether anything was written. A bad
+ *  payload path rejects before anything is touched. */
+export function writePayload(dir: string, payload: Payload, now: Date = new Date()): Promise<boolean> {
+  const clean: Payload = new Map();
+  try {
+    for (const [p, f] of payload) clean.set(checkPayloadPath(p), f);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  const key = resolve(dir);
+  const before = queued.get(key);
+  const run = (before ?? Promise.resolve(false)).then(() => write(dir, clean, now), () => write(dir, clean, now));
+  queued.set(key, run);
+  const forget = () => { if (queued.get(key) === run) queued.delete(key); };
+  run.then(forget, forget);
+  return run;
 }

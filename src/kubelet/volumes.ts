@@ -1,9 +1,9 @@
 // Pod volumes on the node's disk, under <root>/pods/<uid>/volumes/<plugin>/<name>:
 // emptyDir, hostPath, persistentVolumeClaim (the bound hostPath/local volume's own path), and
 // the ones whose files come from the API — configMap, secret, downwardAPI and projected (configMap, secret, downwardAPI, serviceAccountToken sources).
-// emptyDir and hostPath are set up with asynchronous fs calls (each pod's start shares the event loop).
-// Those are rewritten on every sync through the atomic writer (a `..data` link swap), so
-// updates reach running containers whole (the directory is bind-mounted).
+// Every volume is set up with asynchronous fs calls (each pod's start shares the event loop).
+// The API-fed ones are rewritten on every sync through the atomic writer (a `..data` link
+// swap), so updates reach running containers whole (the directory is bind-mounted).
 import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -130,22 +130,22 @@ export async function setUpVolumes(ctx: VolumeContext): Promise<Map<string, stri
         const dir = join(base, 'kubernetes.io~configmap', name);
         const cm = await ctx.objects.configMap(ns, v.configMap.name!);
         if (!cm && !v.configMap.optional) throw new MountError(name, `configmap "${v.configMap.name}" not found`);
-        writePayload(dir, new Map(keyFiles(configMapData(cm), v.configMap.items, v.configMap.defaultMode ?? 0o644, 'configmap', !!v.configMap.optional)));
+        await writePayload(dir, new Map(keyFiles(configMapData(cm), v.configMap.items, v.configMap.defaultMode ?? 0o644, 'configmap', !!v.configMap.optional)));
         out.set(name, dir);
       } else if (v.secret) {
         const dir = join(base, 'kubernetes.io~secret', name);
         const s = await ctx.objects.secret(ns, v.secret.secretName!);
         if (!s && !v.secret.optional) throw new MountError(name, `secret "${v.secret.secretName}" not found`);
-        writePayload(dir, new Map(keyFiles(secretData(s), v.secret.items, v.secret.defaultMode ?? 0o644, 'secret', !!v.secret.optional)));
+        await writePayload(dir, new Map(keyFiles(secretData(s), v.secret.items, v.secret.defaultMode ?? 0o644, 'secret', !!v.secret.optional)));
         out.set(name, dir);
       } else if (v.downwardAPI) {
         const dir = join(base, 'kubernetes.io~downward-api', name);
         const facts = ctx.facts ?? { nodeName: ctx.pod.spec?.nodeName ?? '', allocatable: { cpu: 0, memory: 0 } };
-        writePayload(dir, new Map(downwardPayload(ctx.pod, v.downwardAPI.items, v.downwardAPI.defaultMode ?? 0o644, facts)));
+        await writePayload(dir, new Map(downwardPayload(ctx.pod, v.downwardAPI.items, v.downwardAPI.defaultMode ?? 0o644, facts)));
         out.set(name, dir);
       } else if (v.projected) {
         const dir = join(base, 'kubernetes.io~projected', name);
-        writePayload(dir, await projectedPayload(ctx, v.projected));
+        await writePayload(dir, await projectedPayload(ctx, v.projected));
         out.set(name, dir);
       } else if (v.hostPath) {
         out.set(name, await hostPath(name, v.hostPath.path, v.hostPath.type ?? ''));

@@ -22,7 +22,7 @@ const file = (content: string, mode = 0o644) => ({ content: Buffer.from(content)
 
 t.test('atomic writer: ..data points at a timestamped dir, visible names are links into it', async (t) => {
   const dir = tmp(t);
-  t.equal(writePayload(dir, new Map([['a', file('1')], ['sub/b', file('2', 0o600)]])), true);
+  t.equal(await writePayload(dir, new Map([['a', file('1')], ['sub/b', file('2', 0o600)]])), true);
   const first = readlinkSync(join(dir, '..data'));
   t.match(first, /^\.\.\d{4}_\d\d_\d\d_\d\d_\d\d_\d\d\.\w+$/);
   t.equal(statSync(join(dir, first)).mode & 0o777, 0o755, 'other users can walk into it');
@@ -31,18 +31,48 @@ t.test('atomic writer: ..data points at a timestamped dir, visible names are lin
   t.equal(readFileSync(join(dir, 'sub/b'), 'utf8'), '2');
   t.equal(statSync(join(dir, 'sub/b')).mode & 0o777, 0o600);
 
-  t.equal(writePayload(dir, new Map([['a', file('1')], ['sub/b', file('2', 0o600)]])), false, 'the same payload writes nothing');
+  t.equal(await writePayload(dir, new Map([['a', file('1')], ['sub/b', file('2', 0o600)]])), false, 'the same payload writes nothing');
   t.equal(readlinkSync(join(dir, '..data')), first);
+  t.equal(await writePayload(dir, new Map([['a', file('1')], ['sub/b', file('2', 0o640)]])), true, 'a new mode alone is written');
+  t.equal(statSync(join(dir, 'sub/b')).mode & 0o777, 0o640);
+  const firstAgain = readlinkSync(join(dir, '..data'));
+  t.not(firstAgain, first);
 
-  t.equal(writePayload(dir, new Map([['a', file('one')], ['c', file('3')]])), true);
+  t.equal(await writePayload(dir, new Map([['a', file('one')], ['c', file('3')]])), true);
   const second = readlinkSync(join(dir, '..data'));
-  t.not(second, first);
+  t.not(second, firstAgain);
   t.equal(readFileSync(join(dir, 'a'), 'utf8'), 'one');
   t.notOk(existsSync(join(dir, 'sub')), 'a name the payload dropped is gone');
-  t.notOk(existsSync(join(dir, first)), 'the old timestamped dir is removed');
+  t.notOk(existsSync(join(dir, firstAgain)), 'the old timestamped dir is removed');
   t.strictSame(readdirSync(dir).sort(), ['..data', second, 'a', 'c'].sort());
-  t.throws(() => writePayload(dir, new Map([['../escape', file('x')]])), /must not contain '\.\.'/);
-  t.throws(() => writePayload(dir, new Map([['/abs', file('x')]])), /must be relative path/);
+  await t.rejects(writePayload(dir, new Map([['ok', file('x')], ['../escape', file('x')]])), /must not contain '\.\.'/);
+  await t.rejects(writePayload(dir, new Map([['/abs', file('x')]])), /must be relative path/);
+  t.strictSame(readdirSync(dir).sort(), ['..data', second, 'a', 'c'].sort(), 'a rejected payload touches nothing');
+});
+
+t.test('atomic writer: overlapping updates of one volume end with the later payload', async (t) => {
+  const dir = tmp(t);
+  await writePayload(dir, new Map([['key', file('v0')]]));
+  // The earlier update is the slower one (many files); were the two not queued, it would
+  // swap `..data` last and the volume would end with the older content.
+  const many = new Map([['key', file('v1')]]);
+  for (let i = 0; i < 400; i++) many.set(`dir${i % 20}/file${i}`, file(`content ${i}`.repeat(50)));
+  const earlier = writePayload(dir, many);
+  const later = writePayload(dir, new Map([['key', file('v2')]]));
+  t.strictSame(await Promise.all([earlier, later]), [true, true]);
+  t.equal(readFileSync(join(dir, 'key'), 'utf8'), 'v2');
+  const data = readlinkSync(join(dir, '..data'));
+  t.strictSame(readdirSync(join(dir, data)), ['key'], '..data holds only the later payload');
+  t.strictSame(readdirSync(dir).sort(), ['..data', data, 'key'].sort(), 'one timestamped dir is left, no dropped name');
+
+  // Three at once, the middle one identical to the first: the last still wins.
+  const a = writePayload(dir, new Map([['key', file('v3')]]));
+  const b = writePayload(dir, new Map([['key', file('v3')]]));
+  const c = writePayload(dir, new Map([['key', file('v4', 0o600)]]));
+  t.strictSame(await Promise.all([a, b, c]), [true, false, true], 'the second sees the first\'s result and writes nothing');
+  t.equal(readFileSync(join(dir, 'key'), 'utf8'), 'v4');
+  t.equal(statSync(join(dir, 'key')).mode & 0o777, 0o600);
+  t.equal(readdirSync(dir).filter((n) => n.startsWith('..') && n !== '..data').length, 1);
 });
 
 const pod: Pod = {
