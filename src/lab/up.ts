@@ -12,12 +12,19 @@ import { execFileSync } from 'node:child_process';
 import { readState, writeState, type LabState } from './state.js';
 import { hostListener } from './host-listener.js';
 import { labDown } from './down.js';
+import { waitWhileProgressing } from './progress-wait.js';
 
 export interface LabUpOptions {
   dir: string;
   nodes: number;
   subnets: number;
   readyTimeoutMs?: number;
+  /**
+   * The control plane is waited for while it makes progress (log lines or CPU): given up on
+   * after this long without any (default 60 s), or after controlPlaneLimitMs in all (600 s).
+   */
+  controlPlaneStallMs?: number;
+  controlPlaneLimitMs?: number;
   /** Passed to the control plane's `capstan up` as they are (e.g. --metric-resolution, --horizontal-pod-autoscaler-sync-period). */
   controlPlaneArgs?: string[];
   log?: (s: string) => void;
@@ -93,9 +100,13 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
     host.close();
   }
   record(state, (s) => s.processes.push({ name: 'control-plane', pid: cpPid, netns: t.controlPlane.netns, log: cpLog, start: startTime(cpPid) }));
-  await waitFor('the control plane', 90_000, () => {
-    if (readFileSync(cpLog, 'utf8').includes('capstan is ready')) return true;
-    return alive(cpPid) ? false : `the control plane exited:\n${tail(cpLog)}`;
+  await waitWhileProgressing({
+    what: `the control plane (capstan up in ${t.controlPlane.netns}) to log "capstan is ready"`, pid: cpPid, log: cpLog,
+    stallMs: o.controlPlaneStallMs ?? 60_000, limitMs: o.controlPlaneLimitMs ?? 600_000,
+    check: () => {
+      if (readFileSync(cpLog, 'utf8').includes('capstan is ready')) return true;
+      return alive(cpPid) ? false : `the control plane exited:\n${tail(cpLog)}`;
+    },
   });
   // Two kubeconfigs: the host's (loopback socket) and the nodes' (10.77.0.2, inside the lab).
   const kubeconfig = join(dir, 'admin.kubeconfig');
