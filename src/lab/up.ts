@@ -2,13 +2,13 @@
 // node namespace, all detached; returns once every node is Ready, or tears down and throws.
 // The API server is reached from the host on a loopback port like kind's: `lab up` opens the
 // listening socket here, in the host namespace, and hands it to the control plane.
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { labTopology, type LabTopology } from './topology.js';
 import { addNetns, attachHost, buildRouter, listNetns, sysctl } from './network.js';
 import { alive, capstanBin, kubectl, spawnInNetns, startTime, tail } from './processes.js';
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readState, writeState, type LabState } from './state.js';
 import { hostListener } from './host-listener.js';
 import { labDown } from './down.js';
@@ -119,7 +119,7 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
   // Nodes join with a bootstrap token and nothing else (kubeadm's discovery, the kubelet's
   // certificate from a CSR; the node then requests its proxy's, network agent's and DNS's
   // certificates with CSRs too): no node holds the CA's key.
-  const join_ = joinCommand(kubeconfig);
+  const join_ = await joinCommand(dir, kubeconfig);
   for (const n of t.nodes) {
     const nodeLog = join(dir, 'logs', `${n.name}.log`);
     const nodeDir = join(dir, 'nodes', n.name);
@@ -144,9 +144,27 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
   });
 }
 
-/** A bootstrap token and the CA hash, from `capstan token create` run as the lab's admin. */
-function joinCommand(kubeconfig: string): { token: string; hash: string } {
-  const out = execFileSync(process.execPath, [capstanBin, 'token', 'create', '--ttl', '2h', '--description', 'capstan lab nodes', '--kubeconfig', kubeconfig], { encoding: 'utf8', timeout: 30_000 });
+/**
+ * A bootstrap token and the CA hash, from `capstan token create` run as the lab's admin. A
+ * process start takes over 30 s at load 35, so it is waited for while it makes progress too.
+ */
+async function joinCommand(dir: string, kubeconfig: string): Promise<{ token: string; hash: string }> {
+  const log = join(dir, 'logs', 'token-create.log');
+  const fd = openSync(log, 'w');
+  let exit: string | number | undefined;
+  const child = spawn(process.execPath, [capstanBin, 'token', 'create', '--ttl', '2h', '--description', 'capstan lab nodes', '--kubeconfig', kubeconfig], { stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  child.on('exit', (code, sig) => { exit = code ?? sig ?? 'unknown'; });
+  child.on('error', (e) => { exit = e.message; });
+  try {
+    await waitWhileProgressing({
+      what: '`capstan token create` to print the nodes\' join command', pid: child.pid ?? -1, log, stallMs: 60_000, limitMs: 300_000,
+      check: () => (exit === undefined ? false : exit === 0 ? true : `capstan token create failed (${exit}):\n${tail(log)}`),
+    });
+  } finally {
+    if (exit === undefined) child.kill('SIGKILL');
+  }
+  const out = readFileSync(log, 'utf8');
   const m = / --token (\S+) --discovery-token-ca-cert-hash (\S+)/.exec(out);
   if (!m) throw new Error(`capstan token create printed no join command: ${out}`);
   return { token: m[1], hash: m[2] };
