@@ -83,7 +83,7 @@ try {
 export const suite = defineSuite({
   name: 'controllers',
   title: 'Controller throughput: a Deployment on hollow nodes',
-  params: { full: { replicas, nodes }, quick: { replicas: 60, nodes: 5 } },
+  params: { full: { replicas, nodes }, quick: { replicas: 30, nodes: 3 } },
   fromArgv: (argv) => {
     const v = parseArgs({ args: argv, options }).values;
     return { replicas: Number(v.replicas), nodes: Number(v.nodes) };

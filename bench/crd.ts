@@ -12,7 +12,7 @@ import yaml from 'js-yaml';
 import { startAPIServerProcess } from '../test/helpers/apiserver-process.js';
 import { APIClient } from '../test/helpers/api.js';
 import { timeOps } from './lib/latency.js';
-import { table, writeReport } from './lib/report.js';
+import { repoRoot, table, writeReport } from './lib/report.js';
 import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
 
 const options = { counts: { type: 'string', default: '10,100,1000' }, probes: { type: 'string', default: '5' } } as const;
@@ -23,7 +23,7 @@ const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 interface Definition { metadata: { name: string }; spec: { group: string } }
-const template = yaml.load(readFileSync(join(process.cwd(), 'test/fixtures/crds/cert-manager.io_certificates.yaml'), 'utf8')) as Definition;
+const template = yaml.load(readFileSync(join(repoRoot(), 'test/fixtures/crds/cert-manager.io_certificates.yaml'), 'utf8')) as Definition;
 function definition(i: number | string): Definition {
   const d = structuredClone(template);
   const group = `bench${i}.example.com`;

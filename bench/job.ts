@@ -113,7 +113,7 @@ try {
 export const suite = defineSuite({
   name: 'job',
   title: 'Job throughput beside a Deployment on hollow nodes',
-  params: { full: { completions: size, parallelism, nodes }, quick: { completions: 40, parallelism: 10, nodes: 3 } },
+  params: { full: { completions: size, parallelism, nodes }, quick: { completions: 20, parallelism: 10, nodes: 3 } },
   fromArgv: (argv) => {
     const v = parseArgs({ args: argv, options }).values;
     return { completions: Number(v.completions), parallelism: Number(v.parallelism), nodes: Number(v.nodes) };

@@ -335,7 +335,7 @@ export const suite = defineSuite({
   title: 'Service proxy: sync cost and data path',
   params: {
     full: { sizes: SIZES, modes: ALL_MODES, latencySizes: LATENCY_SIZES, connects: CONNECTS },
-    quick: { sizes: [10, 100], modes: ALL_MODES, latencySizes: [10], connects: 100 },
+    quick: { sizes: [10, 100], modes: ALL_MODES, latencySizes: [10], connects: 50 },
   },
   requires: [root, command('python3', 'python3'), command('nsenter', 'util-linux'),
     (p) => (p.modes.some((m) => m.startsWith('iptables')) ? command('iptables-legacy-restore', 'iptables')(p) : undefined)],

@@ -124,7 +124,7 @@ try {
 export const suite = defineSuite({
   name: 'rbac',
   title: 'RBAC authorization cost',
-  params: { full: { ops, rounds, bindings: [10, 1000, 10000] }, quick: { ops: 100, rounds: 2, bindings: [10, 100] } },
+  params: { full: { ops, rounds, bindings: [10, 1000, 10000] }, quick: { ops: 50, rounds: 2, bindings: [10, 100] } },
   fromArgv: (argv) => {
     const v = parseArgs({ args: argv, options }).values;
     return { ops: Number(v.ops), rounds: Number(v.rounds), bindings: v.bindings.split(',').map(Number) };

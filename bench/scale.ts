@@ -237,7 +237,7 @@ async function main(p: ScaleParams, progress: Progress) {
 export const suite = defineSuite<ScaleParams>({
   name: 'scale',
   title: 'Scale: hollow nodes held Ready, pods created, scheduled and Running',
-  params: { full: { nodes: 1000, pods: 10000, concurrency: 32, idle: 30, timeLimit: 0 }, quick: { nodes: 50, pods: 500, concurrency: 16, idle: 10, timeLimit: 0 } },
+  params: { full: { nodes: 1000, pods: 10000, concurrency: 32, idle: 30, timeLimit: 0 }, quick: { nodes: 20, pods: 200, concurrency: 16, idle: 5, timeLimit: 0 } },
   fromArgv: (argv) => {
     const v = parseArgs({ args: argv, options }).values;
     return { nodes: Number(v.nodes), pods: Number(v.pods), concurrency: Number(v.concurrency), idle: Number(v.idle), timeLimit: Number(v['time-limit']) };

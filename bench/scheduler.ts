@@ -292,7 +292,7 @@ return output;
 export const suite = defineSuite({
   name: 'scheduler',
   title: 'Scheduler throughput',
-  params: { full: { pods: 10000, nodes: [1000, 5000], skipApi: false, skipFake: false }, quick: { pods: 200, nodes: [50], skipApi: false, skipFake: false } },
+  params: { full: { pods: 10000, nodes: [1000, 5000], skipApi: false, skipFake: false }, quick: { pods: 100, nodes: [50], skipApi: false, skipFake: false } },
   fromArgv: (argv) => {
     const v = parseArgs({ args: argv, options }).values;
     return { pods: Number(v.pods), nodes: v.nodes.split(',').map(Number), skipApi: v['skip-api'], skipFake: v['skip-fake'] };

@@ -60,6 +60,8 @@ const UNIT = [
   'test/scheduler/algorithm', 'test/scheduler/plugins', 'test/scheduler/quantity', 'test/scheduler/queue',
   'test/scheduler/matching-pods',
   'test/util',
+  'test/bench/suites',
+  'test/lab/progress-wait',
 ];
 
 const argv = process.argv.slice(2);

@@ -36,7 +36,9 @@ function suiteSection(s: SuiteResult): string {
 export function renderReport(run: BenchRun): string {
   const m = run.machine, v = run.versions;
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
-  const summary = run.suites.map((s) => `<tr data-suite="${esc(s.name)}"><td><a href="#suite-${esc(s.name)}">${esc(s.name)}</a></td><td class="${s.status}">${s.status}</td><td>${s.seconds.toFixed(1)} s</td><td>${esc(s.reason ?? '')}</td></tr>`).join('');
+  const summary = run.suites.map((s) => `<tr data-suite="${esc(s.name)}" data-seconds="${s.seconds}"${s.cpuSeconds === undefined ? '' : ` data-cpu-seconds="${s.cpuSeconds}"`}><td><a href="#suite-${esc(s.name)}">${esc(s.name)}</a></td><td class="${s.status}">${s.status}</td>` +
+    `<td>${s.seconds.toFixed(1)} s</td><td>${Math.round((100 * s.seconds) / (run.seconds || 1))}%</td><td>${s.cpuSeconds === undefined ? '—' : `${s.cpuSeconds.toFixed(1)} s`}</td>` +
+    `<td>${s.loadAverage ? `${s.loadAverage.start[0]!.toFixed(1)}–${s.loadAverage.end[0]!.toFixed(1)}` : '—'}</td><td>${esc(s.reason ?? '')}</td></tr>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>capstan bench ${esc(run.startedAt)}</title>
 <style>
@@ -49,7 +51,7 @@ table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;pad
 <p id="machine">${esc(run.startedAt)} · ${run.seconds.toFixed(0)} s · ${m.cpus} × ${esc(m.model)} · kernel ${esc(m.kernel)} · ${gib(m.memoryBytes)} ·
 load average ${load(m.loadAverage.start)} at the start, ${load(m.loadAverage.end)} at the end</p>
 <p id="versions">capstan ${esc(v.capstan ?? 'unknown')} · Node ${esc(v.node)} · containerd ${esc(v.containerd ?? 'not installed')} · nft ${esc(v.nft ?? 'not installed')}</p>
-<table id="suites"><tr><th>suite</th><th>status</th><th>time</th><th>note</th></tr>${summary}</table>
+<table id="suites"><tr><th>suite</th><th>status</th><th>wall time</th><th>share of the run</th><th>CPU</th><th>load (1 min)</th><th>note</th></tr>${summary}</table>
 <h2>Ratios against each anchor</h2>
 ${ratiosTable(run)}
 ${run.suites.map(suiteSection).join('\n')}

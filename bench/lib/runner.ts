@@ -17,6 +17,7 @@ import type { ChildMessage, ChildResult, RunMessage } from './run-suite.js';
 import { SCHEMA, validateRun, type BenchRun, type SuiteResult } from './schema.js';
 import { renderReport } from './html-report.js';
 import { suiteEntry } from '../suites.js';
+import { cpuSeconds } from '../../src/util/index.js';
 
 export interface RunOptions {
   suites: string[];
@@ -46,11 +47,15 @@ export async function runBench(opts: RunOptions): Promise<{ run: BenchRun; resul
       const entry = suiteEntry(name);
       if (!entry) throw new Error(`unknown suite "${name}"`);
       display.start(entry.name);
-      const t0 = performance.now();
+      const t0 = performance.now(), load = loadavg();
       if (!child?.alive) child = new SuiteProcess(opts.quick, reportDir);
+      const cpu0 = child.cpuSeconds() ?? 0;
       const r = await child.run(join(here, '..', entry.file), entry.name, opts.overrides?.[entry.name] ?? {}, join(out, 'logs', `${entry.name}.log`), (phase) => display.phase(entry.name, phase));
+      // Read before close: a closed process's CPU is no longer in /proc.
+      const cpu1 = child.cpuSeconds();
       if (!share) { await child.close(); child = undefined; }
-      const result: SuiteResult = { ...r, seconds: (performance.now() - t0) / 1000 };
+      const result: SuiteResult = { ...r, seconds: (performance.now() - t0) / 1000, loadAverage: { start: load, end: loadavg() } };
+      if (cpu1 !== undefined) result.cpuSeconds = Math.max(0, cpu1 - cpu0);
       const inOut = result.report && relative(out, result.report);
       if (inOut && !inOut.startsWith('..') && !isAbsolute(inOut)) result.report = inOut;
       suites.push(result);
@@ -75,9 +80,23 @@ export async function runBench(opts: RunOptions): Promise<{ run: BenchRun; resul
   return { run, resultsFile, reportFile };
 }
 
+/** Each suite's wall time, CPU and load, slowest first, for the end of the terminal output. */
+export function durationTable(suites: SuiteResult[]): string {
+  const total = suites.reduce((n, s) => n + s.seconds, 0) || 1;
+  const cpu = (s: SuiteResult) => (s.cpuSeconds === undefined ? '—' : s.cpuSeconds.toFixed(1));
+  const load = (s: SuiteResult) => (s.loadAverage ? `${s.loadAverage.start[0]!.toFixed(1)}–${s.loadAverage.end[0]!.toFixed(1)}` : '—');
+  const rows = [...suites].sort((a, b) => b.seconds - a.seconds).map((s) =>
+    `${s.name.padEnd(20)} ${s.status.padEnd(8)} ${s.seconds.toFixed(1).padStart(8)} ${`${Math.round(100 * s.seconds / total)}%`.padStart(5)} ${cpu(s).padStart(8)}  ${load(s)}`);
+  return [`${'suite'.padEnd(20)} ${'status'.padEnd(8)} ${'wall s'.padStart(8)} ${'share'.padStart(5)} ${'CPU s'.padStart(8)}  load (1 min)`, ...rows].join('\n');
+}
+
 /** A forked run-suite.js that runs the suites it is sent, one at a time; its output goes to the running suite's log. */
 class SuiteProcess {
   private readonly child: ChildProcess;
+  /** CPU seconds of the process and the processes it has reaped (see SuiteResult.cpuSeconds). */
+  cpuSeconds(): number | undefined {
+    return this.alive && this.child.pid !== undefined ? cpuSeconds(this.child.pid, true) : undefined;
+  }
   private log?: number;
   private logFile = '';
   private waiting?: { done: (r: ChildResult) => void; name: string; onPhase: (p: string) => void };

@@ -40,7 +40,16 @@ export interface SuiteResult {
   status: SuiteStatus;
   /** Why it was skipped (a missing prerequisite) or how it failed. */
   reason?: string;
+  /** Wall time of the suite, from its start to its result. */
   seconds: number;
+  /**
+   * CPU seconds of the suite's process and the processes it started and waited for (the API
+   * servers, containerd, ip, nft, a lab); unlike wall time it hardly moves with the machine's
+   * load. Absent where /proc cannot say (not Linux).
+   */
+  cpuSeconds?: number;
+  /** 1, 5 and 15 minute load averages when the suite started and ended. */
+  loadAverage?: { start: number[]; end: number[] };
   parameters: Record<string, ParamValue>;
   metrics: Metric[];
   ratios: Ratio[];
@@ -117,9 +126,7 @@ export function validateRun(x: unknown): string[] {
     need(isStr(m.model), 'machine.model', 'must be a string');
     need(isStr(m.kernel), 'machine.kernel', 'must be a string');
     need(isNum(m.memoryBytes), 'machine.memoryBytes', 'must be a number');
-    const la = m.loadAverage;
-    if (!isObj(la)) errs.push('machine.loadAverage: not an object');
-    else for (const k of ['start', 'end']) need(Array.isArray(la[k]) && (la[k] as unknown[]).length === 3 && (la[k] as unknown[]).every(isNum), `machine.loadAverage.${k}`, 'must be three numbers');
+    validateLoad(m.loadAverage, 'machine.loadAverage', errs, false);
   }
   const v = x.versions;
   if (!isObj(v)) errs.push('versions: not an object');
@@ -135,6 +142,14 @@ export function validateRun(x: unknown): string[] {
   return errs;
 }
 
+function validateLoad(la: unknown, path: string, errs: string[], optional: boolean): void {
+  if (la === undefined && optional) return;
+  if (!isObj(la)) { errs.push(`${path}: not an object`); return; }
+  for (const k of ['start', 'end']) {
+    if (!(Array.isArray(la[k]) && (la[k] as unknown[]).length === 3 && (la[k] as unknown[]).every(isNum))) errs.push(`${path}.${k}: must be three numbers`);
+  }
+}
+
 function validateSuite(s: unknown, path: string, errs: string[], names: Set<string>): void {
   const need = (ok: boolean, p: string, what: string) => { if (!ok) errs.push(`${path}.${p}: ${what}`); };
   if (!isObj(s)) { errs.push(`${path}: not an object`); return; }
@@ -143,7 +158,9 @@ function validateSuite(s: unknown, path: string, errs: string[], names: Set<stri
   need(isStr(s.title), 'title', 'must be a string');
   need(['passed', 'skipped', 'failed'].includes(s.status as string), 'status', 'must be passed, skipped or failed');
   need(s.status === 'passed' || (isStr(s.reason) && s.reason.length > 0), 'reason', 'a skipped or failed suite says why');
-  need(isNum(s.seconds), 'seconds', 'must be a number');
+  need(isNum(s.seconds) && (s.seconds as number) >= 0, 'seconds', 'must be a number ≥ 0');
+  need(s.cpuSeconds === undefined || (isNum(s.cpuSeconds) && (s.cpuSeconds as number) >= 0), 'cpuSeconds', 'must be a number ≥ 0');
+  validateLoad(s.loadAverage, `${path}.loadAverage`, errs, true);
   need(s.report === undefined || isStr(s.report), 'report', 'must be a string');
   need(isObj(s.parameters) && Object.values(s.parameters).every((p) => isStr(p) || isNum(p) || typeof p === 'boolean' || (Array.isArray(p) && p.every((e) => isStr(e) || isNum(e)))),
     'parameters', 'must map names to strings, numbers, booleans or lists of them');

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SUITES, suiteEntry } from '../../bench/suites.js';
-import { runBench } from '../../bench/lib/runner.js';
+import { durationTable, runBench } from '../../bench/lib/runner.js';
 import { compareHTML, compareText } from '../../bench/lib/compare.js';
 import { validateRun, type BenchRun } from '../../bench/lib/schema.js';
 
@@ -56,6 +56,7 @@ export async function run(argv: string[]): Promise<number> {
   const out = values.out ?? `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}`;
   const { run: result, resultsFile, reportFile } = await runBench({ suites, quick: values.quick, out, overrides, shareProcess: values.quick && !values.isolate });
   const count = (st: string) => result.suites.filter((s) => s.status === st).length;
+  process.stdout.write(`${durationTable(result.suites)}\n`);
   process.stdout.write(`${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped in ${result.seconds.toFixed(0)} s\nresults: ${resultsFile}\nreport:  ${reportFile}\n`);
   return count('failed') ? 1 : 0;
 }

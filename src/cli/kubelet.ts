@@ -12,6 +12,7 @@ import { CRIClient, type CRIMethod } from '../../cri/index.js';
 import { clientsetFromKubeconfig, nodeKubeconfigPath, realClock, type Clientset } from '../client/index.js';
 import { clientCredentials, renewComponentCertificates, servingCertificateManager, type CertificateManager } from '../kubelet/certificate/index.js';
 import { Kubelet } from '../kubelet/index.js';
+import { BuildOnPullCRIClient } from '../kubelet/images/index.js';
 import { summaryProvider } from '../kubelet/stats/index.js';
 import { parseSoftThresholds, parseThresholds } from '../kubelet/eviction.js';
 import { logger } from '../log/index.js';
@@ -30,6 +31,8 @@ export interface KubeletExtras {
   /** Called after every CRI call (benchmarks, metrics). */
   observe?: (method: CRIMethod, ms: number, code: number) => void;
   clients?: Clientset;
+  /** Built-in images (src/kubelet/images) to build and import when a pod first names one, rather than pull. */
+  buildOnPull?: string[];
 }
 
 export const kubeletFlags = {
@@ -103,7 +106,7 @@ export async function startKubelet(argv: string[], extras: KubeletExtras = {}): 
     ? await clientCredentials({ nodeName, kubeconfig: values.kubeconfig!, bootstrapKubeconfig: values['bootstrap-kubeconfig'], certDir, rotate: values['rotate-certificates'] === 'true', clock: realClock, log })
     : undefined;
   const socket = values['container-runtime-endpoint'];
-  const runtime = new CRIClient({ socket, observe: extras.observe });
+  const runtime = extras.buildOnPull?.length ? new BuildOnPullCRIClient({ socket, observe: extras.observe }, extras.buildOnPull) : new CRIClient({ socket, observe: extras.observe });
   // Ready must turn False within a heartbeat when the runtime is gone, not after 10 s.
   const healthRuntime = new CRIClient({ socket, timeouts: { Status: 2_000, Version: 2_000 } });
   const clients = extras.clients ?? credentials?.clients ?? clientsetFromKubeconfig(values.kubeconfig!, 'capstan-kubelet');

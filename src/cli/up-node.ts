@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { startContainerd } from '../kubelet/containerd/index.js';
-import { ensureBuiltinImages } from '../kubelet/images/index.js';
+import { BUSYBOX_IMAGE, ensureBuiltinImages, NODE_IMAGE, PAUSE_IMAGE } from '../kubelet/images/index.js';
 import { startKubelet } from './kubelet.js';
 import { superviseNetworkAgent } from './network-agent-supervisor.js';
 import { logger } from '../log/index.js';
@@ -120,7 +120,8 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
     }
     const containerd = await startContainerd({ root: join(o.dataDir, 'containerd'), isolateMounts: true, cniBinDir, cniConfDir });
     stops.push(() => containerd.destroy({ removeFiles: false, cgroupParents: [cgroupRoot] }));
-    await ensureBuiltinImages(containerd.socket);
+    // Pause (every sandbox) and busybox now; the node image only when a pod names it.
+    await ensureBuiltinImages(containerd.socket, [PAUSE_IMAGE, BUSYBOX_IMAGE]);
     // Joined: the serving certificate comes from a CSR too (kubelet-serving signer).
     const serving = o.ca
       ? (({ cert, key, ca }) => ['--tls-cert-file', cert, '--tls-private-key-file', key, '--client-ca-file', ca])(kubeletServingCert(o.dataDir, o.ca, nodeName))
@@ -132,7 +133,7 @@ export async function startNode(o: NodeOptions): Promise<{ nodeName: string; sto
       '--root-dir', join(o.dataDir, 'kubelet'), '--cgroup-root', cgroupRoot, ...kubeletCNI,
       ...(o.nodeIP ? ['--node-ip', o.nodeIP] : []),
       ...(o.tokenMaxTTL ? ['--service-account-token-max-ttl', o.tokenMaxTTL] : []),
-    ]);
+    ], { buildOnPull: [NODE_IMAGE] });
     stops.push(() => kubelet.stop());
     // Services on this node, and cluster DNS on 169.254.20.10 and the cluster DNS Service IP.
     const proxy = await startProxy(['--kubeconfig', kc.proxy, '--hostname-override', nodeName,

@@ -2,22 +2,29 @@
 // node namespace, all detached; returns once every node is Ready, or tears down and throws.
 // The API server is reached from the host on a loopback port like kind's: `lab up` opens the
 // listening socket here, in the host namespace, and hands it to the control plane.
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { labTopology, type LabTopology } from './topology.js';
 import { addNetns, attachHost, buildRouter, listNetns, sysctl } from './network.js';
 import { alive, capstanBin, kubectl, spawnInNetns, startTime, tail } from './processes.js';
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readState, writeState, type LabState } from './state.js';
 import { hostListener } from './host-listener.js';
 import { labDown } from './down.js';
+import { waitWhileProgressing } from './progress-wait.js';
 
 export interface LabUpOptions {
   dir: string;
   nodes: number;
   subnets: number;
   readyTimeoutMs?: number;
+  /**
+   * The control plane is waited for while it makes progress (log lines or CPU): given up on
+   * after this long without any (default 60 s), or after controlPlaneLimitMs in all (600 s).
+   */
+  controlPlaneStallMs?: number;
+  controlPlaneLimitMs?: number;
   /** Passed to the control plane's `capstan up` as they are (e.g. --metric-resolution, --horizontal-pod-autoscaler-sync-period). */
   controlPlaneArgs?: string[];
   log?: (s: string) => void;
@@ -93,9 +100,13 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
     host.close();
   }
   record(state, (s) => s.processes.push({ name: 'control-plane', pid: cpPid, netns: t.controlPlane.netns, log: cpLog, start: startTime(cpPid) }));
-  await waitFor('the control plane', 90_000, () => {
-    if (readFileSync(cpLog, 'utf8').includes('capstan is ready')) return true;
-    return alive(cpPid) ? false : `the control plane exited:\n${tail(cpLog)}`;
+  await waitWhileProgressing({
+    what: `the control plane (capstan up in ${t.controlPlane.netns}) to log "capstan is ready"`, pid: cpPid, log: cpLog,
+    stallMs: o.controlPlaneStallMs ?? 60_000, limitMs: o.controlPlaneLimitMs ?? 600_000,
+    check: () => {
+      if (readFileSync(cpLog, 'utf8').includes('capstan is ready')) return true;
+      return alive(cpPid) ? false : `the control plane exited:\n${tail(cpLog)}`;
+    },
   });
   // Two kubeconfigs: the host's (loopback socket) and the nodes' (10.77.0.2, inside the lab).
   const kubeconfig = join(dir, 'admin.kubeconfig');
@@ -108,7 +119,7 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
   // Nodes join with a bootstrap token and nothing else (kubeadm's discovery, the kubelet's
   // certificate from a CSR; the node then requests its proxy's, network agent's and DNS's
   // certificates with CSRs too): no node holds the CA's key.
-  const join_ = joinCommand(kubeconfig);
+  const join_ = await joinCommand(dir, kubeconfig);
   for (const n of t.nodes) {
     const nodeLog = join(dir, 'logs', `${n.name}.log`);
     const nodeDir = join(dir, 'nodes', n.name);
@@ -133,9 +144,27 @@ async function build(state: LabState, o: LabUpOptions, log: (s: string) => void)
   });
 }
 
-/** A bootstrap token and the CA hash, from `capstan token create` run as the lab's admin. */
-function joinCommand(kubeconfig: string): { token: string; hash: string } {
-  const out = execFileSync(process.execPath, [capstanBin, 'token', 'create', '--ttl', '2h', '--description', 'capstan lab nodes', '--kubeconfig', kubeconfig], { encoding: 'utf8', timeout: 30_000 });
+/**
+ * A bootstrap token and the CA hash, from `capstan token create` run as the lab's admin. A
+ * process start takes over 30 s at load 35, so it is waited for while it makes progress too.
+ */
+async function joinCommand(dir: string, kubeconfig: string): Promise<{ token: string; hash: string }> {
+  const log = join(dir, 'logs', 'token-create.log');
+  const fd = openSync(log, 'w');
+  let exit: string | number | undefined;
+  const child = spawn(process.execPath, [capstanBin, 'token', 'create', '--ttl', '2h', '--description', 'capstan lab nodes', '--kubeconfig', kubeconfig], { stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  child.on('exit', (code, sig) => { exit = code ?? sig ?? 'unknown'; });
+  child.on('error', (e) => { exit = e.message; });
+  try {
+    await waitWhileProgressing({
+      what: '`capstan token create` to print the nodes\' join command', pid: child.pid ?? -1, log, stallMs: 60_000, limitMs: 300_000,
+      check: () => (exit === undefined ? false : exit === 0 ? true : `capstan token create failed (${exit}):\n${tail(log)}`),
+    });
+  } finally {
+    if (exit === undefined) child.kill('SIGKILL');
+  }
+  const out = readFileSync(log, 'utf8');
   const m = / --token (\S+) --discovery-token-ca-cert-hash (\S+)/.exec(out);
   if (!m) throw new Error(`capstan token create printed no join command: ${out}`);
   return { token: m[1], hash: m[2] };

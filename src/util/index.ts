@@ -2,7 +2,7 @@
 export { realClock, FakeClock, type Clock } from './clock.js';
 export { Backoff, KeyedBackoff, backoffDelay, type BackoffPolicy } from './backoff.js';
 export { SyncRunner, type SyncRunnerOptions, type Delay } from './sync-runner.js';
-export { alive, killNow, parentPid, processArgs, procStat, signal, startTime, stopChild, terminate, waitExit, waitGone } from './process.js';
+export { alive, cpuSeconds, killNow, parentPid, processArgs, procStat, signal, startTime, stopChild, terminate, waitExit, waitGone } from './process.js';
 export { cidrContains, cidrOf, expandIPv6, formatCidr, formatIP, formatIPv4, ipBytes, parseCidr, parseIPv4, type Cidr } from './ip.js';
 export { chooseHostAddress, defaultRouteInterfaces, hostAddress } from './host-address.js';
 export { deepCopy, stableStringify } from './json.js';

@@ -15,6 +15,16 @@ export function procStat(pid: number): string[] | undefined {
   }
 }
 
+/**
+ * CPU seconds (user + system) the process has used; with `reapedChildren`, also its
+ * descendants that exited and were waited for. Undefined when it is gone. (USER_HZ is 100.)
+ */
+export function cpuSeconds(pid: number, reapedChildren = false): number | undefined {
+  const f = procStat(pid)?.map(Number);
+  if (!f) return undefined;
+  return (f[11]! + f[12]! + (reapedChildren ? f[13]! + f[14]! : 0)) / 100;
+}
+
 /** The command line; undefined when the process is gone (a zombie's is empty). */
 export function processArgs(pid: number): string[] | undefined {
   try {

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capstanBin } from '../helpers/apiserver-process.js';
 import { TIME_UNITS, validateRun, type BenchRun } from '../../bench/lib/schema.js';
@@ -35,6 +35,8 @@ t.test('the run passes and prints plain progress lines when not on a terminal', 
   }
   t.match(run1.stdout, /\] apiserver: sqlite\n/, 'a phase line');
   t.match(run1.stdout, /4 passed, 0 failed, 0 skipped/);
+  t.match(run1.stdout, /suite\s+status\s+wall s\s+share\s+CPU s\s+load \(1 min\)\n/, 'a table of the suites\' times');
+  for (const s of ['apiserver', 'scheduler', 'netlink', 'controllers']) t.match(run1.stdout, new RegExp(`\\n${s}\\s+passed\\s+\\d+\\.\\d\\s+\\d+%\\s+\\d+\\.\\d\\s+[\\d.]+–[\\d.]+\\n`), `${s} in the table`);
   t.notMatch(run1.stdout, /\x1b\[/, 'no terminal control sequences');
 });
 
@@ -49,6 +51,11 @@ t.test('results.json matches the schema and holds raw samples', async (t) => {
   t.equal(create.samples.length, 100, 'one sample per create');
   t.ok(api.ratios.some((r) => r.capstan === create.id && r.anchorName === 'SQLite insert (1 row/tx, FULL)'), 'ratio against raw SQLite');
   t.equal(results.suites[3]!.metrics.find((m) => m.times)?.times?.length, 30, 'a Running time per pod');
+  for (const s of results.suites) {
+    t.ok(s.seconds > 0, `${s.name}: its wall time`);
+    t.ok(s.cpuSeconds !== undefined && s.cpuSeconds > 0 && s.cpuSeconds <= cpus().length * s.seconds + 1, `${s.name}: its CPU seconds (${s.cpuSeconds})`);
+    t.equal(s.loadAverage?.start.length, 3, `${s.name}: the load when it started`);
+  }
   // The validator refuses what the schema does not allow.
   const broken = structuredClone(results);
   broken.suites[0]!.metrics[0]!.summary.n += 1;
@@ -73,6 +80,9 @@ t.test('report.html in headless Chromium carries the numbers of results.json', a
 
   for (const s of results.suites) {
     t.equal(byAttr('section', 'suite', s.name).length, 1, `a section for ${s.name}`);
+    const [row] = byAttr('tr', 'suite', s.name);
+    t.equal(row?.attrs['data-seconds'], String(s.seconds), `${s.name}: its wall time in the suites table`);
+    t.equal(row?.attrs['data-cpu-seconds'], String(s.cpuSeconds), `${s.name}: its CPU seconds in the suites table`);
     // Every latency figure with raw samples: a CDF line with one vertex per sample.
     for (const m of s.metrics.filter((m) => TIME_UNITS.includes(m.unit) && m.samples.length >= 2)) {
       const [g] = byAttr('g', 'metric', m.id);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureClusterPKI, writeAdminKubeconfig, type ClusterPKI } from '../../src/cli/pki-files.js';
+import { cpuSeconds } from '../../src/util/index.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
 export const capstanBin = join(repoRoot, 'bin', 'capstan.js');
@@ -59,9 +60,21 @@ function launch(dataDir: string, port: number, store: string, tokenFile: string,
   let err = '';
   child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-4000); });
   return new Promise((res, rej) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); rej(new Error(`apiserver did not become ready:\n${err}`)); }, 60_000);
+    // Not a fixed deadline (a start takes minutes at load 40): given up on after 60 s with
+    // neither output nor 0.5 s of CPU, or after 10 minutes in all.
+    const started = Date.now();
+    let cpu = 0, heard = false;
+    const check = () => {
+      const now = cpuSeconds(child.pid ?? -1) ?? cpu;
+      if ((heard || now - cpu >= 0.5) && Date.now() - started < 600_000) { heard = false; cpu = now; timer = setTimeout(check, 60_000); return; }
+      child.kill('SIGKILL');
+      rej(new Error(`apiserver did not become ready (${Math.round((Date.now() - started) / 1000)} s; no progress for 60 s or over 10 min):\n${err}`));
+    };
+    let timer = setTimeout(check, 60_000);
+    child.stderr!.on('data', () => { heard = true; });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
+      heard = true;
       out += d.toString();
       if (out.includes('ready on')) { clearTimeout(timer); res(child); }
     });

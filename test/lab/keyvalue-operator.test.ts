@@ -60,6 +60,8 @@ t.test('keyvalue-operator in a capstan lab cluster', { skip: root ? false : 'nee
       return;
     }
     const pod = (await k.ok(['get', 'pods', '-n', 'keyvalue-operator', '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
+    const pulled = await k.ok(['get', 'events', '-n', 'keyvalue-operator', '--field-selector', `involvedObject.name=${pod},reason=Pulled`, '-o', 'jsonpath={.items[*].message}']);
+    t.match(pulled, /Successfully pulled image "localhost\/capstan\/node:1"/, 'the node built and imported the node image when the pod named it');
     await eventually(async () => (await k(['logs', '-n', 'keyvalue-operator', pod])).stdout.includes('caches synced, reconcilers running'), 60_000, 'operator logs that it runs');
     t.match((await k.ok(['logs', '-n', 'keyvalue-operator', pod])), /"server":"https:\/\/10\.\d+\.\d+\.\d+:443","namespace":"keyvalue-operator"/, 'in-cluster: the kubernetes Service and its own namespace');
     t.equal((await k.ok(['get', 'lease', '-n', 'keyvalue-operator', 'keyvalue-operator', '-o', 'jsonpath={.spec.holderIdentity}'])).split('_')[0], pod, 'it holds the leader election Lease');

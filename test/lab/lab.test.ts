@@ -13,6 +13,8 @@ import { eventually, KUBECTL, kubectlFor } from '../helpers/kubectl.js';
 import { readState, type LabNode, type LabState } from '../../src/lab/index.js';
 import { loadKubeconfig } from '../../src/client/index.js';
 import { X509Certificate } from 'node:crypto';
+import { CRIClient } from '../../cri/index.js';
+import { BUSYBOX_IMAGE, NODE_IMAGE, PAUSE_IMAGE } from '../../src/kubelet/images/index.js';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
@@ -54,6 +56,19 @@ t.test('capstan lab: 3 nodes on 2 subnets', { skip: root ? false : 'needs root',
   t.equal(nodes.filter((l) => / Ready /.test(l)).length, 3, 'all nodes Ready, listed by kubectl on the host');
   const viaLab = await run(process.execPath, [capstanBin, 'lab', 'kubectl', '--dir', dir, '--', 'get', 'nodes', '-o', 'name'], { timeout: 30_000 });
   t.same(viaLab.stdout.trim().split('\n').sort(), ['node/node-1', 'node/node-2', 'node/node-3'], '`capstan lab kubectl` lists them too');
+
+  await t.test('a node imports pause and busybox at start, the node image only when a pod names it', async (t) => {
+    for (const n of topo.nodes) {
+      const cri = new CRIClient({ socket: join(dir, 'nodes', n.name, 'containerd', 'containerd.sock') });
+      try {
+        const names = (await cri.listImages()).flatMap((i) => i.repo_tags);
+        t.ok(names.includes(PAUSE_IMAGE) && names.includes(BUSYBOX_IMAGE), `${n.name} has pause and busybox`);
+        t.notOk(names.includes(NODE_IMAGE), `${n.name} has not built the node image`);
+      } finally {
+        cri.close();
+      }
+    }
+  });
 
   await t.test('nodes joined with a token: no CA key on any node, each component its own identity', async (t) => {
     const state = readState(dir) as LabState;
