@@ -48,8 +48,9 @@ export async function prepareJoins(cp: ControlPlaneFiles, tokenTTLMs: number): P
     await retryingTransport('cluster-info', 300_000, () => ensureClusterInfo(clients, cp.server, cp.pki.ca.certPem));
     const { token } = await createBootstrapToken(clients, tokenTTLMs, 'capstan install: joining nodes');
     // The controller-manager's bootstrap signer signs cluster-info for the new token; a node's
-    // discovery fails until it has, so the join command is printed only then.
-    await clusterInfoSigned(clients, token, 600_000, 2000);
+    // discovery fails until it has, so the join command is printed only then. On an emulated VM
+    // the controller-manager took over 10 minutes to start (its CPU shared with other VMs).
+    await clusterInfoSigned(clients, token, 1_800_000, 2000);
     return { server: cp.server, token, caCertHash: caCertHash(cp.pki.ca.certPem) };
   } finally {
     clients.close();
