@@ -119,6 +119,10 @@ t.test('install, reinstall, upgrade and uninstall of a control plane and node', 
   t.not(wrongRole.code, 0);
   t.match(wrongRole.out, /installed as all; run `capstan uninstall`/);
 
+  // What containerd's CNI calls leave in libcni's cache, a directory the machine did not have.
+  t.ok(manifest.created.includes(join(root, 'var/lib/cni/results')), 'libcni\'s cache dir is recorded when the install makes it possible');
+  mkdirSync(join(root, 'var/lib/cni/results'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/cni/results/capstan-0123abcd-eth0'), '{}');
   const removed = capstanRun(['uninstall', '--root', root]);
   t.equal(removed.code, 0, removed.out);
   t.same(snapshot(root), before, 'the machine is as it was found');

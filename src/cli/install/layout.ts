@@ -22,6 +22,8 @@ export interface Layout {
   containerdConfig: string;
   cniBin: string;
   cniConf: string;
+  /** libcni's cache of ADD results, which containerd's CNI calls write (libcni's default dir). */
+  cniCache: string;
 }
 
 export function layout(root = '/'): Layout {
@@ -39,6 +41,7 @@ export function layout(root = '/'): Layout {
     containerdConfig: p('/etc/capstan/containerd.toml'),
     cniBin: p('/var/lib/capstan/cni/bin'),
     cniConf: p('/etc/capstan/cni/net.d'),
+    cniCache: p('/var/lib/cni'),
   };
 }
 

@@ -53,6 +53,8 @@ export const NODE_NAME = () => hostname().toLowerCase();
  */
 export function writeContainerdFiles(L: Layout, files: InstallFiles, systemUnit: boolean, release: string): { unit: string; dropIn?: string; changed: boolean } {
   let changed = files.write(L.containerdConfig, containerdConfigText(L));
+  // containerd's CNI calls create libcni's cache dir: removed by uninstall if this install made it.
+  files.expect(join(L.cniCache, 'results'));
   const unit = systemUnit ? SYSTEM_CONTAINERD_UNIT : CONTAINERD_UNIT;
   let dropIn: string | undefined;
   if (systemUnit) {

@@ -3,7 +3,7 @@
 // through CRI, the other units, containerd back to how the system had it, leftover shims,
 // the pods' cgroups, the node's network (pod veths, VXLAN device, node routes, capstan's nft
 // tables), mounts, and finally the files and directories, newest first.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { CRIClient } from '../../../cri/index.js';
 import { cgroupHierarchies, removeCgroup, unmountUnder } from '../../kubelet/containerd/index.js';
 import { dataDirProcesses } from '../../reset/index.js';
@@ -59,6 +59,16 @@ async function removePod(cri: CRIClient, sandboxId: string): Promise<void> {
   }
 }
 
+/** libcni's cached results of capstan's network (`<network>-<container>-<ifname>`), in a cache dir others may share. */
+function removeCniResults(L: Layout, log: (l: string) => void): void {
+  const dir = join(L.cniCache, 'results');
+  if (!existsSync(dir)) return;
+  // The networks are `capstan` (the network agent's conflist) and `capstan-ptp` (the kubelet's fallback).
+  const ours = readdirSync(dir).filter((f) => f.startsWith('capstan-'));
+  for (const f of ours) rmSync(join(dir, f), { force: true });
+  if (ours.length) log(`removed ${ours.length} cached CNI result(s) from ${dir}`);
+}
+
 export async function uninstall(L: Layout, m: InstallManifest, sys: Systemctl, log: (l: string) => void): Promise<string[]> {
   const problems: string[] = [];
   const attempt = async (what: string, f: () => unknown) => {
@@ -87,6 +97,7 @@ export async function uninstall(L: Layout, m: InstallManifest, sys: Systemctl, l
       }
       await attempt('pod veths', () => removePodVeths(L.varLib).forEach(log));
       await attempt('node network', () => removeNodeNetwork().forEach((r) => log(`removed ${r}`)));
+      await attempt('CNI result cache', () => removeCniResults(L, log));
     }
     for (const dir of [L.varLib, L.run]) {
       const stuck = unmountUnder(dir);
