@@ -57,14 +57,7 @@ async function criFloor(cri: CRI, cgroupParent: string, logDir: string, parallel
 }
 
 /** Everything containerd holds goes (between rounds, so each round starts on an empty runtime). */
-interface KubeletRound { lat: number[]; wall: number; running: number; times: number[]; syncs: number }
-
-/** Pod syncs the kubelet has finished (its kubelet_pod_worker_duration_seconds count). */
-async function podSyncs(kubelet: Kubelet): Promise<number> {
-  const m = kubelet.registry.getSingleMetric('kubelet_pod_worker_duration_seconds');
-  if (!m) return NaN;
-  return (await m.get()).values.filter((v) => (v as { metricName?: string }).metricName?.endsWith('_count')).reduce((a, v) => a + v.value, 0);
-}
+interface KubeletRound { lat: number[]; wall: number; running: number; times: number[] }
 
 /** One round through the kubelet: a fresh kubelet (events on, as `capstan kubelet` defaults)
  *  for a node of its own, `PODS` pods created at once, ms from each create to Running. */
@@ -121,9 +114,7 @@ async function kubeletRound(node: BenchNode, round: string, parallelPodStarts: n
     await done;
     clearTimeout(timeout);
     const wall = performance.now() - start;
-    const syncs = await podSyncs(kubelet);
     return {
-      syncs,
       lat: [...runningAt].map(([name, at]) => at - createdAt.get(name)!), wall, running: runningAt.size,
       times: [...runningAt.values()].map((at) => (at - start) / 1000).sort((a, b) => a - b),
     };
@@ -145,7 +136,6 @@ async function runParallel(node: BenchNode, parallelPodStarts: number, rec: Reco
   let times: number[] = [];
   let wall = 0;
   let running = 0;
-  let syncs = 0;
   for (let r = 0; r < ROUNDS; r++) {
     // Alternating order, so neither side always runs on the warmer (or busier) machine.
     const order = r % 2 === 0 ? ['floor', 'kubelet'] : ['kubelet', 'floor'];
@@ -167,7 +157,6 @@ async function runParallel(node: BenchNode, parallelPodStarts: number, rec: Reco
     times = [...times, ...k.times];
     wall = Math.max(wall, k.wall);
     running += k.running;
-    syncs += k.syncs;
     const ks = summarize(k.lat), fs = summarize(f);
     roundRows.push([`${r + 1} (${order.join(' first, ')} second)`, `${loadBefore.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
       fmtMs(ks.p50), fmtMs(fs.p50), `${(ks.p50 / fs.p50).toFixed(2)}×`, fmtMs(ks.p99), fmtMs(fs.p99), `${(ks.p99 / fs.p99).toFixed(2)}×`]);
@@ -188,7 +177,7 @@ async function runParallel(node: BenchNode, parallelPodStarts: number, rec: Reco
   });
   return `### parallelPodStarts = ${label}
 
-${PODS} pods (busybox \`sleep\`, image present, IfNotPresent) bound to one node with \`spec.nodeName\` and created at once through the API; latency is from each create call to the watch event showing \`phase: Running\`. ${ROUNDS} rounds, floor and kubelet alternating which goes first, each round on an emptied containerd and a fresh kubelet (container events on, as \`capstan kubelet\` defaults); ${running}/${PODS * ROUNDS} reached Running, each round within ${fmtMs(wall)} wall at most; the kubelet ran ${syncs} pod syncs until then (${(syncs / Math.max(1, running)).toFixed(2)} per pod). API server, kubelet and watcher share one Node process (as in \`capstan up\`); containerd 1.6 with ptp + host-local CNI in a scratch network namespace. Shared 2-core VM.
+${PODS} pods (busybox \`sleep\`, image present, IfNotPresent) bound to one node with \`spec.nodeName\` and created at once through the API; latency is from each create call to the watch event showing \`phase: Running\`. ${ROUNDS} rounds, floor and kubelet alternating which goes first, each round on an emptied containerd and a fresh kubelet (container events on, as \`capstan kubelet\` defaults); ${running}/${PODS * ROUNDS} reached Running, each round within ${fmtMs(wall)} wall at most. API server, kubelet and watcher share one Node process (as in \`capstan up\`); containerd 1.6 with ptp + host-local CNI in a scratch network namespace. Shared 2-core VM.
 
 ${table(['round', 'load average', 'kubelet p50', 'floor p50', 'p50 ratio', 'kubelet p99', 'floor p99', 'p99 ratio'], roundRows)}
 

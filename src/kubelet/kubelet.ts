@@ -34,7 +34,7 @@ import {
 } from './eviction.js';
 import { podStats } from './stats/index.js';
 import type { PodStats } from '../api/stats/summary.js';
-import { stableStringify, value } from '../util/index.js';
+import { value } from '../util/index.js';
 import { rfc3339 } from '../api/time.js';
 import { ContainerEvents } from './container-events.js';
 import { CONFIG_HASH, CONFIG_MIRROR, StaticPodSource, isMirrorPod, mirrorPodFor } from './static-pods.js';
@@ -235,14 +235,7 @@ export class Kubelet {
     });
     this.informer.addEventHandler({
       onAdd: (p) => this.observe(p),
-      onUpdate: (old, p) => {
-        const changed = !sameDesiredState(old, p);
-        if (!changed && this.isOwnStatusEcho(p)) {
-          this.known.set(p.metadata.uid as string, p);
-          return;
-        }
-        this.observe(p, changed);
-      },
+      onUpdate: (old, p) => this.observe(p, !sameDesiredState(old, p)),
       onDelete: (p) => {
         if (isMirrorPod(p)) return this.mirrorChanged(p);
         const uid = p.metadata.uid as string;
@@ -258,18 +251,6 @@ export class Kubelet {
     const uid = p.metadata.uid as string;
     this.known.set(uid, p);
     this.workers.enqueue(uid, 0, changed);
-  }
-
-  /** The update only shows the status this kubelet last wrote (its own patch coming back
-   *  through the watch): nothing to sync for, as upstream syncs a pod on spec changes and
-   *  reconciles status-only updates without a sync. Any other status change (another
-   *  writer, an older write of ours) still wakes the worker. */
-  private isOwnStatusEcho(p: Pod): boolean {
-    if (isMirrorPod(p)) return false;
-    const mem = this.memory.get(p.metadata.uid as string);
-    if (!mem || p.status === undefined || (mem.lastStatus === undefined && mem.writingStatus === undefined)) return false;
-    const shown = stableStringify(p.status);
-    return shown === mem.writingStatus || shown === mem.lastStatus;
   }
 
   private staticByName(namespace: string | undefined, name: string | undefined): Pod | undefined {

@@ -71,8 +71,6 @@ export interface SyncDeps {
 export interface PodMemory {
   waiting: Map<string, Waiting>;
   lastStatus?: string;
-  /** The status being written now (its watch echo may come before the patch's answer). */
-  writingStatus?: string;
   /** The last spec seen, to terminate with its grace period after the pod vanished. */
   lastPod?: Pod;
   /** Termination messages of exited containers by id. */
@@ -540,14 +538,11 @@ export class PodSyncer {
   private async patchStatus(pod: Pod, status: PodStatus, mem: PodMemory): Promise<void> {
     const text = stableStringify(status);
     if (text === mem.lastStatus) return;
-    mem.writingStatus = text;
     try {
       await this.d.clients.resource(resources.pods).patch(pod.metadata.namespace, pod.metadata.name as string, 'merge', { status }, 'status');
       mem.lastStatus = text;
     } catch (e) {
       if (!apiNotFound(e)) throw e;
-    } finally {
-      mem.writingStatus = undefined;
     }
   }
 }

@@ -177,17 +177,3 @@ t.test('start does not wait on a runtime error that is not about reaching it', a
   t.equal(calls(h.runtime, 'Version').length, 1);
 });
 
-t.test('the kubelet\'s own status write coming back through the watch makes no sync; another writer\'s status change does', async (t) => {
-  const h = await startHarness(t);
-  const syncs = async () => (await h.kubelet.registry.getSingleMetric('kubelet_pod_worker_duration_seconds')!.get()).values
-    .filter((v) => (v as { metricName?: string }).metricName?.endsWith('_count')).reduce((a, v) => a + v.value, 0);
-  await h.createPod(podSpec('quiet'));
-  t.equal(h.pod('quiet')?.status.phase, 'Running');
-  t.equal(await syncs(), 1, 'one sync started the pod; the echo of its Running status woke nothing');
-  await h.api.resource(resources.pods).patch('default', 'quiet', 'merge', { status: { message: 'from someone else' } }, 'status');
-  await h.settle();
-  t.equal(await syncs(), 2, 'a status the kubelet did not write wakes the pod');
-  await h.api.resource(resources.pods).patch('default', 'quiet', 'merge', { metadata: { labels: { changed: 'yes' } } });
-  await h.settle();
-  t.equal(await syncs(), 3, 'so does a change of the pod itself');
-});
