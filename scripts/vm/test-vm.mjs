@@ -138,6 +138,18 @@ function boot(vm, i) {
 /** What "as found" means: packages, unit files, links, routes, nftables tables, /etc and /opt. */
 const SNAPSHOT = "dpkg-query -W; echo ==; systemctl list-unit-files --no-legend --no-pager | sort; echo ==; ip -o link show | sed 's/^[0-9]*: //; s/ state [A-Z]*//; s/qlen [0-9]*//' | awk '{print $1, $2}'; echo ==; ip route; echo ==; nft list tables; echo ==; find /etc /opt /var/lib -xdev -path /var/lib/dpkg -prune -o -path /var/lib/apt -prune -o -path /var/lib/systemd -prune -o -path /var/lib/containerd -prune -o -print | sort";
 
+/** A snapshot, taken again while a section that is never empty came back empty (seen once:
+ *  `systemctl list-unit-files` printed nothing on a VM still busy after its boot). */
+async function snapshot(vm) {
+  for (let i = 1; ; i++) {
+    const out = await ssh(vm, SNAPSHOT);
+    const empty = out.split('==\n').slice(0, 3).some((section) => !section.trim());
+    if (!empty || i >= 5) return out;
+    log(`${vm.name}: a snapshot section came back empty; again`);
+    await sleep(10_000);
+  }
+}
+
 function diffLines(a, b) {
   const A = new Set(a.split('\n')), B = new Set(b.split('\n'));
   return [...[...A].filter((l) => !B.has(l)).map((l) => `- ${l}`), ...[...B].filter((l) => !A.has(l)).map((l) => `+ ${l}`)];
@@ -210,7 +222,7 @@ async function main() {
   done();
 
   done = phase('snapshot of each VM before the install');
-  const before = Object.fromEntries(await Promise.all(vms.map(async (vm) => [vm.name, await ssh(vm, SNAPSHOT)])));
+  const before = Object.fromEntries(await Promise.all(vms.map(async (vm) => [vm.name, await snapshot(vm)])));
   done();
 
   // The release is on /dev/vdb, as if copied: mounted where a user would have unpacked it.
@@ -345,7 +357,7 @@ async function main() {
   const problems = [];
   await Promise.all(vms.map((vm) => ssh(vm, 'umount /mnt/release && rmdir /mnt/release')));
   for (const vm of vms) {
-    const d = diffLines(before[vm.name], await ssh(vm, SNAPSHOT));
+    const d = diffLines(before[vm.name], await snapshot(vm));
     if (d.length) problems.push(`${vm.name} differs after uninstall:\n${d.map((l) => `     ${l}`).join('\n')}`);
     else log(`${vm.name}: packages, units, links, routes, nft tables and files as before`);
   }
