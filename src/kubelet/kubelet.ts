@@ -4,8 +4,7 @@
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Registry } from 'prom-client';
-import type { CRIRuntime } from '../../cri/index.js';
-import { isDeadlineExceeded, isUnavailable } from '../../cri/index.js';
+import { isDeadlineExceeded, isUnavailable, type CRIRuntime } from '../../cri/index.js';
 import {
   EventRecorder, SharedInformer, isAlreadyExists, isConflict, isNotFound, realClock, resources, type Clock, type ClientsetAPI, type ResourceType,
 } from '../client/index.js';
