@@ -1,4 +1,5 @@
 import { compileOps } from './compile.js';
+import type { LowOp } from './native.js';
 import { encodeKey } from './encoding.js';
 import { NftError, errnoOf } from './errors.js';
 import { realClock, type Clock } from '../util/index.js';
@@ -15,8 +16,9 @@ class Failure extends Error {
  * transaction changes nothing) and the kernel's error codes for the common mistakes (ENOENT
  * for missing objects, EBUSY for deleting something still in use, EEXIST for conflicting
  * elements). Element expiry follows the injected clock. A transaction copies only the sets it
- * touches and finds elements by key, so a thousand hollow proxies can each keep a table of
- * thousands of elements.
+ * touches and finds elements and chains by name or key (reusing the keys the validating
+ * compilation encoded), so a thousand hollow proxies can each keep a table of thousands of
+ * elements.
  */
 export class FakeNft implements NftDriver {
   readonly name = 'fake';
@@ -29,17 +31,17 @@ export class FakeNft implements NftDriver {
   constructor(private readonly clock: Clock = realClock) {}
 
   async apply(netns: string | null, table: TableRef, ops: NftOp[]): Promise<Applied> {
-    compileOps(table, ops); // the same TypeErrors as the addon for malformed input
+    const low = compileOps(table, ops); // the same TypeErrors as the addon for malformed input
     const key = tableKey(netns, table);
     const before = this.tables.get(key);
     // Copy on write: the chains, rules and set list are small; a set's elements are copied
     // only when an op of this transaction changes them.
-    let state: MemTable | undefined = before && { ...before, chains: [...before.chains], rules: [...before.rules], sets: new Map(before.sets) };
+    let state: MemTable | undefined = before && { ...before, chains: new Map(before.chains), rules: [...before.rules], sets: new Map(before.sets) };
     const copied = new Set<string>();
     const handle = this.nextHandle;
     for (const [index, op] of ops.entries()) {
       try {
-        state = this.step(state, table, op, copied);
+        state = this.step(state, table, op, low[index]!, copied);
       } catch (e) {
         if (!(e instanceof Failure)) throw e;
         this.nextHandle = handle;
@@ -64,18 +66,18 @@ export class FakeNft implements NftDriver {
     const sets: SetState[] = [...t.sets.values()].map(({ spec, elements }) => ({
       ...structuredClone(spec),
       elements: [...elements.values()].filter((el) => !lapsed(el, now)).map((el) => {
-        const { expiresAt, ...out } = structuredClone(el);
+        const { expiresAt, ...out } = copyElement(el);
         return expiresAt !== undefined ? { ...out, expiresMs: Math.max(0, expiresAt - now) } : out;
       }),
     }));
-    return { family: t.family, name: t.name, chains: structuredClone(t.chains), rules: structuredClone(t.rules), sets };
+    return { family: t.family, name: t.name, chains: structuredClone([...t.chains.values()]), rules: structuredClone(t.rules), sets };
   }
 
-  private step(t: MemTable | undefined, ref: TableRef, op: NftOp, copied: Set<string>): MemTable | undefined {
-    if (op.op === 'addTable') return t ?? { family: ref.family, name: ref.name, chains: [], rules: [], sets: new Map() };
+  private step(t: MemTable | undefined, ref: TableRef, op: NftOp, low: LowOp, copied: Set<string>): MemTable | undefined {
+    if (op.op === 'addTable') return t ?? { family: ref.family, name: ref.name, chains: new Map(), rules: [], sets: new Map() };
     if (!t) throw new Failure('ENOENT', `table ${ref.name} does not exist`);
     const chain = (name: string) => {
-      const c = t.chains.find((x) => x.name === name);
+      const c = t.chains.get(name);
       if (!c) throw new Failure('ENOENT', `chain ${name} does not exist`);
       return c;
     };
@@ -105,12 +107,12 @@ export class FakeNft implements NftDriver {
     switch (op.op) {
       case 'deleteTable': return undefined;
       case 'addChain':
-        if (!t.chains.some((c) => c.name === op.chain)) t.chains.push({ name: op.chain, handle: this.nextHandle++, ...(op.base ? { base: { ...op.base, policy: op.base.policy ?? 'accept' } } : {}) });
+        if (!t.chains.has(op.chain)) t.chains.set(op.chain, { name: op.chain, handle: this.nextHandle++, ...(op.base ? { base: { ...op.base, policy: op.base.policy ?? 'accept' } } : {}) });
         return t;
       case 'deleteChain':
         chain(op.chain);
         if (chainInUse(op.chain)) throw new Failure('EBUSY', `chain ${op.chain} is in use`);
-        t.chains = t.chains.filter((c) => c.name !== op.chain);
+        t.chains.delete(op.chain);
         return t;
       case 'flushChain':
         chain(op.chain);
@@ -144,12 +146,14 @@ export class FakeNft implements NftDriver {
       case 'addElements':
       case 'deleteElements': {
         const s = writable(op.set);
-        const id = (el: Element) => Buffer.from(encodeKey(s.spec.keyType, el.key)).toString('latin1');
+        // The kernel reads keys as the set's type: the compiled keys serve when the op says the same.
+        const compiled = sameTypes(op.keyType, s.spec.keyType) && 'elements' in low ? low.elements : undefined;
+        const id = (el: Element, i: number) => latin1(compiled?.[i]?.key ?? encodeKey(s.spec.keyType, el.key));
         const now = this.clock.now();
-        for (const given of op.elements) {
+        for (const [i, given] of op.elements.entries()) {
           const el = op.op === 'addElements' && (op.timeoutMs || op.expiresMs)
             ? { ...given, timeoutMs: given.timeoutMs ?? op.timeoutMs, expiresMs: given.expiresMs ?? op.expiresMs } : given;
-          const k = id(el);
+          const k = id(el, i);
           let have = s.elements.get(k);
           if (have && lapsed(have, now)) { s.elements.delete(k); have = undefined; } // the kernel ignores lapsed elements
           if (op.op === 'deleteElements') {
@@ -175,14 +179,27 @@ export class FakeNft implements NftDriver {
 
 /** A set as the fake keeps it: elements by encoded key, in insertion order as the kernel lists them. */
 interface MemSet { spec: SetSpec; elements: Map<string, Timed> }
-interface MemTable { family: TableState['family']; name: string; chains: TableState['chains']; rules: RuleState[]; sets: Map<string, MemSet> }
+/** Chains by name, in creation order as the kernel lists them. */
+interface MemTable { family: TableState['family']; name: string; chains: Map<string, TableState['chains'][number]>; rules: RuleState[]; sets: Map<string, MemSet> }
 
 type Timed = Element & { expiresAt?: number };
 const lapsed = (el: Timed, now: number): boolean => el.expiresAt !== undefined && el.expiresAt <= now;
 function timed(el: Element, now: number): Timed {
-  const { expiresMs, ...rest } = structuredClone(el);
+  const { expiresMs, ...rest } = copyElement(el);
   return el.timeoutMs ? { ...rest, expiresAt: now + (expiresMs ?? el.timeoutMs) } : rest;
 }
+
+/** A copy that shares nothing with the caller's element: its parts are flat lists and a flat
+ *  verdict of strings and numbers (structuredClone of each was most of a hollow node's apply). */
+function copyElement<E extends Element>(el: E): E {
+  const out = { ...el, key: [...el.key] };
+  if (el.data) out.data = [...el.data];
+  if (el.verdict) out.verdict = { ...el.verdict };
+  return out;
+}
+
+const sameTypes = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 
 function checkRefs(e: Expr, chain: (n: string) => unknown, set: (n: string) => unknown): void {
   if (e.kind === 'jump' || e.kind === 'goto') chain(e.chain);

@@ -62,6 +62,11 @@ export class Proxier {
   /** Plans per service, rebuilt only for services whose Service or slices changed: the
    *  backend sees unchanged service ports as the very same objects and skips them. */
   private readonly byService = new Map<string, ServicePortPlan[]>();
+  /** byService's plans in one list, until a service's plans change. */
+  private flat: ServicePortPlan[] | undefined;
+  /** The resourceVersions each service's plans were built from: a periodic full sync
+   *  rebuilds only the services whose Service or EndpointSlices changed since. */
+  private readonly builtFrom = new Map<string, string>();
   private readonly dirtyKeys = new Set<string>();
   /** Services rebuilt since the last successful sync → their plans as of that sync. */
   private readonly unsynced = new Map<string, ServicePortPlan[]>();
@@ -221,16 +226,22 @@ export class Proxier {
   }
 
   private currentPlans(all: boolean): ServicePortPlan[] {
-    const keys = all ? new Set([...this.byService.keys(), ...this.o.services.lister.list().map((x) => `${x.metadata.namespace}/${x.metadata.name}`)]) : this.dirtyKeys;
+    const keys = all ? new Set([...this.dirtyKeys, ...this.builtFrom.keys(), ...this.byService.keys(), ...this.o.services.lister.list().map((x) => `${x.metadata.namespace}/${x.metadata.name}`)]) : this.dirtyKeys;
     for (const key of [...keys]) {
-      this.dirtyKeys.delete(key);
-      if (!this.unsynced.has(key)) this.unsynced.set(key, this.byService.get(key) ?? []);
+      const notified = this.dirtyKeys.delete(key);
       const [ns, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
       const svc = this.o.services.lister.get(ns, name);
-      const plans = svc ? buildPlans([svc], this.o.slices.lister.byIndex(SERVICE_INDEX, key), this.o.config) : [];
+      const slices = svc ? this.o.slices.lister.byIndex(SERVICE_INDEX, key) : [];
+      const source = svc && versionsOf(svc, slices);
+      // Without an event the objects are normally the same; the versions catch one missed.
+      if (!notified && source !== undefined && this.builtFrom.get(key) === source) continue;
+      if (!this.unsynced.has(key)) this.unsynced.set(key, this.byService.get(key) ?? []);
+      const plans = svc ? buildPlans([svc], slices, this.o.config) : [];
+      if (source !== undefined) this.builtFrom.set(key, source); else this.builtFrom.delete(key);
       if (plans.length) this.byService.set(key, plans); else this.byService.delete(key);
+      this.flat = undefined;
     }
-    return [...this.byService.values()].flat();
+    return this.flat ??= [...this.byService.values()].flat();
   }
 
   /** UDP has no connection end: flows DNAT'd to a removed endpoint would blackhole until they time out. */
@@ -251,4 +262,11 @@ export class Proxier {
     const [cmd, argv] = this.o.netns ? ['nsenter', [`--net=${this.o.netns}`, 'conntrack', ...args]] : ['conntrack', args];
     await execa(cmd, argv, { reject: false }); // exit 1 just means "no matching entries"
   }
+}
+
+/** The resourceVersions of a Service and its EndpointSlices; undefined when one has none. */
+function versionsOf(svc: Service, slices: readonly EndpointSlice[]): string | undefined {
+  const versions = [svc, ...slices].map((o) => o.metadata.resourceVersion && `${o.metadata.uid ?? o.metadata.name}@${o.metadata.resourceVersion}`);
+  if (versions.some((v) => !v)) return undefined;
+  return [versions[0], ...versions.slice(1).sort()].join(' ');
 }
