@@ -1,12 +1,12 @@
 // Network programming latency, the upstream SLI: from a pod turning Ready to its endpoint
 // being programmed on every node. A real API server and the EndpointSlice controller (their own
-// processes); N hollow nodes whose service proxies (bench/lib/hollow-proxies.ts, one process)
+// processes); N hollow nodes whose service proxies (bench/lib/hollow-proxies.ts, --nodes-per-process each)
 // run the real Proxier and nftables backend against the in-memory driver, each with its own
 // watches; and one real node: `capstan proxy` on real nftables in a network namespace, where
 // a client polls the Service until the endpoint (a TCP server in another namespace) answers.
 // The bench plays the kubelet of the one measured pod: it flips the pod's Ready condition
 // through the status subresource and stamps each flip to Ready with the wall clock.
-//   node dist/bench/network-programming.js [--nodes 100,300,1000] [--changes 40] [--services 100]
+//   node dist/bench/network-programming.js [--nodes 100,300,1000] [--changes 40] [--services 100] [--nodes-per-process 250]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Agent } from 'node:https';
@@ -24,7 +24,7 @@ import { table, writeReport } from './lib/report.js';
 import { defineSuite, Recorder, runIfMain, type Progress } from './lib/suite.js';
 import { command, root } from './lib/prereq.js';
 
-interface Params { [k: string]: number[] | number; nodes: number[]; changes: number; services: number; endpoints: number; minSyncMs: number }
+interface Params { [k: string]: number[] | number; nodes: number[]; changes: number; services: number; endpoints: number; minSyncMs: number; nodesPerProcess: number }
 
 const NS = 'default';
 const PROBE = 'netprog-probe';
@@ -63,17 +63,14 @@ while True:
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The hollow proxies' process: its stdout events, in order. */
-class HollowProxies {
-  /** Since the last reset: node → when its proxy committed the endpoint / retired it (first time). */
-  readonly programmed = new Map<number, number>();
-  readonly retired = new Map<number, number>();
+/** One process of hollow proxies: its stdout events, merged into the fleet's maps. */
+class HollowProcess {
+  readonly ready: Promise<void>;
   private readyWaiter: (() => void) | undefined;
   private cpuWaiter: ((c: { user: number; system: number }) => void) | undefined;
-  readonly ready: Promise<void>;
   private exited = false;
 
-  constructor(readonly child: ChildProcess) {
+  constructor(readonly child: ChildProcess, fleet: HollowProxies) {
     this.ready = new Promise((resolve, reject) => {
       this.readyWaiter = resolve;
       child.once('exit', (code) => { this.exited = true; reject(new Error(`hollow proxies exited ${code}`)); });
@@ -81,20 +78,10 @@ class HollowProxies {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const ev = JSON.parse(line) as { ready?: number; programmed?: string; retired?: string; node?: number; at?: number; cpu?: { user: number; system: number } };
       if (ev.ready !== undefined) this.readyWaiter?.();
-      else if (ev.programmed !== undefined) { if (!this.programmed.has(ev.node!)) this.programmed.set(ev.node!, ev.at!); }
-      else if (ev.retired !== undefined) { if (!this.retired.has(ev.node!)) this.retired.set(ev.node!, ev.at!); }
+      else if (ev.programmed !== undefined) { if (!fleet.programmed.has(ev.node!)) fleet.programmed.set(ev.node!, ev.at!); }
+      else if (ev.retired !== undefined) { if (!fleet.retired.has(ev.node!)) fleet.retired.set(ev.node!, ev.at!); }
       else if (ev.cpu) this.cpuWaiter?.(ev.cpu);
     });
-  }
-
-  static start(kubeconfig: string, nodes: number, minSyncMs: number): HollowProxies {
-    const script = fileURLToPath(new URL('./lib/hollow-proxies.js', import.meta.url));
-    // CAPSTAN_HOLLOW_PROXY_PROFILE=<dir>: a CPU profile of the hollow proxies' process (where the time goes).
-    const profile = process.env.CAPSTAN_HOLLOW_PROXY_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CAPSTAN_HOLLOW_PROXY_PROFILE}`] : [];
-    const child = spawn(process.execPath, [...profile, script, kubeconfig, String(nodes), POD_IP, String(minSyncMs)], {
-      stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, CAPSTAN_LOG_LEVEL: 'warn' },
-    });
-    return new HollowProxies(child);
   }
 
   cpu(): Promise<{ user: number; system: number }> {
@@ -108,6 +95,45 @@ class HollowProxies {
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
     await gone;
     clearTimeout(timer);
+  }
+}
+
+/** The hollow proxies, spread over processes of at most `perProcess` nodes each: one process
+ *  serialises its nodes' work, so the last node's latency would be the sum of all of them
+ *  rather than one node's. */
+class HollowProxies {
+  /** Since the last reset: node → when its proxy committed the endpoint / retired it (first time). */
+  readonly programmed = new Map<number, number>();
+  readonly retired = new Map<number, number>();
+  readonly processes: HollowProcess[] = [];
+  readonly ready: Promise<void>;
+
+  private constructor(kubeconfig: string, nodes: number, minSyncMs: number, perProcess: number) {
+    const script = fileURLToPath(new URL('./lib/hollow-proxies.js', import.meta.url));
+    // CAPSTAN_HOLLOW_PROXY_PROFILE=<dir>: CPU profiles of the hollow proxies' processes (where the time goes).
+    const profile = process.env.CAPSTAN_HOLLOW_PROXY_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CAPSTAN_HOLLOW_PROXY_PROFILE}`] : [];
+    for (let first = 0; first < nodes; first += perProcess) {
+      const count = Math.min(perProcess, nodes - first);
+      const child = spawn(process.execPath, [...profile, script, kubeconfig, String(count), POD_IP, String(minSyncMs), String(first)], {
+        stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, CAPSTAN_LOG_LEVEL: 'warn' },
+      });
+      this.processes.push(new HollowProcess(child, this));
+    }
+    this.ready = Promise.all(this.processes.map((p) => p.ready)).then(() => undefined);
+  }
+
+  static start(kubeconfig: string, nodes: number, minSyncMs: number, perProcess: number): HollowProxies {
+    return new HollowProxies(kubeconfig, nodes, minSyncMs, Math.max(1, perProcess));
+  }
+
+  /** CPU time of all the processes together. */
+  async cpu(): Promise<{ user: number; system: number }> {
+    const all = await Promise.all(this.processes.map((p) => p.cpu()));
+    return all.reduce((a, c) => ({ user: a.user + c.user, system: a.system + c.system }), { user: 0, system: 0 });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.processes.map((p) => p.stop()));
   }
 }
 
@@ -238,7 +264,7 @@ async function main(p: Params, progress: Progress) {
     for (const nodes of p.nodes) {
       progress(`${nodes} hollow proxies: starting`);
       const started = Date.now();
-      const hollow = HollowProxies.start(kc, nodes, p.minSyncMs);
+      const hollow = HollowProxies.start(kc, nodes, p.minSyncMs, p.nodesPerProcess);
       try {
         await hollow.ready;
         const startSeconds = (Date.now() - started) / 1000;
@@ -297,7 +323,7 @@ function emit(results: SizeResult[], file: string) {
 function report(p: Params, results: SizeResult[], loadStart: string, loadEnd: string): string {
   const f = (xs: number[], q: number) => (xs.length ? fmtMs(percentile(xs, q)) : '–');
   const body = [
-    `The upstream network programming latency SLI: from a pod turning Ready to its endpoint programmed on every node. One API server (SQLite) and the EndpointSlice controller, each its own process; N hollow nodes' service proxies in one process (bench/lib/hollow-proxies.ts: the real Proxier and nftables backend with its own client and watches per node, syncing into the in-memory nftables driver); one real node, \`capstan proxy\` on real nftables in a network namespace, polled through the Service's ClusterIP every ~1 ms until the pod's server (in its own namespace) answers. ${p.services} background Services with ${p.endpoints} endpoints each are programmed on every node. The bench is the measured pod's kubelet: it writes Ready=False, waits ${p.minSyncMs + 300} ms (so every proxy's next sync is due at once, min-sync-period ${p.minSyncMs} ms), then stamps the wall clock and writes Ready=True (${p.changes} changes per size). *every node* = until the last node's proxy committed the endpoint (per change); *per node* = each node's own latency (per change × node, the upstream SLI's samples); *slice* = until a watch on the EndpointSlices saw the endpoint ready.`,
+    `The upstream network programming latency SLI: from a pod turning Ready to its endpoint programmed on every node. One API server (SQLite) and the EndpointSlice controller, each its own process; N hollow nodes' service proxies in processes of at most ${p.nodesPerProcess} nodes (bench/lib/hollow-proxies.ts: the real Proxier and nftables backend with its own client and watches per node, syncing into the in-memory nftables driver); one real node, \`capstan proxy\` on real nftables in a network namespace, polled through the Service's ClusterIP every ~1 ms until the pod's server (in its own namespace) answers. ${p.services} background Services with ${p.endpoints} endpoints each are programmed on every node. The bench is the measured pod's kubelet: it writes Ready=False, waits ${p.minSyncMs + 300} ms (so every proxy's next sync is due at once, min-sync-period ${p.minSyncMs} ms), then stamps the wall clock and writes Ready=True (${p.changes} changes per size). *every node* = until the last node's proxy committed the endpoint (per change); *per node* = each node's own latency (per change × node, the upstream SLI's samples); *slice* = until a watch on the EndpointSlices saw the endpoint ready.`,
     '',
     `Load average at the start ${loadStart}, at the end ${loadEnd} (2 cores shared with other work).`,
     '',
@@ -307,19 +333,19 @@ function report(p: Params, results: SizeResult[], loadStart: string, loadEnd: st
   return writeReport('network-programming', 'Network programming latency: pod Ready → endpoint programmed on every node', body);
 }
 
-const options = { nodes: { type: 'string' }, changes: { type: 'string' }, services: { type: 'string' } } as const;
+const options = { nodes: { type: 'string' }, changes: { type: 'string' }, services: { type: 'string' }, 'nodes-per-process': { type: 'string' } } as const;
 
 export const suite = defineSuite<Params>({
   name: 'network-programming',
   title: 'Network programming latency: pod Ready → endpoint programmed on every node',
   params: {
-    full: { nodes: [100, 300, 1000], changes: 40, services: 100, endpoints: 10, minSyncMs: 1000 },
-    quick: { nodes: [10, 30], changes: 5, services: 20, endpoints: 5, minSyncMs: 1000 },
+    full: { nodes: [100, 300, 1000], changes: 40, services: 100, endpoints: 10, minSyncMs: 1000, nodesPerProcess: 250 },
+    quick: { nodes: [10, 30], changes: 5, services: 20, endpoints: 5, minSyncMs: 1000, nodesPerProcess: 250 },
   },
   requires: [root, command('python3', 'python3'), command('nsenter', 'util-linux')],
   fromArgv: (argv, full) => {
     const v = parseArgs({ args: argv, options }).values;
-    return { ...full, ...(v.nodes ? { nodes: v.nodes.split(',').map(Number) } : {}), ...(v.changes ? { changes: Number(v.changes) } : {}), ...(v.services ? { services: Number(v.services) } : {}) };
+    return { ...full, ...(v.nodes ? { nodes: v.nodes.split(',').map(Number) } : {}), ...(v.changes ? { changes: Number(v.changes) } : {}), ...(v.services ? { services: Number(v.services) } : {}), ...(v['nodes-per-process'] ? { nodesPerProcess: Number(v['nodes-per-process']) } : {}) };
   },
   run: (p, progress) => main(p, progress),
 });

@@ -1,11 +1,12 @@
-// N hollow nodes' service proxies in one process (bench/network-programming.ts starts it):
+// N hollow nodes' service proxies in one process (bench/network-programming.ts starts several,
+// each with its own range of node indexes):
 // each a real Proxier with its own client and watches, syncing into the in-memory nftables
 // driver. Prints one JSON line per event on stdout:
 //   {"ready":N}                                 every proxy has made its first sync
 //   {"programmed":ip,"node":i,"at":epochMs}     node i committed a live endpoint with address ip
 //   {"retired":ip,"node":i,"at":epochMs}        node i retired it
 //   {"cpu":{"user":µs,"system":µs}}             answer to "cpu" on stdin
-// Usage: node dist/bench/lib/hollow-proxies.js <kubeconfig> <count> <watched ip,...> [minSyncMs]
+// Usage: node dist/bench/lib/hollow-proxies.js <kubeconfig> <count> <watched ip,...> [minSyncMs] [firstNode]
 import { createInterface } from 'node:readline';
 import { clientsetFromKubeconfig } from '../../src/client/index.js';
 import { logger } from '../../src/log/index.js';
@@ -13,9 +14,10 @@ import { HollowProxy } from '../../src/proxy/hollow.js';
 import { DYING_MS } from '../../src/proxy/nft/ruleset.js';
 import type { NftOp } from '../../src/nft/index.js';
 
-const [kubeconfig, countArg, watchArg, minSyncArg] = process.argv.slice(2);
-if (!kubeconfig || !countArg) throw new Error('usage: hollow-proxies.js <kubeconfig> <count> <watched ip,...> [minSyncMs]');
+const [kubeconfig, countArg, watchArg, minSyncArg, firstArg] = process.argv.slice(2);
+if (!kubeconfig || !countArg) throw new Error('usage: hollow-proxies.js <kubeconfig> <count> <watched ip,...> [minSyncMs] [firstNode]');
 const count = Number(countArg);
+const first = Number(firstArg ?? 0);
 const watched = new Set((watchArg ?? '').split(',').filter(Boolean));
 const log = logger('hollow-proxy'); // the bench sets CAPSTAN_LOG_LEVEL=warn: thousands of proxies
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
@@ -37,7 +39,7 @@ function endpointChanges(ops: readonly NftOp[]): { added: Set<string>; retired: 
 }
 
 const proxies: HollowProxy[] = [];
-for (let i = 0; i < count; i++) {
+for (let i = first; i < first + count; i++) {
   proxies.push(new HollowProxy({
     nodeName: `hollow-proxy-${i}`,
     clients: clientsetFromKubeconfig(kubeconfig, `capstan-hollow-proxy/${i}`),
