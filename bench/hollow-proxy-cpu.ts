@@ -7,6 +7,7 @@
 //        [--changes C] [--sync-period-ms P] [--rounds R] [--compare <other dist root>]
 // Each child prints one JSON line: {"startCpuS":…,"changesCpuS":…,"wallS":…}.
 import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FakeClientset, resources } from '../src/client/index.js';
@@ -74,7 +75,6 @@ if (a.child) {
   const builds: [string, string][] = [['this', self]];
   if (a.compare) builds.unshift(['compare', `${a.compare}/bench/hollow-proxy-cpu.js`]);
   const args = ['--nodes', a.nodes!, '--services', a.services!, '--endpoints', a.endpoints!, '--changes', a.changes!, '--sync-period-ms', a['sync-period-ms']!];
-  const { loadavg } = await import('node:os');
   console.log(`load average at the start ${loadavg().map((x) => x.toFixed(1)).join(' ')}; ${args.join(' ')}`);
   for (let r = 0; r < Number(a.rounds); r++) {
     for (const [name, script] of builds) console.log(`${name}: ${await run(script, args)}`);
