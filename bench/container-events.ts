@@ -1,8 +1,8 @@
 // What containerd's task events change in the kubelet: exit → API status, with the events
 // (the kubelet's default), with the event stream unavailable (its fallback: one
 // ListContainers a second) and with no events at all (resync only, --sync-frequency 10 s),
-// in one run. 10 pods of 8 containers each (restartPolicy Never) whose containers exit one by
-// one, spread over the window: 80 exits per mode. The window opens once every container
+// in one run. 10 pods (--quick: 4) of 8 containers each (restartPolicy Never) whose
+// containers exit one by one, spread over the window: 80 exits per mode. The window opens once every container
 // runs (each blocks reading a gate on a hostPath until the bench opens it), so no exit
 // waits for its pod's worker to finish starting the others; it closes once every exit is
 // in the API, not at a fixed time, so a loaded machine makes it longer rather than empty
@@ -12,7 +12,7 @@
 // Also the CRI calls the kubelet made. The three modes share one containerd and API server
 // (a node name and kubelet each, the runtime emptied between them).
 // With `steady` the containers keep running (sleep 3600): the CRI calls of a quiet node.
-//   node dist/bench/container-events.js [seconds=30] [steady]
+//   node dist/bench/container-events.js [seconds=30] [steady] [pods=10]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:fs';
@@ -38,7 +38,7 @@ import { containerd } from './lib/prereq.js';
 let SECONDS = 30;
 /** `steady`: containers that keep running, to count the resync-only polling alone. */
 let STEADY = false;
-const PODS = 10;
+let PODS = 10;
 const CONTAINERS = 8;
 /** The first exit this long after the gate opens. */
 const FIRST_EXIT_S = 1;
@@ -254,9 +254,9 @@ ${table(['call', ...runs.map(([n]) => n)], callRows)}
 export const suite = defineSuite({
   name: 'container-events',
   title: 'Container exits: containerd task events vs relisting vs resync only',
-  params: { full: { seconds: SECONDS, steady: false as boolean }, quick: { seconds: 8, steady: false as boolean } },
+  params: { full: { seconds: SECONDS, steady: false as boolean, pods: PODS }, quick: { seconds: 8, steady: false as boolean, pods: 4 } },
   requires: [containerd],
-  fromArgv: (argv, full) => ({ seconds: Number(argv[0] ?? full.seconds), steady: argv[1] === 'steady' }),
-  run: (p, progress) => { SECONDS = p.seconds; STEADY = p.steady; return main(progress); },
+  fromArgv: (argv, full) => ({ seconds: Number(argv[0] ?? full.seconds), steady: argv[1] === 'steady', pods: Number(argv[2] ?? full.pods) }),
+  run: (p, progress) => { SECONDS = p.seconds; STEADY = p.steady; PODS = p.pods; return main(progress); },
 });
 runIfMain(import.meta.url, suite);
