@@ -14,6 +14,7 @@ export const SUITES: SuiteEntry[] = [
   { name: 'controllers', file: 'controllers.js', summary: 'a Deployment to all Running on hollow nodes' },
   { name: 'job', file: 'job.js', summary: 'a Job beside a Deployment on hollow nodes' },
   { name: 'scale', file: 'scale.js', summary: 'hollow nodes held Ready, pods created → Running; API server RSS and CPU' },
+  { name: 'control-plane-memory', file: 'control-plane-memory.js', summary: 'capstan up --no-node idle RSS and CPU vs a bare Node.js process' },
   { name: 'netlink', file: 'netlink-podsetup.js', summary: 'pod network setup: addon vs ip commands (root)' },
   { name: 'nft-services', file: 'nft-services.js', summary: 'service rules: addon vs nft -f (root)' },
   { name: 'proxy', file: 'proxy-sync.js', summary: 'proxy sync vs number of Services, every proxy mode (root)' },
