@@ -1,5 +1,5 @@
 // Each stored object version is decoded once per registry and serialised once per
-// representation, however many lists and watchers send it: the watch cache hands out the same
+// representation (kept as bytes), however many lists and watchers send it: the watch cache hands out the same
 // value buffer for a version until it changes, so the buffer (with its revision) is the key,
 // and entries go when the cache lets the version go.
 import type { KubeObject } from '../api/object.js';
@@ -10,7 +10,7 @@ interface Decoder {
 
 // Registries are few and long-lived; a Map (not a WeakMap) so forgetDecoded can reach each.
 const decodedByRegistry = new Map<Decoder, WeakMap<Buffer, { revision: number; obj: KubeObject }>>();
-const encodedByObject = new WeakMap<KubeObject, Map<string, string | Buffer>>();
+const encodedByObject = new WeakMap<KubeObject, Map<string, Buffer>>();
 
 /**
  * The object stored as `value` at `revision`, shared: callers must not modify it. A DELETE
@@ -26,24 +26,19 @@ export function decodedOnce(reg: Decoder, value: Buffer, revision: number, key: 
   return obj;
 }
 
-/** `encode()` of a shared decoded object, run once per `representation` (group/version/form). */
-export function encodedOnce(obj: KubeObject, representation: string, encode: () => string): string {
-  let byRepresentation = encodedByObject.get(obj);
-  if (!byRepresentation) encodedByObject.set(obj, (byRepresentation = new Map()));
-  let text = byRepresentation.get(representation) as string | undefined;
-  if (text === undefined) byRepresentation.set(representation, (text = encode()));
-  return text;
-}
-
 /**
- * As encodedOnce, as bytes: one Buffer every watcher's connection writes, so no watcher converts
- * the text again. `representation` must name a different entry than any encodedOnce one.
+ * `encode()` of a shared decoded object, run once per `representation` (group/version/form), as
+ * the bytes every list and watcher writes: no response converts the text again. Representations
+ * built from another one's bytes (a watch event line around the object) pass a Buffer.
  */
-export function encodedBytesOnce(obj: KubeObject, representation: string, encode: () => string): Buffer {
+export function encodedBytesOnce(obj: KubeObject, representation: string, encode: () => string | Buffer): Buffer {
   let byRepresentation = encodedByObject.get(obj);
   if (!byRepresentation) encodedByObject.set(obj, (byRepresentation = new Map()));
-  let bytes = byRepresentation.get(representation) as Buffer | undefined;
-  if (bytes === undefined) byRepresentation.set(representation, (bytes = Buffer.from(encode())));
+  let bytes = byRepresentation.get(representation);
+  if (bytes === undefined) {
+    const encoded = encode();
+    byRepresentation.set(representation, (bytes = typeof encoded === 'string' ? Buffer.from(encoded) : encoded));
+  }
   return bytes;
 }
 

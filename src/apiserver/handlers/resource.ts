@@ -17,7 +17,7 @@ import type { FieldTracker } from '../managed-fields.js';
 import { prepareVersioned, versioned, type HandlerContext } from './context.js';
 import type { WatchCache } from '../../storage/watch-cache.js';
 import { atExactRevision, freshSource, listSource } from '../read-source.js';
-import { decodedOnce, encodedOnce } from '../encoded-once.js';
+import { decodedOnce, encodedBytesOnce } from '../encoded-once.js';
 import type { KeyValue } from '../../storage/store.js';
 import { getReadAt, listReadAt } from '../resource-version.js';
 import { traced } from '../trace/request-trace.js';
@@ -103,7 +103,7 @@ export async function listResource(h: HandlerContext, cache: WatchCache): Promis
   if (h.accept === 'json' && !h.version.prepare) {
     // Each object version is serialised once and reused by later lists and watch events.
     const representation = `${h.reg.def.group}/${h.version.version}/json`;
-    const encoded = result.items.map((o) => encodedOnce(o, representation, () => JSON.stringify(versioned(h, o))));
+    const encoded = result.items.map((o) => encodedBytesOnce(o, representation, () => JSON.stringify(versioned(h, o))));
     return sendEncodedList(h.res, 200, head, encoded, () => result.items.map((o) => versioned(h, o)));
   }
   sendObject(h.res, 200, { ...head, items: result.items.map((o) => versioned(h, o)) }, h.accept);

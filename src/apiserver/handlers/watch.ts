@@ -12,7 +12,7 @@ import { queryBool } from '../query.js';
 import { watchStartAt } from '../resource-version.js';
 import { partialObjectMetadata, toTable } from '../table.js';
 import { versioned, type HandlerContext } from './context.js';
-import { decodedOnce, encodedBytesOnce, encodedOnce } from '../encoded-once.js';
+import { decodedOnce, encodedBytesOnce } from '../encoded-once.js';
 import { bodyWriter } from '../listener.js';
 
 const defaultTimeoutSeconds = 1800;
@@ -38,6 +38,9 @@ async function currentOnce(h: HandlerContext, evs: WatchEvent[]): Promise<KubeOb
   return objs;
 }
 const bookmarkIntervalMs = 30_000;
+/** A watch event line around the object's own cached bytes: `{"type":T,"object":…}` and a newline. */
+const EVENT_LINE_START = { ADDED: Buffer.from('{"type":"ADDED","object":'), MODIFIED: Buffer.from('{"type":"MODIFIED","object":'), DELETED: Buffer.from('{"type":"DELETED","object":') };
+const EVENT_LINE_END = Buffer.from('}\n');
 
 export async function watchResource(h: HandlerContext, cache: WatchCache, bookmarkEveryMs = bookmarkIntervalMs): Promise<void> {
   let labelSelector, fieldSelector;
@@ -75,8 +78,8 @@ export async function watchResource(h: HandlerContext, cache: WatchCache, bookma
   // Each event line is one Buffer shared by every watcher of the same representation; its keys
   // are built once per watch, not per event.
   const lineKeys = { ADDED: `ADDED/${encodingKey}`, MODIFIED: `MODIFIED/${encodingKey}`, DELETED: `DELETED/${encodingKey}` };
-  const encodeEvent = (type: keyof typeof lineKeys, obj: KubeObject): Buffer =>
-    encodedBytesOnce(obj, lineKeys[type], () => `{"type":"${type}","object":${encodedOnce(obj, encodingKey, () => encodeObject(obj))}}\n`);
+  const encodeEvent = (type: keyof typeof lineKeys, obj: KubeObject): Buffer => encodedBytesOnce(obj, lineKeys[type],
+    () => Buffer.concat([EVENT_LINE_START[type], encodedBytesOnce(obj, encodingKey, () => encodeObject(obj)), EVENT_LINE_END]));
   const filtered = !!name || labelSelector.length > 0 || fieldSelector.length > 0;
 
   // The state and the subscription below are taken in one synchronous step: nothing between.
