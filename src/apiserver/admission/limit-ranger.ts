@@ -6,7 +6,7 @@ import type { Fields, KubeObject } from '../../api/object.js';
 import { formatMilli, isByteResource, podLimits, podRequests, type ResourceAmounts } from '../../api/core/pod-resources.js';
 import { milliValue } from '../../util/quantity.js';
 import { admissionForbidden, isPodWrite, type AdmissionAttributes, type AdmissionPlugin } from '../admission.js';
-import type { GenericRegistry } from '../registry/index.js';
+import type { GenericRegistry, ListSource } from '../registry/index.js';
 
 export const LIMIT_RANGER_ANNOTATION = 'kubernetes.io/limit-ranger';
 
@@ -113,8 +113,10 @@ function validatePod(pod: KubeObject, ranges: KubeObject[]): string[] {
   return errs;
 }
 
-export function limitRanger(limitRanges: GenericRegistry): AdmissionPlugin {
-  const rangesFor = async (a: AdmissionAttributes) => (await limitRanges.list({ namespace: a.info.namespace })).items;
+/** `source`: where the LimitRanges are listed from (the watch cache once it has caught up with
+ *  storage, as upstream's plugin reads its informer); every pod write asks, twice. */
+export function limitRanger(limitRanges: GenericRegistry, source?: ListSource): AdmissionPlugin {
+  const rangesFor = async (a: AdmissionAttributes) => (await limitRanges.list({ namespace: a.info.namespace, source })).items;
   return {
     name: 'LimitRanger',
     async mutate(a) {

@@ -5,15 +5,18 @@
 import type { KubeObject } from '../../api/object.js';
 import { admissionForbidden, isPodWrite, type AdmissionAttributes, type AdmissionPlugin } from '../admission.js';
 import { StatusError } from '../errors.js';
-import type { GenericRegistry } from '../registry/index.js';
+import type { GenericRegistry, ListSource } from '../registry/index.js';
+import type { Store } from '../../storage/store.js';
 
 /** Upstream's scheduling.DefaultPriorityWhenNoDefaultClassExists. */
 const NO_DEFAULT_PRIORITY = 0;
 
-export function priority(classes: GenericRegistry): AdmissionPlugin {
+/** `source`: where the classes are read from (the watch cache once it has caught up with
+ *  storage, as upstream's plugin reads its informer); every pod create asks. */
+export function priority(classes: GenericRegistry, source?: ListSource & Pick<Store, 'get'>): AdmissionPlugin {
   /** The globalDefault class with the highest value, as upstream's getDefaultPriorityClass. */
   async function defaultClass(): Promise<KubeObject | undefined> {
-    const { items } = await classes.list({});
+    const { items } = await classes.list({ source });
     return items.filter((c) => c.globalDefault === true).sort((x, y) => (y.value ?? 0) - (x.value ?? 0))[0];
   }
 
@@ -31,7 +34,7 @@ export function priority(classes: GenericRegistry): AdmissionPlugin {
     } else {
       let pc: KubeObject;
       try {
-        pc = await classes.get(undefined, spec.priorityClassName);
+        pc = await classes.get(undefined, spec.priorityClassName, source);
       } catch (e) {
         if (e instanceof StatusError && e.code === 404) throw admissionForbidden(a, `no PriorityClass with name ${spec.priorityClassName} was found`);
         throw e;
