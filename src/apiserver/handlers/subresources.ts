@@ -55,7 +55,7 @@ async function scaleHandler(h: HandlerContext, deps: ResourceHandlerDeps): Promi
     // Admission sees the Scale, as upstream's scale subresource hands it to the chain.
     await deps.admission.admit({ operation: 'UPDATE', info: h.info, user: h.user, registry: h.reg, object: toScale(h, next), oldObject: toScale(h, current), dryRun: h.ctx.dryRun, warnings: h.warnings });
     return deps.fields.update(h, current, next, 'scale');
-  }, h.ctx);
+  }, h.ctx, '', deps.cache);
   writeWarnings(h);
   sendObject(h.res, 200, toScale(h, updated), h.accept === 'yaml' ? 'yaml' : 'json');
 }
@@ -80,7 +80,7 @@ async function bindingHandler(h: HandlerContext, deps: ResourceHandlerDeps): Pro
     conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(h.ctx.now) } as unknown as KubeObject);
     pod.status = { ...pod.status, conditions: conds };
     return pod;
-  }, h.ctx, 'binding');
+  }, h.ctx, 'binding', deps.cache);
   writeWarnings(h);
   sendObject(h.res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
 }
