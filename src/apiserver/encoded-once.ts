@@ -1,7 +1,7 @@
 // Each stored object version is decoded once per registry and serialised once per
-// representation (kept as bytes), however many lists and watchers send it: the watch cache hands out the same
-// value buffer for a version until it changes, so the buffer (with its revision) is the key,
-// and entries go when the cache lets the version go.
+// representation (kept as bytes), however many lists and watchers send it: the watch cache
+// hands out the same value buffer for a version until it changes, so the buffer (with its
+// revision) is the key, and entries go when the cache lets the version go.
 import type { KubeObject } from '../api/object.js';
 
 interface Decoder {
