@@ -13,6 +13,7 @@ import { hollowClientSockets, startHollowNodes, type HollowNodes } from '../holl
 import { logger } from '../log/index.js';
 import { parseDuration } from '../util/index.js';
 import { untilSignal } from './signals.js';
+import { HOLLOW_NODES_READY } from './hollow-nodes-process.js';
 
 /** POST /nodes/<name>/stop-heartbeat, POST /nodes/<name>/resume-heartbeat, GET /stats, GET /healthz. */
 async function startControlServer(hollow: HollowNodes, port: number): Promise<{ server: Server; port: number }> {
@@ -83,9 +84,17 @@ export async function run(argv: string[]): Promise<number> {
   });
   const control = values['control-port'] !== undefined ? await startControlServer(hollow, Number(values['control-port'])) : undefined;
   process.stdout.write(`capstan hollow-nodes running: ${count} nodes (${hollow.names[0]} … ${hollow.names[hollow.names.length - 1]}), kubelet API on port ${hollow.kubeletPort}${ca ? '' : ' (refusing: no --ca-dir)'}${control ? `, control on 127.0.0.1:${control.port}` : ''}\n`);
-  await untilSignal();
+  // Forked by `capstan up` (with an IPC channel): say the nodes are registered, and stop
+  // when the channel closes, since up is gone.
+  const forked = !!process.send;
+  if (forked) process.send!(HOLLOW_NODES_READY);
+  await Promise.race([
+    untilSignal(),
+    ...(forked ? [new Promise<void>((resolve) => process.once('disconnect', () => resolve()))] : []),
+  ]);
   control?.server.close();
   await hollow.stop();
   clients.close();
+  if (process.connected) process.disconnect();
   return 0;
 }

@@ -1,6 +1,6 @@
 // `capstan up`: a whole cluster in the foreground — API server, controller-manager and
 // scheduler (each talking to the API server over HTTPS with its own identity), and
-// optionally hollow nodes. Writes <data-dir>/admin.kubeconfig before it says it is ready,
+// optionally hollow nodes (in a child process: hollow-nodes-process.ts). Writes <data-dir>/admin.kubeconfig before it says it is ready,
 // and shuts down in order on SIGINT/SIGTERM.
 // Every kubeconfig names an address reachable from where it is used: admin.kubeconfig (and
 // the components') names --bind-address (127.0.0.1 for 0.0.0.0) in up's own network
@@ -131,17 +131,18 @@ export async function run(argv: string[]): Promise<number> {
       });
       stops.push(() => node.stop());
     }
-    const hollow = hollowCount;
-    if (hollow > 0) {
-      // Its own identity, allowed to watch what it serves and to act as each of its nodes.
-      const { startHollowNodes, ensureHollowNodesPolicy, hollowClientSockets } = await import('../hollow/index.js');
+    if (hollowCount > 0) {
+      // Their own identity, allowed to watch what they serve and to act as each of their
+      // nodes; their own process (hollow-nodes-process.ts).
+      const { ensureHollowNodesPolicy } = await import('../hollow/index.js');
+      const { startHollowNodesProcess } = await import('./hollow-nodes-process.js');
       const admin = clientsetFromKubeconfig(writeAdminKubeconfig(dataDir, pki, url), 'capstan-up');
       try {
-        await ensureHollowNodesPolicy(admin, componentIdentities['hollow-nodes'].commonName, Array.from({ length: hollow }, (_, i) => `hollow-${i}`));
+        await ensureHollowNodesPolicy(admin, componentIdentities['hollow-nodes'].commonName, Array.from({ length: hollowCount }, (_, i) => `hollow-${i}`));
       } finally { admin.close(); }
-      const clients = clientsetFromKubeconfig(writeComponentKubeconfig(dataDir, pki, url, 'hollow-nodes'), 'capstan-hollow-nodes', { maxSockets: hollowClientSockets() });
-      const nodes = await startHollowNodes({ clients, count: hollow, ca: pki.ca });
-      stops.push(async () => { await nodes.stop(); clients.close(); });
+      const nodes = await startHollowNodesProcess(['--kubeconfig', writeComponentKubeconfig(dataDir, pki, url, 'hollow-nodes'),
+        '--count', String(hollowCount), '--ca-dir', join(dataDir, 'pki')]);
+      stops.push(() => nodes.stop());
     }
   } catch (e) {
     await shutdown();
