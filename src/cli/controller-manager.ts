@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { clientsetFromKubeconfig, loadKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory } from '../client/index.js';
+import { clientsetFromKubeconfig, loadKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory, type ClientsetAPI, stripManagedFields } from '../client/index.js';
 import { controllers, defaultControllerConfig, type Controller, type ControllerContext } from '../controllers/index.js';
 import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
@@ -79,7 +79,7 @@ export async function startControllerManager(argv: string[]): Promise<Controller
   // Each term of leadership gets fresh informers and controllers: the last term's queues and
   // watches are shut down, so a new term starts from a relist, like a restarted process.
   const beginTerm = async (): Promise<Term> => {
-    const informers = new SharedInformerFactory(clients, { log, resyncMs: 10 * 60_000, registry });
+    const informers = new SharedInformerFactory(clients, { log, resyncMs: 10 * 60_000, registry, transform: stripManagedFields });
     const ctx: ControllerContext = {
       clients, informers, clock: realClock, log, metrics: registry, config,
       recorder: (component) => new EventRecorder(clients.resource(resources.events), { component, host: hostname() }, realClock, log),
@@ -104,8 +104,13 @@ export async function startControllerManager(argv: string[]): Promise<Controller
   const terms = new LeaderTerms(beginTerm, log);
 
   let elector: LeaderElector | undefined;
+  let electionClients: ClientsetAPI | undefined;
   if (values['leader-elect'] === 'true') {
-    elector = new LeaderElector(clients.resource(resources.leases), {
+    // Its own connection, as upstream's leader-election client: behind the component's own
+    // requests in one pool (a ReplicaSet's burst of 500 creates) a renewal missed the renew
+    // deadline, and every lost term restarts the informers with full relists.
+    electionClients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-controller-manager/leader-election', { maxSockets: 1 });
+    elector = new LeaderElector(electionClients.resource(resources.leases), {
       namespace: 'kube-system', name: 'kube-controller-manager', identity, log,
       leaseDurationMs: parseDuration(values['leader-elect-lease-duration']),
       renewDeadlineMs: parseDuration(values['leader-elect-renew-deadline']),
@@ -124,6 +129,7 @@ export async function startControllerManager(argv: string[]): Promise<Controller
     isLeader: () => terms.leading,
     async stop() {
       await elector?.stop();
+      electionClients?.close();
       await terms.stopped();
       health.server.close();
       clients.close();

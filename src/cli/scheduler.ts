@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { clientsetFromKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory } from '../client/index.js';
+import { clientsetFromKubeconfig, EventRecorder, LeaderElector, realClock, resources, SharedInformerFactory, type ClientsetAPI, stripManagedFields } from '../client/index.js';
 import { Scheduler } from '../scheduler/index.js';
 import { logger } from '../log/index.js';
 import { startHealthServer } from './health-server.js';
@@ -51,7 +51,7 @@ export async function startScheduler(argv: string[]): Promise<SchedulerHandle> {
   // leadership schedules with the standby's informers and queue; when it ends they are shut
   // down and a fresh standby starts, so the next term begins from a relist.
   const standby = () => {
-    const informers = new SharedInformerFactory(clients, { log, resyncMs: 0, registry });
+    const informers = new SharedInformerFactory(clients, { log, resyncMs: 0, registry, transform: stripManagedFields });
     const scheduler = new Scheduler({
       clients, informers, log, recorder, registry: new Registry(),
       schedulerName: values['scheduler-name'],
@@ -85,8 +85,13 @@ export async function startScheduler(argv: string[]): Promise<SchedulerHandle> {
   const terms = new LeaderTerms(beginTerm, log);
 
   let elector: LeaderElector | undefined;
+  let electionClients: ClientsetAPI | undefined;
   if (values['leader-elect'] === 'true') {
-    elector = new LeaderElector(clients.resource(resources.leases), {
+    // Its own connection, as upstream's leader-election client: behind the component's own
+    // requests in one pool (a ReplicaSet's burst of 500 creates) a renewal missed the renew
+    // deadline, and every lost term restarts the informers with full relists.
+    electionClients = clientsetFromKubeconfig(values.kubeconfig, 'capstan-scheduler/leader-election', { maxSockets: 1 });
+    elector = new LeaderElector(electionClients.resource(resources.leases), {
       namespace: 'kube-system', name: 'kube-scheduler', identity, log,
       leaseDurationMs: parseDuration(values['leader-elect-lease-duration']),
       renewDeadlineMs: parseDuration(values['leader-elect-renew-deadline']),
@@ -107,6 +112,7 @@ export async function startScheduler(argv: string[]): Promise<SchedulerHandle> {
     async stop() {
       stopping = true;
       await elector?.stop();
+      electionClients?.close();
       await terms.stopped();
       await current.scheduler.stop();
       await current.informers.stop();

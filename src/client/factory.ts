@@ -12,7 +12,7 @@ export class SharedInformerFactory {
   private informers = new Map<string, SharedInformer<ObjectBase>>();
   private started = false;
 
-  constructor(private clients: ClientsetAPI, private opts: { resyncMs?: number; clock?: Clock; log?: Logger; registry?: Registry } = {}) {}
+  constructor(private clients: ClientsetAPI, private opts: { resyncMs?: number; clock?: Clock; log?: Logger; registry?: Registry; transform?: <T extends ObjectBase>(obj: T) => T } = {}) {}
 
   informerFor<T extends ObjectBase>(type: ResourceType<T>, opts: { fieldSelector?: string; labelSelector?: string } = {}): SharedInformer<T> {
     const key = `${type.group}/${type.resource}?${opts.fieldSelector ?? ''}&${opts.labelSelector ?? ''}`;

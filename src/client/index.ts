@@ -6,7 +6,7 @@ export { APIError, isNotFound, isConflict, isAlreadyExists, isGone } from './err
 export { Cache, objectKey, splitKey, type IndexFunc } from './cache.js';
 export { SharedInformer, Lister, type EventHandler } from './informer.js';
 export { SharedInformerFactory } from './factory.js';
-export { Reflector, type ReflectorSink } from './reflector.js';
+export { Reflector, stripManagedFields, type ReflectorSink } from './reflector.js';
 export { WorkQueue, ExponentialRateLimiter, type RateLimiter } from './workqueue.js';
 export { LeaderElector, type LeaderElectionConfig } from './leaderelection.js';
 export { LeaderTerms, type Term } from './leader-terms.js';

@@ -23,6 +23,18 @@ export interface ReflectorOptions {
   fieldSelector?: string;
   clock?: Clock;
   log?: Logger;
+  /**
+   * Applied to every object before the cache sees it (client-go's TransformFunc): a component
+   * that never reads a field can drop it from memory (stripManagedFields).
+   */
+  transform?: <U extends ObjectBase>(obj: U) => U;
+}
+
+/** Drops metadata.managedFields, as kube-controller-manager's and kube-scheduler's informers do. */
+export function stripManagedFields<T extends ObjectBase>(obj: T): T {
+  const metadata = obj.metadata as { managedFields?: unknown } | undefined;
+  if (metadata?.managedFields) delete metadata.managedFields;
+  return obj;
 }
 
 export class Reflector<T extends ObjectBase = KubeObject> {
@@ -59,7 +71,8 @@ export class Reflector<T extends ObjectBase = KubeObject> {
   private async relist(): Promise<void> {
     const list = await this.client.listAll(this.opts.namespace, { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector });
     this.lastRV = list.metadata.resourceVersion ?? '';
-    this.sink.replace(list.items, this.lastRV);
+    const transform = this.opts.transform;
+    this.sink.replace(transform ? list.items.map(transform) : list.items, this.lastRV);
   }
 
   private async watchOnce(): Promise<void> {
@@ -77,6 +90,7 @@ export class Reflector<T extends ObjectBase = KubeObject> {
           throw new Error(`watch error: ${status.message ?? JSON.stringify(status)}`);
         }
         const rv = ev.object?.metadata?.resourceVersion;
+        if (this.opts.transform && ev.type !== 'BOOKMARK') ev.object = this.opts.transform(ev.object);
         if (ev.type === 'ADDED') this.sink.added(ev.object);
         else if (ev.type === 'MODIFIED') this.sink.modified(ev.object);
         else if (ev.type === 'DELETED') this.sink.deleted(ev.object);

@@ -4,7 +4,7 @@
 // exercised at thousands of nodes on one machine. Each node's address is a loopback one
 // where this process serves its kubelet API (logs, and clear errors for exec). See DESIGN.md.
 import type { Node, Pod } from '../api/kinds.js';
-import { APIError, EventRecorder, isAlreadyExists, realClock, resources, SharedInformerFactory, type ClientsetAPI, type Clock } from '../client/index.js';
+import { APIError, EventRecorder, isAlreadyExists, realClock, resources, SharedInformerFactory, stripManagedFields, type ClientsetAPI, type Clock } from '../client/index.js';
 import { logger, type Logger } from '../log/index.js';
 import type { KeyPair } from '../pki/index.js';
 import { maxHollowNodes, nodeInternalIP } from './addresses.js';
@@ -115,7 +115,7 @@ export async function startHollowNodes(opts: HollowNodesOptions): Promise<Hollow
   const asNode = cachedPerNode(opts.nodeClients ?? ((n) => impersonatingNode(opts.clients, n)));
   const nodesAPI = (n: string) => asNode(n).resource(resources.nodes);
 
-  const informers = new SharedInformerFactory(opts.clients, { clock, log });
+  const informers = new SharedInformerFactory(opts.clients, { clock, log, transform: stripManagedFields });
   const nodeInformer = informers.informerFor(resources.nodes, { labelSelector: 'node.kubernetes.io/instance-type=hollow' });
   const podInformer = informers.informerFor(resources.pods, { fieldSelector: 'spec.nodeName!=' });
   const kubelet = await startHollowKubeletServer({

@@ -2,7 +2,7 @@
 // and recovery when the watch breaks.
 import t, { type Test } from 'tap';
 import { startAPIServer } from '../helpers/api.js';
-import { Clientset, RESTClient, SharedInformerFactory, resources, LeaderElector } from '../../src/client/index.js';
+import { Clientset, RESTClient, SharedInformerFactory, resources, LeaderElector, stripManagedFields } from '../../src/client/index.js';
 import { eventually } from '../helpers/kubectl.js';
 
 async function setup(t: Test) {
@@ -38,6 +38,34 @@ t.test('an informer lists, watches, and keeps handlers and cache in step', async
   t.same(seen.filter((s) => s.includes('during')), ['add during', 'update during 2', 'delete during']);
   t.equal(inf.lister.get('default', 'during'), undefined);
   t.equal(inf.lister.list('default', 'pick=me').length, 0);
+});
+
+t.test('a transform applies to listed and watched objects: stripManagedFields keeps them out of the cache', async (t) => {
+  const { clients } = await setup(t);
+  const cms = clients.resource(resources.configmaps);
+  const listed = await cms.create('default', { metadata: { name: 'listed' }, data: { a: '1' } });
+  t.ok(listed.metadata.managedFields?.length, 'the server records managedFields');
+  const factory = new SharedInformerFactory(clients, { transform: stripManagedFields });
+  const inf = factory.informerFor(resources.configmaps);
+  const updated: string[] = [];
+  inf.addEventHandler({ onUpdate: (_o, n) => updated.push(`${n.metadata.name} ${n.data?.a} ${n.metadata.managedFields === undefined}`) });
+  factory.start();
+  t.teardown(() => factory.stop());
+  await factory.waitForCacheSync();
+  t.equal(inf.lister.get('default', 'listed')!.metadata.managedFields, undefined, 'listed without managedFields');
+  t.equal(inf.lister.get('default', 'listed')!.data?.a, '1');
+  await cms.create('default', { metadata: { name: 'watched' }, data: { a: '1' } });
+  await cms.patch('default', 'watched', 'merge', { data: { a: '2' } });
+  await eventually(() => updated.includes('watched 2 true'), 10_000, 'the update without managedFields');
+  t.equal(inf.lister.get('default', 'watched')!.metadata.managedFields, undefined, 'watched without managedFields');
+  // An update written from the stripped copy keeps what the server recorded.
+  const copy = structuredClone(inf.lister.get('default', 'watched')!);
+  copy.data = { a: '3' };
+  const before = (await cms.get('default', 'watched')).metadata.managedFields ?? [];
+  t.ok(before.length, 'recorded before the update');
+  const written = await cms.update(copy);
+  t.equal(written.data?.a, '3');
+  t.same(written.metadata.managedFields?.map((m) => m.manager), before.map((m) => m.manager), 'an update without managedFields keeps the stored owners');
 });
 
 t.test('a broken watch is resumed from the last version without losing events', async (t) => {
